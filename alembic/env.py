@@ -1,0 +1,38 @@
+"""Alembic environment: targets SQLModel.metadata; URL from the app settings."""
+
+from alembic import context
+from sqlmodel import SQLModel
+
+import hitl_dashboard.db.models  # noqa: F401  (registers the tables)
+from hitl_dashboard.db.engine import get_engine
+
+target_metadata = SQLModel.metadata
+
+
+def run_migrations_offline() -> None:
+    context.configure(
+        url=str(get_engine().url), target_metadata=target_metadata, literal_binds=True, render_as_batch=True
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_migrations_online() -> None:
+    connectable = context.config.attributes.get("connection")
+    if connectable is not None:
+        _run(connectable)
+        return
+    with get_engine().connect() as connection:
+        _run(connection)
+
+
+def _run(connection) -> None:  # noqa: ANN001
+    context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+if context.is_offline_mode():
+    run_migrations_offline()
+else:
+    run_migrations_online()

@@ -1,0 +1,5 @@
+import sys
+
+from hitl_dashboard.cli import main
+
+sys.exit(main())

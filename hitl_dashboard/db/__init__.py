@@ -1,0 +1,1 @@
+"""Persistence: SQLModel tables, engine, unit of work. Schema changes go through alembic/."""

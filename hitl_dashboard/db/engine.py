@@ -1,0 +1,51 @@
+"""Engines per URL. SQLite gets WAL and BEGIN IMMEDIATE so writers queue instead of failing."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import create_engine
+
+from hitl_dashboard.settings import get_settings
+
+
+def normalize_url(url: str) -> str:
+    # psycopg 3 is the PostgreSQL driver; accept the plain URL people paste.
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url
+
+
+@lru_cache(maxsize=8)
+def get_engine(url: str | None = None) -> Engine:
+    url = normalize_url(url or get_settings().database_url)
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        _configure_sqlite(engine)
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record):  # noqa: ANN001
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn):  # noqa: ANN001
+        # A deferred transaction that reads and then writes can fail with SQLITE_BUSY
+        # under WAL; taking the write lock up front makes writers wait their turn.
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def is_sqlite(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"

@@ -1,0 +1,186 @@
+"""SQLModel tables. Times are naive UTC (the same on SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Optional
+
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def _json(nullable: bool = True) -> Any:
+    return Field(default=None, sa_column=Column(JSON, nullable=nullable))
+
+
+class User(SQLModel, table=True):
+    __tablename__ = "users"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    username: str = Field(index=True, unique=True, max_length=64)
+    display_name: str = Field(default="", max_length=128)
+    password_hash: str
+    roles: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    is_active: bool = True
+    is_demo: bool = False
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Conversation(SQLModel, table=True):
+    __tablename__ = "conversations"
+    __table_args__ = (
+        Index("ix_conversations_status_lease", "status", "lease_expires_at"),
+        Index("ix_conversations_created", "created_at"),
+    )
+    id: Optional[int] = Field(default=None, primary_key=True)
+    title: str = Field(max_length=200)
+    task: str = Field(sa_column=Column(Text, nullable=False))
+    task_type: str = Field(max_length=16)
+    template: str = Field(max_length=32)
+    gate_policy: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    model_routing: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    on_overdue: str = Field(default="escalate", max_length=16)
+    status: str = Field(default="running", max_length=24)
+    status_reason: Optional[str] = Field(default=None, sa_column=Column(Text))
+    initiator_id: int = Field(foreign_key="users.id")
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    # Durable pause: the team's save_state() JSON, and the message it resumes with.
+    checkpoint: Optional[dict] = _json()
+    checkpoint_version: int = 0
+    next_input: Optional[dict] = _json()
+    turns_since_review: int = 0
+    next_seq: int = 1
+    lease_owner: Optional[str] = Field(default=None, max_length=80)
+    lease_expires_at: Optional[datetime] = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Message(SQLModel, table=True):
+    __tablename__ = "messages"
+    __table_args__ = (UniqueConstraint("conversation_id", "seq", name="uq_messages_conversation_seq"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    conversation_id: int = Field(foreign_key="conversations.id", index=True)
+    seq: int
+    source: str = Field(max_length=64)
+    kind: str = Field(max_length=16)
+    content: str = Field(sa_column=Column(Text, nullable=False))
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class CodeRevision(SQLModel, table=True):
+    __tablename__ = "code_revisions"
+    __table_args__ = (
+        UniqueConstraint("conversation_id", "key", "number", name="uq_revisions_conversation_key_number"),
+    )
+    id: Optional[int] = Field(default=None, primary_key=True)
+    conversation_id: int = Field(foreign_key="conversations.id", index=True)
+    message_id: int = Field(foreign_key="messages.id")
+    key: str = Field(max_length=255)
+    number: int
+    language: str = Field(default="text", max_length=32)
+    content: str = Field(sa_column=Column(Text, nullable=False))
+    content_hash: str = Field(max_length=64)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ToolCall(SQLModel, table=True):
+    """A tool call an agent asked for; it runs only after approval, at most once."""
+
+    __tablename__ = "tool_calls"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    conversation_id: int = Field(foreign_key="conversations.id", index=True)
+    call_id: str = Field(max_length=128)
+    tool_name: str = Field(max_length=64)
+    arguments: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    args_hash: str = Field(max_length=64)
+    status: str = Field(default="pending", max_length=16)  # pending|approved|denied|executed|failed
+    approved_arguments: Optional[dict] = _json()
+    result: Optional[str] = Field(default=None, sa_column=Column(Text))
+    executed_at: Optional[datetime] = None
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ReviewRequest(SQLModel, table=True):
+    __tablename__ = "review_requests"
+    __table_args__ = (
+        Index("ix_reviews_queue", "required_role", "status", "due_at"),
+        Index("ix_reviews_conversation", "conversation_id", "status"),
+    )
+    id: Optional[int] = Field(default=None, primary_key=True)
+    conversation_id: int = Field(foreign_key="conversations.id")
+    kind: str = Field(max_length=16)
+    required_role: str = Field(max_length=32)
+    rule: str = Field(max_length=32)
+    reason: str = Field(sa_column=Column(Text, nullable=False))
+    risk_flags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    subject_type: str = Field(max_length=16)
+    subject_id: int
+    subject_label: str = Field(default="", max_length=255)
+    content_hash: str = Field(max_length=64)
+    status: str = Field(default="pending", max_length=16)
+    assignee_id: Optional[int] = Field(default=None, foreign_key="users.id")
+    claimed_at: Optional[datetime] = None
+    due_at: datetime
+    version: int = 1
+    escalated_from_id: Optional[int] = None
+    created_at: datetime = Field(default_factory=utcnow)
+    closed_at: Optional[datetime] = None
+
+
+class Decision(SQLModel, table=True):
+    __tablename__ = "decisions"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    review_request_id: int = Field(foreign_key="review_requests.id", index=True)
+    conversation_id: int = Field(foreign_key="conversations.id", index=True)
+    action: str = Field(max_length=16)
+    reason: Optional[str] = Field(default=None, sa_column=Column(Text))
+    instructions: Optional[str] = Field(default=None, sa_column=Column(Text))
+    target_agent: Optional[str] = Field(default=None, max_length=64)
+    edited_args: Optional[dict] = _json()
+    line_comments: Optional[list] = _json()
+    reviewer_id: int = Field(foreign_key="users.id")
+    role: str = Field(max_length=32)
+    is_override: bool = False
+    override_reason: Optional[str] = Field(default=None, sa_column=Column(Text))
+    content_hash: str = Field(max_length=64)
+    idempotency_key: Optional[str] = Field(default=None, max_length=200, unique=True)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class AuditEvent(SQLModel, table=True):
+    """Append-only. hash = sha256(prev_hash + canonical payload); see domain/audit_chain."""
+
+    __tablename__ = "audit_events"
+    __table_args__ = (Index("ix_audit_conversation", "conversation_id", "seq"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    seq: int = Field(unique=True)
+    at: datetime = Field(default_factory=utcnow, index=True)
+    actor: str = Field(max_length=64, index=True)
+    actor_role: Optional[str] = Field(default=None, max_length=32)
+    action: str = Field(max_length=48, index=True)
+    conversation_id: Optional[int] = None
+    review_request_id: Optional[int] = None
+    content_hash: Optional[str] = Field(default=None, max_length=64)
+    details: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    prev_hash: str = Field(max_length=64)
+    hash: str = Field(max_length=64)
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "at": self.at.isoformat(),
+            "actor": self.actor,
+            "actor_role": self.actor_role,
+            "action": self.action,
+            "conversation_id": self.conversation_id,
+            "review_request_id": self.review_request_id,
+            "content_hash": self.content_hash,
+            "details": self.details,
+        }

@@ -1,0 +1,1 @@
+"""Pure review rules: no framework imports, nothing of the project outside domain/."""

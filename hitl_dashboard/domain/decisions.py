@@ -1,0 +1,86 @@
+"""Structured decisions, their validation, and a parser for free-text decisions."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from hitl_dashboard.domain.enums import Action, ReviewKind
+from hitl_dashboard.domain.errors import InvalidInput
+
+MAX_TEXT = 20_000
+
+
+@dataclass(frozen=True)
+class LineComment:
+    key: str  # file key of the code revision
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class DecisionInput:
+    action: Action
+    reason: str | None = None
+    instructions: str | None = None
+    target_agent: str | None = None
+    edited_args: dict[str, Any] | None = None
+    line_comments: tuple[LineComment, ...] = field(default_factory=tuple)
+    idempotency_key: str | None = None
+    expected_version: int | None = None
+    override_reason: str | None = None
+
+
+def validate_decision(decision: DecisionInput, *, kind: ReviewKind, agents: tuple[str, ...]) -> None:
+    for name in ("reason", "instructions", "override_reason"):
+        value = getattr(decision, name)
+        if value is not None and len(value) > MAX_TEXT:
+            raise InvalidInput(f"{name} is longer than {MAX_TEXT} characters", name)
+    if decision.idempotency_key is not None and not (1 <= len(decision.idempotency_key) <= 200):
+        raise InvalidInput("idempotency key must be 1-200 characters", "idempotency_key")
+    if decision.action == Action.ABORT and not (decision.reason or "").strip():
+        raise InvalidInput("an abort needs a reason", "reason")
+    if decision.action == Action.REVISE and kind != ReviewKind.TOOL_CALL:
+        if not (decision.instructions or "").strip() and not decision.line_comments:
+            raise InvalidInput("a revision needs instructions or line comments", "instructions")
+    if decision.target_agent is not None and decision.target_agent not in agents:
+        raise InvalidInput(
+            f"unknown agent '{decision.target_agent}'; this team has {', '.join(agents)}", "target_agent"
+        )
+    if decision.edited_args is not None:
+        if kind != ReviewKind.TOOL_CALL:
+            raise InvalidInput("edited arguments apply only to a tool call review", "edited_args")
+        if decision.action != Action.APPROVE:
+            raise InvalidInput("edited arguments go with an approval", "edited_args")
+    for comment in decision.line_comments:
+        if comment.line < 1 or not comment.text.strip() or len(comment.text) > MAX_TEXT:
+            raise InvalidInput("a line comment needs a line >= 1 and some text", "line_comments")
+
+
+_FREE_TEXT = re.compile(
+    r"^\s*(?P<action>approve|approved|lgtm|revise|abort|skip)\b\s*(?P<target>@\w+)?\s*[:\-,]?\s*(?P<rest>.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def parse_free_text(text: str) -> DecisionInput:
+    """'approve', 'lgtm', 'revise @coder: add a timeout', 'abort: leaks secrets', 'skip'."""
+    match = _FREE_TEXT.match(text or "")
+    if not match:
+        raise InvalidInput("a decision starts with approve, revise, abort or skip", "text")
+    word = match.group("action").lower()
+    action = Action.APPROVE if word in ("approved", "lgtm") else Action(word)
+    rest = match.group("rest").strip() or None
+    target = match.group("target")[1:] if match.group("target") else None
+    if rest and target is None:
+        mention = re.match(r"@(\w+)\s*[:\-,]?\s*(.*)$", rest, re.DOTALL)
+        if mention:
+            target, rest = mention.group(1), mention.group(2).strip() or None
+    if action == Action.REVISE:
+        return DecisionInput(action, instructions=rest, target_agent=target)
+    return DecisionInput(action, reason=rest, target_agent=target)
+
+
+def render_line_comments(comments: tuple[LineComment, ...]) -> str:
+    return "\n".join(f"- {c.key} line {c.line}: {c.text.strip()}" for c in comments)

@@ -1,0 +1,70 @@
+from enum import StrEnum
+
+
+class Role(StrEnum):
+    SECURITY_REVIEWER = "security_reviewer"
+    PRODUCT_REVIEWER = "product_reviewer"
+    FINAL_APPROVER = "final_approver"
+    MANAGER = "manager"
+    ADMIN = "admin"
+
+
+REVIEW_ROLES = (Role.SECURITY_REVIEWER, Role.PRODUCT_REVIEWER, Role.FINAL_APPROVER)
+
+
+class TaskType(StrEnum):
+    CODE = "code"
+    COPY = "copy"
+    OPS = "ops"
+
+
+class ConversationStatus(StrEnum):
+    RUNNING = "running"
+    AWAITING_REVIEW = "awaiting_review"
+    APPROVED = "approved"
+    ABORTED = "aborted"
+    FAILED = "failed"
+
+
+TERMINAL_STATUSES = (ConversationStatus.APPROVED, ConversationStatus.ABORTED)
+
+
+class MessageKind(StrEnum):
+    TEXT = "text"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    DECISION = "decision"
+    SYSTEM = "system"
+
+
+class ReviewKind(StrEnum):
+    """What a review request asks: sign off content, pass a gate, or run a tool call."""
+
+    SIGNOFF = "signoff"
+    GATE = "gate"
+    TOOL_CALL = "tool_call"
+
+
+class SubjectType(StrEnum):
+    MESSAGE = "message"
+    CODE_REVISION = "code_revision"
+    TOOL_CALL = "tool_call"
+
+
+class ReviewStatus(StrEnum):
+    PENDING = "pending"
+    CLAIMED = "claimed"
+    DECIDED = "decided"
+    EXPIRED = "expired"
+    ESCALATED = "escalated"
+    DISMISSED = "dismissed"
+
+
+OPEN_REVIEW_STATUSES = (ReviewStatus.PENDING, ReviewStatus.CLAIMED)
+
+
+class Action(StrEnum):
+    APPROVE = "approve"
+    REVISE = "revise"
+    ABORT = "abort"
+    SKIP = "skip"

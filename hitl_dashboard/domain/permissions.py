@@ -1,0 +1,63 @@
+"""Who may see and decide what. Enforced by the services, whatever the edge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hitl_dashboard.domain.enums import Action, Role
+from hitl_dashboard.domain.errors import InvalidInput, PermissionDenied
+
+READ_ALL_ROLES = {Role.MANAGER.value, Role.ADMIN.value}
+
+
+@dataclass(frozen=True)
+class Actor:
+    user_id: int
+    username: str
+    roles: frozenset[str]
+
+    def has(self, role: str) -> bool:
+        return role in self.roles
+
+    @property
+    def is_admin(self) -> bool:
+        return Role.ADMIN.value in self.roles
+
+
+def require_role(actor: Actor, *roles: str, what: str) -> None:
+    if not any(actor.has(role) for role in roles):
+        raise PermissionDenied(f"{actor.username} may not {what}: needs role {' or '.join(roles)}")
+
+
+def check_can_claim(actor: Actor, required_role: str) -> None:
+    if not (actor.has(required_role) or actor.is_admin):
+        raise PermissionDenied(f"{actor.username} may not claim a {required_role} review")
+
+
+def check_can_decide(
+    actor: Actor,
+    *,
+    required_role: str,
+    initiator_id: int,
+    action: str,
+    override_reason: str | None,
+) -> bool:
+    """Returns True when the decision is an admin override. Raises when refused."""
+    if actor.user_id == initiator_id and action in (Action.APPROVE, Action.SKIP):
+        # Four eyes: nobody signs off work they started, not even an admin.
+        raise PermissionDenied(f"{actor.username} started this conversation and may not {action} it")
+    if actor.has(required_role):
+        return False
+    if actor.is_admin:
+        if not (override_reason or "").strip():
+            raise InvalidInput("an admin override needs a reason", "override_reason")
+        return True
+    raise PermissionDenied(f"{actor.username} may not decide a {required_role} review")
+
+
+def check_can_read_audit(actor: Actor) -> None:
+    require_role(actor, Role.MANAGER.value, Role.ADMIN.value, what="read the audit trail")
+
+
+def check_can_manage_users(actor: Actor) -> None:
+    require_role(actor, Role.ADMIN.value, what="manage users")

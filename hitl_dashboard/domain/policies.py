@@ -1,0 +1,116 @@
+"""Gate policies: when must a human look before the agents go on?"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from hitl_dashboard.domain.errors import InvalidInput
+
+GateMode = Literal["after_agent", "on_done", "never"]
+_DONE = re.compile(r"\b(TERMINATE|DONE)\b|Ready for review\.", re.IGNORECASE)
+_CONFIDENCE = re.compile(r"CONFIDENCE:\s*([01](?:\.\d+)?)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class TurnView:
+    """What the gate sees of one agent turn."""
+
+    agent: str
+    text: str
+    tool_calls: tuple[str, ...] = ()
+
+    @property
+    def says_done(self) -> bool:
+        return bool(_DONE.search(self.text))
+
+    @property
+    def confidence(self) -> float | None:
+        found = _CONFIDENCE.findall(self.text)
+        return float(found[-1]) if found else None
+
+
+@dataclass(frozen=True)
+class GateHit:
+    rule: str  # after_agent | on_done | keyword | regex | confidence | tool
+    detail: str
+
+    @property
+    def is_signoff_point(self) -> bool:
+        return self.rule in ("after_agent", "on_done")
+
+    def describe(self) -> str:
+        return f"{self.rule}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class GatePolicy:
+    """mode decides the sign-off points; predicates (keywords, regex, confidence) add
+    gates anywhere; tools lists the tool names that need approval before they run.
+    mode "never" opens no sign-off: the conversation completes when the team is done,
+    unless a predicate or a tool approval stops it."""
+
+    mode: GateMode = "after_agent"
+    agents: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    regex: str | None = None
+    min_confidence: float | None = None
+    tools: tuple[str, ...] = ("deploy_to_prod",)
+    max_turns_without_review: int = 12
+
+    def evaluate(self, turn: TurnView) -> list[GateHit]:
+        hits: list[GateHit] = []
+        if self.mode == "after_agent" and turn.agent in self.agents:
+            hits.append(GateHit("after_agent", f"after a turn of {turn.agent}"))
+        if self.mode in ("after_agent", "on_done") and turn.says_done and not hits:
+            hits.append(GateHit("on_done", f"{turn.agent} says the work is done"))
+        upper = turn.text.upper()
+        for word in self.keywords:
+            if word.upper() in upper:
+                hits.append(GateHit("keyword", f"'{word}' in {turn.agent}'s message"))
+        if self.regex and re.search(self.regex, turn.text):
+            hits.append(GateHit("regex", f"/{self.regex}/ matched {turn.agent}'s message"))
+        confidence = turn.confidence
+        if self.min_confidence is not None and confidence is not None and confidence < self.min_confidence:
+            hits.append(
+                GateHit("confidence", f"{turn.agent} reports confidence {confidence:.2f} < {self.min_confidence:.2f}")
+            )
+        return hits
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "GatePolicy":
+        data = dict(data or {})
+        unknown = set(data) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise InvalidInput(f"unknown gate policy fields: {', '.join(sorted(unknown))}", "gate_policy")
+        if data.get("mode", "after_agent") not in ("after_agent", "on_done", "never"):
+            raise InvalidInput("gate policy mode must be after_agent, on_done or never", "gate_policy")
+        if data.get("regex"):
+            try:
+                re.compile(data["regex"])
+            except re.error as exc:
+                raise InvalidInput(f"gate policy regex is invalid: {exc}", "gate_policy") from exc
+        for name in ("agents", "keywords", "tools"):
+            if name in data:
+                data[name] = tuple(data[name])
+        return cls(**data)
+
+
+# Predicates every template starts with: destructive or production-touching words.
+RISK_KEYWORDS = ("DROP TABLE", "DELETE FROM", "rm -rf", "production")
+
+
+def risk_flags(text: str) -> list[str]:
+    upper = text.upper()
+    return [word for word in RISK_KEYWORDS if word.upper() in upper]
+
+
+@dataclass(frozen=True)
+class TemplateDefaults:
+    agents: tuple[str, ...]
+    producer: str
+    policy: GatePolicy = field(default_factory=GatePolicy)

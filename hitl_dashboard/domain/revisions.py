@@ -1,0 +1,33 @@
+"""Extract the code blocks an agent proposes; each block is keyed by the file it names."""
+
+import re
+from dataclasses import dataclass
+
+from hitl_dashboard.domain.hashing import sha256_text
+
+_FENCE = re.compile(r"```([\w+#.-]*)[^\n]*\n(.*?)```", re.DOTALL)
+_FILE_LINE = re.compile(r"^\s*(?:#|//|--|/\*)\s*file:\s*(\S+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ProposedCode:
+    key: str
+    language: str
+    content: str
+
+    @property
+    def content_hash(self) -> str:
+        return sha256_text(self.content)
+
+
+def extract_code_blocks(text: str) -> list[ProposedCode]:
+    """Fenced blocks in order. A first line like `# file: app/x.py` names the key;
+    unnamed blocks are keyed `snippet-N` by position so revisions still line up."""
+    blocks: list[ProposedCode] = []
+    for index, match in enumerate(_FENCE.finditer(text), start=1):
+        language, body = match.group(1) or "text", match.group(2)
+        first_line = body.split("\n", 1)[0]
+        named = _FILE_LINE.match(first_line)
+        key = named.group(1) if named else f"snippet-{index}"
+        blocks.append(ProposedCode(key=key, language=language, content=body.rstrip("\n") + "\n"))
+    return blocks

@@ -1,0 +1,57 @@
+"""Read-side queries about conversations (lists, transcripts)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import select
+
+from hitl_dashboard.db.models import Conversation, Message
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.errors import NotFound
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    id: int
+    title: str
+    task_type: str
+    status: str
+    status_reason: str | None
+    tokens: int
+    created_at: datetime
+
+
+def list_conversations(
+    uow: UnitOfWork, *, status: str | None = None, task_type: str | None = None, limit: int = 50, offset: int = 0
+) -> list[ConversationSummary]:
+    query = select(Conversation).order_by(Conversation.id.desc()).limit(limit).offset(offset)
+    if status:
+        query = query.where(Conversation.status == status)
+    if task_type:
+        query = query.where(Conversation.task_type == task_type)
+    return [
+        ConversationSummary(
+            c.id, c.title, c.task_type, c.status, c.status_reason, c.prompt_tokens + c.completion_tokens, c.created_at
+        )
+        for c in uow.session.exec(query)
+    ]
+
+
+def get_conversation(uow: UnitOfWork, conversation_id: int) -> Conversation:
+    conversation = uow.session.get(Conversation, conversation_id)
+    if conversation is None:
+        raise NotFound(f"conversation {conversation_id} does not exist")
+    return conversation
+
+
+def transcript(uow: UnitOfWork, conversation_id: int, *, after_seq: int = 0, limit: int = 500) -> list[Message]:
+    get_conversation(uow, conversation_id)
+    query = (
+        select(Message)
+        .where(Message.conversation_id == conversation_id, Message.seq > after_seq)
+        .order_by(Message.seq)
+        .limit(limit)
+    )
+    return list(uow.session.exec(query))

@@ -1,0 +1,71 @@
+"""One validated settings object, read from the environment (prefix-free names)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEMO_SECRET = "demo-secret-change-me"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=None, extra="ignore")
+
+    database_url: str = Field(default=f"sqlite:///{PROJECT_ROOT / 'hitl.db'}")
+    redis_url: str | None = None
+    secret_key: str = DEMO_SECRET
+    # Demo mode allows the default secret and the seeded demo users; hosted mode refuses them.
+    demo_mode: bool = True
+    public_url: str = "http://localhost:3000"
+
+    # Models: "scripted" (offline, default) or "openai" (any OpenAI-compatible endpoint).
+    model_provider: str = "scripted"
+    openai_base_url: str | None = None
+    openai_api_key: str | None = None
+    openai_model: str = "gpt-4o-mini"
+    model_timeout_s: float = 60.0
+    model_max_retries: int = 3
+    # Slows the scripted model down; tests and demos use it to watch a turn in flight.
+    scripted_delay_ms: float = 0.0
+
+    # Runner
+    lease_seconds: float = 30.0
+    worker_poll_seconds: float = 0.5
+    runner_in_web: bool = True
+
+    # Review SLA in hours per role; escalation goes to the backup role.
+    sla_hours_security_reviewer: float = 24.0
+    sla_hours_product_reviewer: float = 24.0
+    sla_hours_final_approver: float = 48.0
+    sla_hours_admin: float = 24.0
+
+    max_text_chars: int = 20_000
+
+    @model_validator(mode="after")
+    def _refuse_default_secret_when_hosted(self) -> "Settings":
+        if not self.demo_mode and self.secret_key == DEMO_SECRET:
+            raise ValueError(
+                "SECRET_KEY is the demo default; set a real secret (or DEMO_MODE=true for a demo)."
+            )
+        return self
+
+    def sla_hours(self) -> dict[str, float]:
+        return {
+            "security_reviewer": self.sla_hours_security_reviewer,
+            "product_reviewer": self.sla_hours_product_reviewer,
+            "final_approver": self.sla_hours_final_approver,
+            "admin": self.sla_hours_admin,
+        }
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
+
+
+def reset_settings_cache() -> None:
+    get_settings.cache_clear()
