@@ -19,9 +19,12 @@ def normalize_url(url: str) -> str:
     return url
 
 
-@lru_cache(maxsize=8)
 def get_engine(url: str | None = None) -> Engine:
-    url = normalize_url(url or get_settings().database_url)
+    return _engine_for(normalize_url(url or get_settings().database_url))
+
+
+@lru_cache(maxsize=16)
+def _engine_for(url: str) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         _configure_sqlite(engine)

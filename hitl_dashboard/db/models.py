@@ -1,4 +1,4 @@
-"""SQLModel tables. Times are naive UTC (the same on SQLite and PostgreSQL)."""
+"""SQLModel tables. Times are timezone-aware UTC (sqlmodel stores them as UTC on every database)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sqlmodel import Field, SQLModel
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(timezone.utc)
 
 
 def _json(nullable: bool = True) -> Any:

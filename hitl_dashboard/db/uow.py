@@ -20,7 +20,8 @@ class UnitOfWork:
 
     def __exit__(self, *exc_info) -> None:
         assert self.session is not None
-        self.session.rollback()
+        # close() rolls back whatever was not committed, and (unlike rollback()) leaves the
+        # loaded objects readable after the block.
         self.session.close()
         self.session = None
 

@@ -55,3 +55,32 @@ def transcript(uow: UnitOfWork, conversation_id: int, *, after_seq: int = 0, lim
         .limit(limit)
     )
     return list(uow.session.exec(query))
+
+
+@dataclass(frozen=True)
+class ConversationDetail:
+    conversation: Conversation
+    progress: list  # list[SignOffStep] for the content currently under sign-off
+    open_requests: list  # list[ReviewRequest]
+    revisions: list  # list[CodeRevision], oldest first
+
+
+def conversation_detail(uow: UnitOfWork, conversation_id: int) -> ConversationDetail:
+    from hitl_dashboard.db.models import CodeRevision, ReviewRequest
+    from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewKind
+    from hitl_dashboard.domain.signoff import progress
+    from hitl_dashboard.services.decide import _approvals
+
+    conversation = get_conversation(uow, conversation_id)
+    requests = list(uow.session.exec(
+        select(ReviewRequest).where(ReviewRequest.conversation_id == conversation_id).order_by(ReviewRequest.id)
+    ))
+    open_requests = [r for r in requests if r.status in OPEN_REVIEW_STATUSES]
+    signoffs = [r for r in requests if r.kind == ReviewKind.SIGNOFF and r.status != "dismissed"]
+    current_hash = signoffs[-1].content_hash if signoffs else None
+    steps = progress(conversation.task_type, _approvals(uow.session, conversation_id), current_hash or "")
+    revisions = list(uow.session.exec(
+        select(CodeRevision).where(CodeRevision.conversation_id == conversation_id)
+        .order_by(CodeRevision.key, CodeRevision.number)
+    ))
+    return ConversationDetail(conversation, steps, open_requests, revisions)

@@ -1,0 +1,1 @@
+"""Reflex pages, states and components. Only this package and the app module import reflex."""

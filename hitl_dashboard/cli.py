@@ -1,0 +1,39 @@
+"""Command line: `python -m hitl_dashboard ...`. Each command takes --json.
+
+Exit codes: 0 ok, 2 invalid input, 3 not found, 4 permission denied, 5 conflict, 1 other."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from hitl_dashboard.cli_commands import COMMANDS, register_all
+from hitl_dashboard.cli_output import fail
+from hitl_dashboard.domain.errors import Conflict, DomainError, InvalidInput, NotFound, PermissionDenied
+
+EXIT_CODES = {InvalidInput: 2, NotFound: 3, PermissionDenied: 4, Conflict: 5}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m hitl_dashboard", description="HITL Dashboard")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    sub = parser.add_subparsers(dest="command", required=True)
+    register_all(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = COMMANDS[args.handler]
+    try:
+        return handler(args) or 0
+    except DomainError as exc:
+        code = next((c for kind, c in EXIT_CODES.items() if isinstance(exc, kind)), 1)
+        return fail(args, exc, code)
+    except ValueError as exc:  # settings validation and similar
+        return fail(args, exc, 2)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""The Reflex app: pages, theme, the HTTP API and the in-process agent runner."""
+
+import asyncio
+import logging
+
+import reflex as rx
+
+from hitl_dashboard.api.app import api
+from hitl_dashboard.settings import get_settings
+from hitl_dashboard.ui.pages.registry import add_pages
+
+logger = logging.getLogger(__name__)
+
+RUNNER_RESTART_DELAY_S = 5.0
+
+
+async def run_agent_runner() -> None:
+    """The agent runner loop, inside the web process when RUNNER_IN_WEB is true (the default).
+
+    A lifespan task runs once per backend worker; the runner leases each conversation,
+    so several copies are safe.
+    """
+    if not get_settings().runner_in_web:
+        logger.info("agent runner: not started in the web process (RUNNER_IN_WEB=false)")
+        return
+    try:
+        # Imported here so the web app still starts if the runner cannot be imported.
+        from hitl_dashboard.services.worker import run_worker_forever
+    except Exception:
+        logger.exception("agent runner: cannot import hitl_dashboard.services.worker; not started")
+        return
+    logger.info("agent runner: started in the web process")
+    while True:
+        try:
+            await run_worker_forever()
+            logger.warning("agent runner: returned; restarting in %.0f s", RUNNER_RESTART_DELAY_S)
+        except Exception:  # CancelledError (shutdown) is a BaseException and passes through
+            logger.exception("agent runner: crashed; restarting in %.0f s", RUNNER_RESTART_DELAY_S)
+        await asyncio.sleep(RUNNER_RESTART_DELAY_S)
+
+
+app = rx.App(
+    theme=rx.theme(accent_color="indigo", gray_color="slate", radius="medium"),
+    api_transformer=api,
+)
+add_pages(app)
+app.register_lifespan_task(run_agent_runner)

@@ -1,0 +1,67 @@
+"""Audit queries: verify the chain, export it (JSONL or CSV) in constant memory."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Iterator
+
+from sqlmodel import select
+
+from hitl_dashboard.db.models import AuditEvent
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.audit_chain import ChainReport, verify_chain
+from hitl_dashboard.domain.errors import InvalidInput
+from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
+
+PAGE = 1000
+CSV_FIELDS = ["seq", "at", "actor", "actor_role", "action", "conversation_id", "review_request_id",
+              "content_hash", "details", "prev_hash", "hash"]
+
+
+def _events(uow: UnitOfWork) -> Iterator[AuditEvent]:
+    """Keyset pagination by seq: constant memory however long the trail is."""
+    after = 0
+    while True:
+        page = uow.session.exec(
+            select(AuditEvent).where(AuditEvent.seq > after).order_by(AuditEvent.seq).limit(PAGE)
+        ).all()
+        if not page:
+            return
+        yield from page
+        after = page[-1].seq
+        uow.session.expunge_all()
+
+
+def verify(uow: UnitOfWork, actor: Actor | None) -> ChainReport:
+    if actor is not None:
+        check_can_read_audit(actor)
+    return verify_chain((e.seq, e.prev_hash, e.hash, e.payload()) for e in _events(uow))
+
+
+def _record(event: AuditEvent) -> dict:
+    return {**event.payload(), "prev_hash": event.prev_hash, "hash": event.hash}
+
+
+def export_lines(uow: UnitOfWork, actor: Actor | None, fmt: str) -> Iterator[str]:
+    if actor is not None:
+        check_can_read_audit(actor)
+    if fmt not in ("jsonl", "csv"):
+        raise InvalidInput("format must be jsonl or csv", "format")
+    if fmt == "jsonl":
+        for event in _events(uow):
+            yield json.dumps(_record(event), sort_keys=True, ensure_ascii=False) + "\n"
+        return
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS)
+    writer.writeheader()
+    for event in _events(uow):
+        record = _record(event)
+        record["details"] = json.dumps(record["details"], sort_keys=True, ensure_ascii=False)
+        writer.writerow(record)
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+    if buffer.getvalue():
+        yield buffer.getvalue()

@@ -1,0 +1,217 @@
+"""Record a reviewer's decision and apply it: exactly once, or a clear conflict."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+
+from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+
+from hitl_dashboard.agents.teams import TEMPLATES
+from hitl_dashboard.agents.tools import validate_tool_args
+from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.models import Conversation, Decision, Message, ReviewRequest, ToolCall, utcnow
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.decisions import DecisionInput, render_line_comments, validate_decision
+from hitl_dashboard.domain.enums import (
+    OPEN_REVIEW_STATUSES, Action, ConversationStatus, MessageKind, ReviewKind, ReviewStatus,
+)
+from hitl_dashboard.domain.errors import Conflict
+from hitl_dashboard.domain.permissions import Actor, check_can_decide
+from hitl_dashboard.domain.signoff import Approval, next_role
+from hitl_dashboard.services.claims import get_request
+from hitl_dashboard.services.review_requests import Subject, dismiss_open_requests, open_request
+from hitl_dashboard.services.turns import PRODUCER_BY_TASK_TYPE
+
+
+@dataclass(frozen=True)
+class DecisionOutcome:
+    decision_id: int
+    review_request_id: int
+    conversation_id: int
+    action: str
+    conversation_status: str
+    next_review_id: int | None
+    replayed: bool = False
+
+
+def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInput) -> DecisionOutcome:
+    if decision.idempotency_key:
+        earlier = _earlier(uow, decision.idempotency_key, review_id)
+        if earlier is not None:
+            return earlier
+    request = get_request(uow, review_id)
+    conversation = uow.session.get(Conversation, request.conversation_id)
+    agents = TEMPLATES[conversation.template].agents
+    validate_decision(decision, kind=ReviewKind(request.kind), agents=agents)
+    is_override = check_can_decide(
+        actor, required_role=request.required_role, initiator_id=conversation.initiator_id,
+        action=decision.action, override_reason=decision.override_reason,
+    )
+    _check_open(uow, actor, request, decision)
+    edited = None
+    if decision.edited_args is not None:
+        tool_call = uow.session.get(ToolCall, request.subject_id)
+        edited = validate_tool_args(tool_call.tool_name, decision.edited_args)
+    new_status = ReviewStatus.PENDING if _is_signoff_skip(request, decision) else ReviewStatus.DECIDED
+    result = uow.session.exec(
+        update(ReviewRequest)
+        .where(ReviewRequest.id == review_id, ReviewRequest.version == request.version,
+               ReviewRequest.status.in_(OPEN_REVIEW_STATUSES))
+        .values(status=new_status, version=ReviewRequest.version + 1, assignee_id=None,
+                closed_at=utcnow() if new_status == ReviewStatus.DECIDED else None)
+    )
+    if result.rowcount != 1:
+        raise Conflict(f"review request {review_id} was decided by someone else a moment ago")
+    row = Decision(
+        review_request_id=review_id, conversation_id=conversation.id, action=decision.action,
+        reason=decision.reason, instructions=decision.instructions, target_agent=decision.target_agent,
+        edited_args=edited, line_comments=[asdict(c) for c in decision.line_comments] or None,
+        reviewer_id=actor.user_id, role=request.required_role, is_override=is_override,
+        override_reason=decision.override_reason if is_override else None,
+        content_hash=request.content_hash, idempotency_key=decision.idempotency_key,
+    )
+    uow.session.add(row)
+    try:
+        uow.session.flush()
+    except IntegrityError:
+        # Same idempotency key raced in from another request: the first one wins.
+        uow.rollback()
+        earlier = _earlier(uow, decision.idempotency_key, review_id)
+        if earlier is None:
+            raise Conflict("this decision conflicted with another one; reload and try again") from None
+        return earlier
+    append_audit(
+        uow.session, actor=actor.username, actor_role=request.required_role,
+        action="decision.override" if is_override else "decision.recorded",
+        conversation_id=conversation.id, review_request_id=review_id, content_hash=request.content_hash,
+        details={"action": decision.action, "reason": decision.reason, "instructions": decision.instructions,
+                 "target_agent": decision.target_agent, "edited_args": edited,
+                 "override_reason": row.override_reason, "decision_id": row.id},
+    )
+    _transcript_note(uow, conversation, actor, request, decision)
+    next_review = _apply(uow, actor, conversation, request, decision, edited)
+    conversation.updated_at = utcnow()
+    uow.session.add(conversation)
+    uow.session.flush()
+    return DecisionOutcome(row.id, review_id, conversation.id, decision.action, conversation.status,
+                           next_review.id if next_review else None)
+
+
+def _earlier(uow: UnitOfWork, key: str, review_id: int) -> DecisionOutcome | None:
+    row = uow.session.exec(select(Decision).where(Decision.idempotency_key == key)).first()
+    if row is None:
+        return None
+    if row.review_request_id != review_id:
+        raise Conflict(f"idempotency key '{key}' was already used for review request {row.review_request_id}")
+    conversation = uow.session.get(Conversation, row.conversation_id)
+    return DecisionOutcome(row.id, review_id, row.conversation_id, row.action, conversation.status, None, True)
+
+
+def _check_open(uow: UnitOfWork, actor: Actor, request: ReviewRequest, decision: DecisionInput) -> None:
+    if request.status not in OPEN_REVIEW_STATUSES:
+        raise Conflict(f"review request {request.id} is already {request.status}")
+    if decision.expected_version is not None and decision.expected_version != request.version:
+        raise Conflict(
+            f"review request {request.id} changed (version {request.version}, you saw {decision.expected_version});"
+            " reload it"
+        )
+    if request.status == ReviewStatus.CLAIMED and request.assignee_id != actor.user_id and not actor.is_admin:
+        raise Conflict(f"review request {request.id} is claimed by another reviewer")
+
+
+def _is_signoff_skip(request: ReviewRequest, decision: DecisionInput) -> bool:
+    return decision.action == Action.SKIP and request.kind == ReviewKind.SIGNOFF
+
+
+def _transcript_note(uow, conversation: Conversation, actor: Actor, request, decision: DecisionInput) -> None:
+    text = f"{decision.action.upper()} by {actor.username} ({request.required_role})"
+    detail = decision.instructions or decision.reason
+    if detail:
+        text += f": {detail}"
+    if decision.line_comments:
+        text += "\n" + render_line_comments(decision.line_comments)
+    uow.session.add(Message(conversation_id=conversation.id, seq=conversation.next_seq, source=actor.username,
+                            kind=MessageKind.DECISION, content=text))
+    conversation.next_seq += 1
+
+
+def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest,
+           decision: DecisionInput, edited: dict | None) -> ReviewRequest | None:
+    session = uow.session
+    if decision.action == Action.ABORT:
+        dismiss_open_requests(session, conversation.id, actor=actor.username, why="conversation aborted")
+        _set_status(session, conversation, ConversationStatus.ABORTED, decision.reason, actor)
+        return None
+    if request.kind == ReviewKind.TOOL_CALL:
+        return _apply_tool_decision(session, actor, conversation, request, decision, edited)
+    if decision.action == Action.REVISE:
+        dismiss_open_requests(session, conversation.id, actor=actor.username, why="revision requested")
+        target = decision.target_agent or PRODUCER_BY_TASK_TYPE[conversation.task_type]
+        parts = [f"REVISE @{target}"]
+        if decision.instructions:
+            parts.append(f"Instructions: {decision.instructions.strip()}")
+        if decision.line_comments:
+            parts.append("Line comments:\n" + render_line_comments(decision.line_comments))
+        parts.append(f"(from {actor.username}, {request.required_role})")
+        _resume(conversation, request.required_role, "\n".join(parts))
+        return None
+    if request.kind == ReviewKind.GATE:  # approve or skip: the agents go on
+        verb = "APPROVED" if decision.action == Action.APPROVE else "SKIPPED review"
+        _resume(conversation, request.required_role, f"{verb} by {actor.username}: continue.")
+        return None
+    if decision.action == Action.SKIP:  # a sign-off skip put the request back in the queue
+        return None
+    approvals = _approvals(session, conversation.id)
+    role = next_role(conversation.task_type, approvals, request.content_hash)
+    if role is None:
+        _set_status(session, conversation, ConversationStatus.APPROVED, "every required role approved", actor)
+        return None
+    return open_request(
+        session, conversation, kind=ReviewKind.SIGNOFF, role=role, rule="signoff",
+        reason=f"sign-off after {request.required_role} approved",
+        subject=Subject(request.subject_type, request.subject_id, request.subject_label, request.content_hash),
+        risk_flags=list(request.risk_flags), actor=actor.username,
+    )
+
+
+def _apply_tool_decision(session, actor, conversation, request, decision, edited) -> None:
+    call = session.get(ToolCall, request.subject_id)
+    if decision.action == Action.APPROVE:
+        call.status, call.approved_arguments = "approved", edited if edited is not None else call.arguments
+        session.add(call)
+        conversation.next_input = {"type": "tool_execution", "tool_call_id": call.id}
+        conversation.status, conversation.status_reason = ConversationStatus.RUNNING, None
+        return None
+    call.status = "denied"
+    session.add(call)
+    why = decision.instructions or decision.reason or "no reason given"
+    _resume(conversation, request.required_role,
+            f"DENIED tool call {call.tool_name}({json.dumps(call.arguments, sort_keys=True)}): it was not run. "
+            f"Reviewer {actor.username} says: {why}")
+    return None
+
+
+def _approvals(session, conversation_id: int) -> list[Approval]:
+    rows = session.exec(
+        select(Decision.role, Decision.content_hash)
+        .join(ReviewRequest, ReviewRequest.id == Decision.review_request_id)
+        .where(Decision.conversation_id == conversation_id, Decision.action == Action.APPROVE,
+               ReviewRequest.kind == ReviewKind.SIGNOFF)
+    ).all()
+    return [Approval(role, digest) for role, digest in rows]
+
+
+def _resume(conversation: Conversation, source: str, content: str) -> None:
+    conversation.next_input = {"source": source, "content": content}
+    conversation.status, conversation.status_reason = ConversationStatus.RUNNING, None
+    conversation.turns_since_review = 0
+
+
+def _set_status(session, conversation: Conversation, status: str, reason: str | None, actor: Actor) -> None:
+    conversation.status, conversation.status_reason = status, reason
+    conversation.next_input = None
+    append_audit(session, actor=actor.username, action=f"conversation.{status}", conversation_id=conversation.id,
+                 details={"reason": reason})

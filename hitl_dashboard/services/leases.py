@@ -1,0 +1,62 @@
+"""One runner per conversation: a lease row with expiry, taken and renewed by conditional UPDATEs
+(safe on SQLite and PostgreSQL alike; a dead runner's lease simply expires)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import or_, update
+from sqlmodel import Session, select
+
+from hitl_dashboard.db.models import Conversation, utcnow
+from hitl_dashboard.domain.enums import ConversationStatus
+
+
+def runnable_ids(session: Session, limit: int = 20) -> list[int]:
+    now = utcnow()
+    query = (
+        select(Conversation.id)
+        .where(
+            Conversation.status == ConversationStatus.RUNNING,
+            or_(Conversation.lease_expires_at.is_(None), Conversation.lease_expires_at < now),
+        )
+        .order_by(Conversation.updated_at)
+        .limit(limit)
+    )
+    return list(session.exec(query))
+
+
+def try_take(session: Session, conversation_id: int, owner: str, seconds: float) -> bool:
+    now = utcnow()
+    result = session.exec(
+        update(Conversation)
+        .where(
+            Conversation.id == conversation_id,
+            Conversation.status == ConversationStatus.RUNNING,
+            or_(Conversation.lease_expires_at.is_(None), Conversation.lease_expires_at < now),
+        )
+        .values(lease_owner=owner, lease_expires_at=now + timedelta(seconds=seconds))
+    )
+    return result.rowcount == 1
+
+
+def renew(session: Session, conversation_id: int, owner: str, seconds: float) -> bool:
+    result = session.exec(
+        update(Conversation)
+        .where(Conversation.id == conversation_id, Conversation.lease_owner == owner)
+        .values(lease_expires_at=utcnow() + timedelta(seconds=seconds))
+    )
+    return result.rowcount == 1
+
+
+def release(session: Session, conversation_id: int, owner: str) -> None:
+    session.exec(
+        update(Conversation)
+        .where(Conversation.id == conversation_id, Conversation.lease_owner == owner)
+        .values(lease_owner=None, lease_expires_at=None)
+    )
+
+
+def any_running(session: Session) -> bool:
+    query = select(Conversation.id).where(Conversation.status == ConversationStatus.RUNNING).limit(1)
+    return session.exec(query).first() is not None

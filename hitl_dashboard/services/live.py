@@ -1,0 +1,50 @@
+"""Live updates out of the runner: token chunks while a turn streams, and "something changed".
+
+Sinks are registered by whoever can reach browsers (the web app in-process; a Redis
+publisher when runners are separate processes). No sink: nothing is sent, nothing breaks."""
+
+from __future__ import annotations
+
+import logging
+from typing import Awaitable, Callable, Protocol
+
+log = logging.getLogger(__name__)
+
+
+class LiveSink(Protocol):
+    async def chunk(self, conversation_id: int, source: str, message_id: str, text: str) -> None: ...
+
+    def changed(self, conversation_id: int) -> None: ...
+
+
+_sinks: list[LiveSink] = []
+
+
+def register_sink(sink: LiveSink) -> None:
+    _sinks.append(sink)
+
+
+def clear_sinks() -> None:
+    _sinks.clear()
+
+
+def chunk_publisher(conversation_id: int) -> Callable[[str, str, str], Awaitable[None]] | None:
+    if not _sinks:
+        return None
+
+    async def publish(source: str, message_id: str, text: str) -> None:
+        for sink in list(_sinks):
+            try:
+                await sink.chunk(conversation_id, source, message_id, text)
+            except Exception:  # noqa: BLE001 - a slow or broken viewer must never stop a run
+                log.exception("live sink failed on a chunk")
+
+    return publish
+
+
+def publish_turn(conversation_id: int) -> None:
+    for sink in list(_sinks):
+        try:
+            sink.changed(conversation_id)
+        except Exception:  # noqa: BLE001
+            log.exception("live sink failed on a change")

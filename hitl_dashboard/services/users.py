@@ -1,0 +1,113 @@
+"""Users, roles and password checks (argon2 through argon2-cffi)."""
+
+from __future__ import annotations
+
+import re
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlmodel import select
+
+from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.models import User
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.enums import Role
+from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
+from hitl_dashboard.domain.permissions import Actor, check_can_manage_users
+
+_hasher = PasswordHasher()
+_USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,63}$")
+VALID_ROLES = {r.value for r in Role}
+
+
+def actor_of(user: User) -> Actor:
+    return Actor(user.id, user.username, frozenset(user.roles))
+
+
+def validate_roles(roles: list[str]) -> list[str]:
+    unknown = [r for r in roles if r not in VALID_ROLES]
+    if unknown:
+        raise InvalidInput(f"unknown role(s) {', '.join(unknown)}; valid: {', '.join(sorted(VALID_ROLES))}", "roles")
+    if not roles:
+        raise InvalidInput("a user needs at least one role", "roles")
+    return sorted(set(roles))
+
+
+def create_user(
+    uow: UnitOfWork,
+    *,
+    username: str,
+    password: str,
+    roles: list[str],
+    display_name: str = "",
+    by: Actor | None = None,
+    is_demo: bool = False,
+) -> User:
+    """`by` is None only for bootstrap paths (CLI run by the operator, demo seed)."""
+    if by is not None:
+        check_can_manage_users(by)
+    if not _USERNAME.match(username or ""):
+        raise InvalidInput("username: 2-64 characters, lower-case letters, digits, '.', '_' or '-'", "username")
+    if len(password or "") < 4 or len(password) > 1024:
+        raise InvalidInput("password must be 4-1024 characters", "password")
+    roles = validate_roles(roles)
+    if uow.session.exec(select(User).where(User.username == username)).first():
+        raise Conflict(f"user '{username}' already exists")
+    user = User(
+        username=username,
+        display_name=display_name or username.title(),
+        password_hash=_hasher.hash(password),
+        roles=roles,
+        is_demo=is_demo,
+    )
+    uow.session.add(user)
+    uow.session.flush()
+    append_audit(
+        uow.session,
+        actor=by.username if by else "system",
+        action="user.created",
+        details={"username": username, "roles": roles},
+    )
+    return user
+
+
+def set_roles(uow: UnitOfWork, *, username: str, roles: list[str], by: Actor) -> User:
+    check_can_manage_users(by)
+    user = get_user_by_name(uow, username)
+    before, user.roles = user.roles, validate_roles(roles)
+    uow.session.add(user)
+    append_audit(uow.session, actor=by.username, actor_role="admin", action="user.roles_changed",
+                 details={"username": username, "before": before, "after": user.roles})
+    return user
+
+
+def get_user_by_name(uow: UnitOfWork, username: str) -> User:
+    user = uow.session.exec(select(User).where(User.username == username)).first()
+    if user is None:
+        raise NotFound(f"user '{username}' does not exist")
+    return user
+
+
+def get_actor(uow: UnitOfWork, username: str) -> Actor:
+    user = get_user_by_name(uow, username)
+    if not user.is_active:
+        raise PermissionDenied(f"user '{username}' is disabled")
+    return actor_of(user)
+
+
+def authenticate(uow: UnitOfWork, username: str, password: str) -> Actor:
+    """Same error for unknown user and wrong password, so names cannot be probed."""
+    user = uow.session.exec(select(User).where(User.username == (username or ""))).first()
+    refused = PermissionDenied("unknown user or wrong password")
+    if user is None or not user.is_active:
+        _hasher.hash("timing-equaliser")
+        raise refused
+    try:
+        _hasher.verify(user.password_hash, password or "")
+    except (VerificationError, InvalidHashError):
+        raise refused from None
+    return actor_of(user)
+
+
+def list_users(uow: UnitOfWork) -> list[User]:
+    return list(uow.session.exec(select(User).order_by(User.username)))

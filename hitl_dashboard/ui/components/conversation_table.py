@@ -1,0 +1,67 @@
+"""The conversation table. Titles come from users and agents: rendered as text only."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from hitl_dashboard.ui.states.conversations import ConversationListState, ConversationRow
+
+STATUS_COLORS = {
+    "running": "blue",
+    "awaiting_review": "amber",
+    "approved": "green",
+    "aborted": "gray",
+    "failed": "red",
+}
+
+
+def status_badge(status: rx.Var[str]) -> rx.Component:
+    return rx.badge(
+        status,
+        color_scheme=rx.match(status, *STATUS_COLORS.items(), "gray"),
+        variant="soft",
+    )
+
+
+def conversation_row(row: ConversationRow) -> rx.Component:
+    return rx.table.row(
+        rx.table.cell(rx.text("#", row.id, color_scheme="gray")),
+        rx.table.row_header_cell(rx.text(row.title, weight="medium")),
+        rx.table.cell(rx.badge(row.task_type, variant="outline")),
+        rx.table.cell(
+            rx.vstack(
+                status_badge(row.status),
+                rx.cond(row.status_reason != "", rx.text(row.status_reason, size="1", color_scheme="gray")),
+                spacing="1",
+            ),
+        ),
+        rx.table.cell(rx.text(row.tokens), justify="end"),
+        rx.table.cell(rx.text(row.created, color_scheme="gray", size="2")),
+        key=row.id,
+    )
+
+
+def conversation_table() -> rx.Component:
+    return rx.cond(
+        ConversationListState.rows.length() > 0,
+        rx.table.root(
+            rx.table.header(
+                rx.table.row(
+                    rx.table.column_header_cell("ID"),
+                    rx.table.column_header_cell("Title"),
+                    rx.table.column_header_cell("Task type"),
+                    rx.table.column_header_cell("Status"),
+                    rx.table.column_header_cell("Tokens", justify="end"),
+                    rx.table.column_header_cell("Created"),
+                ),
+            ),
+            rx.table.body(rx.foreach(ConversationListState.rows, conversation_row)),
+            variant="surface",
+            width="100%",
+        ),
+        rx.cond(
+            ConversationListState.loading,
+            rx.text("Loading conversations…", color_scheme="gray"),
+            rx.text("No conversations yet.", color_scheme="gray"),
+        ),
+    )

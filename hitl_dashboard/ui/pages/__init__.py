@@ -1,0 +1,1 @@
+"""Pages: thin functions that compose components inside the page layout."""

@@ -1,0 +1,84 @@
+"""Helpers that drive the services in-process, the way the CLI and the UI do."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hitl_dashboard.db.models import Conversation, Message
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.decisions import DecisionInput
+from hitl_dashboard.domain.enums import Action
+from hitl_dashboard.services import conversation_queries, queues, users
+from hitl_dashboard.services.conversations import StartCommand, start_conversation
+from hitl_dashboard.services.decide import decide
+from hitl_dashboard.services.runner import run_until_idle
+
+PEOPLE = {
+    "alice": ["security_reviewer"],
+    "bob": ["product_reviewer"],
+    "carol": ["final_approver"],
+    "dave": ["manager"],
+    "erin": ["admin"],
+    "frank": ["security_reviewer", "product_reviewer", "final_approver"],  # initiator in most tests
+}
+
+
+def make_people() -> None:
+    with UnitOfWork() as uow:
+        for name, roles in PEOPLE.items():
+            users.create_user(uow, username=name, password="pw-" + name, roles=roles)
+        uow.commit()
+
+
+def actor(name: str):
+    with UnitOfWork() as uow:
+        return users.get_actor(uow, name)
+
+
+def start(task: str, task_type: str = "code", as_user: str = "frank", **kw) -> int:
+    with UnitOfWork() as uow:
+        conversation = start_conversation(uow, actor(as_user), StartCommand(task=task, task_type=task_type, **kw))
+        uow.commit()
+        return conversation.id
+
+
+def work() -> int:
+    return asyncio.run(run_until_idle())
+
+
+def open_reviews(conversation_id: int):
+    with UnitOfWork() as uow:
+        return conversation_queries.conversation_detail(uow, conversation_id).open_requests
+
+
+def only_open_review(conversation_id: int):
+    reviews = open_reviews(conversation_id)
+    assert len(reviews) == 1, f"expected one open review, got {[(r.id, r.kind, r.required_role) for r in reviews]}"
+    return reviews[0]
+
+
+def decide_as(name: str, review_id: int, action: str, **kw):
+    with UnitOfWork() as uow:
+        outcome = decide(uow, actor(name), review_id, DecisionInput(Action(action), **kw))
+        uow.commit()
+        return outcome
+
+
+def conversation(conversation_id: int) -> Conversation:
+    with UnitOfWork() as uow:
+        return uow.session.get(Conversation, conversation_id)
+
+
+def messages(conversation_id: int) -> list[Message]:
+    with UnitOfWork() as uow:
+        return conversation_queries.transcript(uow, conversation_id, limit=100_000)
+
+
+def detail(conversation_id: int):
+    with UnitOfWork() as uow:
+        return conversation_queries.conversation_detail(uow, conversation_id)
+
+
+def queue(name: str, role: str):
+    with UnitOfWork() as uow:
+        return queues.role_queue(uow, actor(name), role)
