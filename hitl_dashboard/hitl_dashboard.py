@@ -39,9 +39,7 @@ async def run_agent_runner() -> None:
         await asyncio.sleep(RUNNER_RESTART_DELAY_S)
 
 
-app = rx.App(
-    theme=rx.theme(accent_color="indigo", gray_color="slate", radius="medium"),
-    api_transformer=api,
-)
+# The Radix theme is set in rxconfig.py (RadixThemesPlugin); App(theme=...) is deprecated in 0.10.
+app = rx.App(api_transformer=api)
 add_pages(app)
 app.register_lifespan_task(run_agent_runner)

@@ -136,7 +136,7 @@ class RetryingChatCompletionClient(ChatCompletionClient):
     def _retrying(self) -> AsyncRetrying:
         return AsyncRetrying(
             stop=stop_after_attempt(self._max_attempts),
-            wait=wait_exponential_jitter(initial=self._base_delay_s, max=self._max_delay_s, jitter=self._base_delay_s),
+            wait=wait_exponential_jitter(multiplier=self._base_delay_s, max=self._max_delay_s, jitter=self._base_delay_s),
             retry=retry_if_exception(is_retryable),
             reraise=True,
         )

@@ -33,7 +33,7 @@ from typing_extensions import Self
 
 from . import scripted_content as content
 from .scripted_code import CodeFile, draft_files, parse_blocks, render_blocks
-from .scripted_revise import apply_renames, renames, revise_code
+from .scripted_revise import annotate_lines, apply_renames, line_notes, renames, revise_code
 
 DEPLOY_TOOL = "deploy_to_prod"
 TOKEN_LIMIT = 128_000
@@ -165,12 +165,14 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         main, changes = files[0], []
         code = main.code
         for instruction in instructions:
-            code, done = revise_code(code, instruction)
+            code, done = revise_code(code, instruction, main.path)
             changes += done
-        # The instructions are about the main module; only renames must also reach the other files.
+        # Instructions are about the main module; other files only get renames and their own line comments.
         pairs = [pair for instruction in instructions for pair in renames(instruction)]
         files = [CodeFile(main.path, code, main.language)]
-        files += [CodeFile(f.path, apply_renames(f.code, pairs), f.language) for f in files_before[1:]]
+        for other in files_before[1:]:
+            notes = [note for i in instructions for note in line_notes(i, other.path, named_only=True)]
+            files.append(CodeFile(other.path, annotate_lines(apply_renames(other.code, pairs), notes), other.language))
         summary = "\n".join(f"- {change}" for change in changes)
         return (f"Revision {revision} of `{files[0].path}`, following the review:\n{summary}\n\n"
                 f"{render_blocks(files)}\n\n{content.confidence_line(task, revision)}\nReady for review.")

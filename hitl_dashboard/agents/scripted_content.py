@@ -33,7 +33,7 @@ def confidence_line(seed: str, revision: int = 1) -> str:
 
 def reviewer_instruction(text: str) -> str | None:
     """The instruction in a reviewer message ("REVISE @coder: ..." or "... Instructions: ..."), else None."""
-    stripped = text.strip()
+    stripped = re.sub(r"\s*\(from [^()\n]*\)\s*$", "", text.strip())  # the dashboard's "(from alice, role)"
     if "Instructions:" in stripped:
         return stripped.split("Instructions:", 1)[1].strip() or None
     match = re.match(r"REVISE\b[\s:,-]*((?:@\w+[\s,]*)*)[:\s-]*(.*)", stripped, re.S | re.I)
@@ -185,9 +185,9 @@ def deployment_outcome(text: str) -> str | None:
         return "revise"
     if re.search(r"\b(den(y|ied)|reject(ed)?|not approved|refused)\b", lowered):
         return "denied"
-    if re.search(r"pending approval|awaiting approval|waiting for approval|not executed", lowered):
+    if re.search(r"pending[_ ]approval|awaiting approval|waiting for (human )?approval|not executed", lowered):
         return "pending"
-    if re.search(r"\b(error|failed|failure|exception)\b", lowered):
+    if re.search(r"\b(error|failed|failure|exception|interrupted)\b|\bnot run\b", lowered):
         return "failed"
     if re.search(r"\b(approved?|executed|succeeded|success|deployed|ok)\b", lowered):
         return "succeeded"
@@ -213,7 +213,7 @@ def deploy_report(outcome: str, args: dict[str, Any], detail: str, who: str) -> 
         shown = ", ".join(f"{k}={v}" for k, v in args.items())
         return f"Deployment report: deploy_to_prod succeeded with the approved arguments ({shown}).\nResult: {detail}\nDONE"
     if outcome == "denied":
-        reason = re.split(r"reason\s*:\s*", detail, maxsplit=1, flags=re.I)[-1]
+        reason = re.split(r"(?:reason|says)\s*:\s*", detail, maxsplit=1, flags=re.I)[-1]
         return f"Deployment report: the deployment of {what} was denied by {who}. Reason: {reason}\nNothing was deployed.\nDONE"
     if outcome == "failed":
         return f"Deployment report: deploy_to_prod for {what} failed: {detail}\nDONE"

@@ -13,14 +13,29 @@ from collections.abc import Callable
 Edit = Callable[[str], "str | None"]
 
 
-def revise_code(code: str, instruction: str) -> tuple[str, list[str]]:
+def line_notes(instruction: str, path: str, *, named_only: bool = False) -> list[tuple[int, str]]:
+    """``line 12: text`` comments for ``path``; ``- app/x.py line 12: text`` (the dashboard's form) names a file.
+    Unnamed comments belong to the main module, so other files ask for ``named_only``."""
+    found = re.findall(r"(?:(\S+)\s+)?\bline\s+(\d+)\s*:\s*([^\n;]+)", instruction, flags=re.I)
+    names_a_file = lambda key: "/" in key or "." in key.rstrip(".:")  # noqa: E731
+    return [(int(n), text.strip()) for key, n, text in found
+            if key == path or (not named_only and not names_a_file(key))]
+
+
+def annotate_lines(code: str, notes: list[tuple[int, str]]) -> str:
+    """A ``# Review (line N): ...`` comment above each commented line, bottom-up so numbers stay valid."""
+    for number, note in sorted(notes, key=lambda n: -n[0]):
+        code = _note_at_line(code, number, note)
+    return code
+
+
+def revise_code(code: str, instruction: str, path: str = "") -> tuple[str, list[str]]:
     """Apply ``instruction`` to ``code``; returns the new code and what was done, one phrase per change."""
     done: list[str] = []
     lowered = instruction.lower()
-    line_notes = re.findall(r"\bline\s+(\d+)\s*:\s*([^\n;]+)", instruction, flags=re.I)
-    for number, note in sorted(line_notes, key=lambda n: -int(n[0])):  # bottom-up keeps numbers valid
-        code = _note_at_line(code, int(number), note.strip())
-        done.append(f"noted the comment on line {number}")
+    notes = line_notes(instruction, path)
+    code = annotate_lines(code, notes)
+    done += [f"noted the comment on line {number}" for number, _ in notes]
     for old, new in renames(instruction):
         renamed = apply_renames(code, [(old, new)])
         if renamed != code:
@@ -318,5 +333,6 @@ def _review_note(code: str, instruction: str) -> str:
         code = code.replace(match.group(0), f"REVISION = {int(match.group(1)) + 1}")
     else:
         code = _insert(code, _after_imports(code), ["", "REVISION = 2  # bumped on every reviewed revision"])
-    note = " ".join(instruction.split())[:160]
+    general = [ln for ln in instruction.split("\n") if not re.search(r"\bline\s+\d+\s*:|^Line comments:", ln)]
+    note = " ".join(" ".join(general).split())[:160]
     return _insert(code, 1, [f"# Review: {note}"])

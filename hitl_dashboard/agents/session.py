@@ -15,7 +15,8 @@ from autogen_agentchat.messages import (
 )
 
 from hitl_dashboard.agents.model_clients import ModelSpec, build_model_client
-from hitl_dashboard.agents.teams import TEMPLATES, build_team
+from hitl_dashboard.agents.teams import build_team
+from hitl_dashboard.domain.templates import TEMPLATES
 
 ChunkCallback = Callable[[str, str, str], Awaitable[None]]  # (source, message_id, text)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Sequence
 
 from autogen_agentchat.agents import AssistantAgent
@@ -12,9 +11,8 @@ from autogen_agentchat.teams import SelectorGroupChat
 from autogen_core.models import ChatCompletionClient
 
 from hitl_dashboard.agents.tools import TOOLS, ApprovalRequiredTool
-from hitl_dashboard.domain.policies import GatePolicy, RISK_KEYWORDS
-
-PRODUCER_BY_TASK_TYPE = {"code": "coder", "copy": "copywriter", "ops": "operator"}
+from hitl_dashboard.domain.policies import planned_task_type
+from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE, TEMPLATES, TeamTemplate
 
 SYSTEM_PROMPTS = {
     "planner": (
@@ -37,32 +35,7 @@ SYSTEM_PROMPTS = {
 }
 
 
-@dataclass(frozen=True)
-class TeamTemplate:
-    name: str
-    agents: tuple[str, ...]
-    fixed_task_type: str | None  # None: follow the planner's "TASK TYPE:" line
-
-    def default_policy(self, task_type: str) -> GatePolicy:
-        producer = PRODUCER_BY_TASK_TYPE[task_type]
-        return GatePolicy(mode="after_agent", agents=(producer,), keywords=RISK_KEYWORDS[:3])
-
-
-TEMPLATES: dict[str, TeamTemplate] = {
-    "code": TeamTemplate("code", ("planner", "coder"), "code"),
-    "copy": TeamTemplate("copy", ("planner", "copywriter"), "copy"),
-    "ops": TeamTemplate("ops", ("planner", "operator"), "ops"),
-    # One team that can do all three; the planner's first message decides the route.
-    "auto": TeamTemplate("auto", ("planner", "coder", "copywriter", "operator"), None),
-}
-
-_TASK_TYPE_LINE = re.compile(r"TASK TYPE:\s*(code|copy|ops)\b", re.IGNORECASE)
 _MENTION = re.compile(r"@(\w+)")
-
-
-def planned_task_type(text: str) -> str | None:
-    found = _TASK_TYPE_LINE.search(text)
-    return found.group(1).lower() if found else None
 
 
 def make_selector(template: TeamTemplate, task_type: str, agents: tuple[str, ...]):

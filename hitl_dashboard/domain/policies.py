@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from hitl_dashboard.domain.errors import InvalidInput
 
 GateMode = Literal["after_agent", "on_done", "never"]
 _DONE = re.compile(r"\b(TERMINATE|DONE)\b|Ready for review\.", re.IGNORECASE)
+_TASK_TYPE_LINE = re.compile(r"TASK TYPE:\s*(code|copy|ops)\b", re.IGNORECASE)
 _CONFIDENCE = re.compile(r"CONFIDENCE:\s*([01](?:\.\d+)?)", re.IGNORECASE)
 
 
@@ -109,8 +110,7 @@ def risk_flags(text: str) -> list[str]:
     return [word for word in RISK_KEYWORDS if word.upper() in upper]
 
 
-@dataclass(frozen=True)
-class TemplateDefaults:
-    agents: tuple[str, ...]
-    producer: str
-    policy: GatePolicy = field(default_factory=GatePolicy)
+def planned_task_type(text: str) -> str | None:
+    """The planner may name the task type in its first message: 'TASK TYPE: copy'."""
+    found = _TASK_TYPE_LINE.search(text)
+    return found.group(1).lower() if found else None

@@ -45,10 +45,16 @@ def _record(event: AuditEvent) -> dict:
 
 
 def export_lines(uow: UnitOfWork, actor: Actor | None, fmt: str) -> Iterator[str]:
+    # Not a generator itself: the checks run when the export is asked for, before a streaming
+    # response has sent its status line, not at the first chunk.
     if actor is not None:
         check_can_read_audit(actor)
     if fmt not in ("jsonl", "csv"):
         raise InvalidInput("format must be jsonl or csv", "format")
+    return _export(uow, fmt)
+
+
+def _export(uow: UnitOfWork, fmt: str) -> Iterator[str]:
     if fmt == "jsonl":
         for event in _events(uow):
             yield json.dumps(_record(event), sort_keys=True, ensure_ascii=False) + "\n"

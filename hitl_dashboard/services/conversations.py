@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hitl_dashboard.agents.teams import TEMPLATES
+from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import Conversation, Message, utcnow
 from hitl_dashboard.db.uow import UnitOfWork

@@ -9,8 +9,8 @@ from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
-from hitl_dashboard.agents.teams import TEMPLATES
-from hitl_dashboard.agents.tools import validate_tool_args
+from hitl_dashboard.domain.templates import TEMPLATES
+from hitl_dashboard.agents.tool_specs import validate_tool_args
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import Conversation, Decision, Message, ReviewRequest, ToolCall, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
@@ -23,7 +23,7 @@ from hitl_dashboard.domain.permissions import Actor, check_can_decide
 from hitl_dashboard.domain.signoff import Approval, next_role
 from hitl_dashboard.services.claims import get_request
 from hitl_dashboard.services.review_requests import Subject, dismiss_open_requests, open_request
-from hitl_dashboard.services.turns import PRODUCER_BY_TASK_TYPE
+from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,11 @@ def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInpu
                 closed_at=utcnow() if new_status == ReviewStatus.DECIDED else None)
     )
     if result.rowcount != 1:
+        # A retry of the same decision that lost the race to its own first attempt (PostgreSQL: the
+        # UPDATE waited for that commit, and this statement-level snapshot now sees its row).
+        earlier = _earlier(uow, decision.idempotency_key, review_id) if decision.idempotency_key else None
+        if earlier is not None:
+            return earlier
         raise Conflict(f"review request {review_id} was decided by someone else a moment ago")
     row = Decision(
         review_request_id=review_id, conversation_id=conversation.id, action=decision.action,

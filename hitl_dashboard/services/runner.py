@@ -15,7 +15,7 @@ import uuid
 from hitl_dashboard.agents.errors import ModelCallFailed
 from hitl_dashboard.agents.model_clients import ModelSpec
 from hitl_dashboard.agents.session import TeamSession, TurnFailed, model_specs
-from hitl_dashboard.agents.teams import TEMPLATES
+from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import Conversation, utcnow
 from hitl_dashboard.db.uow import UnitOfWork

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from hitl_dashboard.agents.tools import execute_tool
+from hitl_dashboard.agents.tool_specs import execute_tool
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import Conversation, ToolCall, utcnow
 from hitl_dashboard.db.uow import UnitOfWork

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sqlmodel import Session, select
 
-from hitl_dashboard.agents.session import ProducedMessage, TurnResult
-from hitl_dashboard.agents.teams import PRODUCER_BY_TASK_TYPE, planned_task_type
+from hitl_dashboard.domain.policies import planned_task_type
+from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ToolCall, utcnow
 from hitl_dashboard.domain.enums import ConversationStatus, ReviewKind, SubjectType
@@ -14,6 +16,9 @@ from hitl_dashboard.domain.policies import GateHit, GatePolicy, TurnView, risk_f
 from hitl_dashboard.domain.revisions import ProposedCode, extract_code_blocks
 from hitl_dashboard.domain.signoff import TOOL_APPROVER, first_role
 from hitl_dashboard.services.review_requests import Subject, dismiss_open_requests, open_request
+
+if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGen
+    from hitl_dashboard.agents.session import ProducedMessage, TurnResult
 
 CONTINUE, PAUSED, FINISHED = "continue", "paused", "finished"
 

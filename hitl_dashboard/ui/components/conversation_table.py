@@ -15,9 +15,9 @@ STATUS_COLORS = {
 }
 
 
-def status_badge(status: rx.Var[str]) -> rx.Component:
+def status_badge(status: rx.Var[str], label: rx.Var[str]) -> rx.Component:
     return rx.badge(
-        status,
+        label,
         color_scheme=rx.match(status, *STATUS_COLORS.items(), "gray"),
         variant="soft",
     )
@@ -30,7 +30,7 @@ def conversation_row(row: ConversationRow) -> rx.Component:
         rx.table.cell(rx.badge(row.task_type, variant="outline")),
         rx.table.cell(
             rx.vstack(
-                status_badge(row.status),
+                status_badge(row.status, row.status_label),
                 rx.cond(row.status_reason != "", rx.text(row.status_reason, size="1", color_scheme="gray")),
                 spacing="1",
             ),

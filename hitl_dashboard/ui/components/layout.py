@@ -35,7 +35,7 @@ def header() -> rx.Component:
 def page_layout(*children: rx.Component) -> rx.Component:
     return rx.vstack(
         header(),
-        rx.container(rx.vstack(*children, spacing="4", width="100%"), size="4", padding_y="1.5em"),
+        rx.container(rx.vstack(*children, spacing="4", width="100%"), size="4", padding_y="1.5em", width="100%"),
         spacing="0",
         min_height="100vh",
         width="100%",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui.components.conversation_table import conversation_table
-from hitl_dashboard.ui.components.layout import APP_TITLE, page_layout
+from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.states.conversations import PAGE_SIZE, ConversationListState
 
 
@@ -13,8 +13,8 @@ def home() -> rx.Component:
     return page_layout(
         rx.hstack(
             rx.vstack(
-                rx.heading(APP_TITLE, size="7", as_="h1"),
-                rx.text(f"Most recent conversations (up to {PAGE_SIZE}).", color_scheme="gray"),
+                rx.heading("Conversations", size="7", as_="h1"),
+                rx.text(f"The most recent {PAGE_SIZE}, newest first.", color_scheme="gray"),
                 spacing="1",
             ),
             rx.spacer(),

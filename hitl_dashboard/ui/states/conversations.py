@@ -25,6 +25,7 @@ class ConversationRow:
     title: str
     task_type: str
     status: str
+    status_label: str
     status_reason: str
     tokens: str
     created: str
@@ -36,6 +37,7 @@ def to_row(summary: ConversationSummary) -> ConversationRow:
         title=summary.title,
         task_type=summary.task_type,
         status=summary.status,
+        status_label=summary.status.replace("_", " "),
         status_reason=summary.status_reason or "",
         tokens=f"{summary.tokens:,}",
         created=summary.created_at.strftime("%Y-%m-%d %H:%M UTC"),
