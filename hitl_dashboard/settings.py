@@ -29,6 +29,9 @@ class Settings(BaseSettings):
     openai_model: str = "gpt-4o-mini"
     model_timeout_s: float = 60.0
     model_max_retries: int = 3
+    model_retry_base_s: float = 0.5
+    # Stream tokens from the model (live typing in the dashboard); off = one reply per call.
+    model_stream: bool = True
     # Slows the scripted model down; tests and demos use it to watch a turn in flight.
     scripted_delay_ms: float = 0.0
 

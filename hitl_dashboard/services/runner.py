@@ -40,7 +40,8 @@ def default_model_spec() -> ModelSpec:
     s = get_settings()
     if s.model_provider == "openai":
         return ModelSpec(provider="openai", model=s.openai_model, base_url=s.openai_base_url,
-                         api_key=s.openai_api_key, timeout_s=s.model_timeout_s, max_retries=s.model_max_retries)
+                         api_key=s.openai_api_key, timeout_s=s.model_timeout_s, max_retries=s.model_max_retries,
+                         retry_base_delay_s=s.model_retry_base_s)
     return ModelSpec(provider="scripted", delay_ms=s.scripted_delay_ms)
 
 
@@ -76,7 +77,7 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
     if task and task.get("type") == "tool_execution":
         task = await run_approved_tool(conversation_id, task["tool_call_id"], runner_id)
     specs = model_specs(TEMPLATES[snapshot.template].agents, snapshot.model_routing, default_model_spec())
-    session = TeamSession(snapshot.template, snapshot.task_type, specs)
+    session = TeamSession(snapshot.template, snapshot.task_type, specs, stream=get_settings().model_stream)
     try:
         await session.restore(snapshot.checkpoint)
         while True:
