@@ -75,7 +75,8 @@ def describe_failures(failures: Sequence[BaseException], *, endpoint: str, timeo
         if not is_retryable(last):
             return f"model endpoint {endpoint} rejected the request with HTTP {statuses[-1]}: {detail}"
         if len(set(statuses)) == 1:
-            return f"model endpoint {endpoint} answered HTTP {statuses[0]} {_TIMES.get(n, f'{n} times')} ({detail})"
+            times = _TIMES.get(n, f"{n} times")
+            return f"model endpoint {endpoint} answered HTTP {statuses[0]} {times} ({detail})"
     if kinds == {"timeout"}:
         return f"model call timed out after {float(timeout_s)!r} s ({attempts})"
     if kinds == {"connection"}:
@@ -136,7 +137,9 @@ class RetryingChatCompletionClient(ChatCompletionClient):
     def _retrying(self) -> AsyncRetrying:
         return AsyncRetrying(
             stop=stop_after_attempt(self._max_attempts),
-            wait=wait_exponential_jitter(multiplier=self._base_delay_s, max=self._max_delay_s, jitter=self._base_delay_s),
+            wait=wait_exponential_jitter(
+                multiplier=self._base_delay_s, max=self._max_delay_s, jitter=self._base_delay_s
+            ),
             retry=retry_if_exception(is_retryable),
             reraise=True,
         )
@@ -214,7 +217,8 @@ class RetryingChatCompletionClient(ChatCompletionClient):
         except Exception as exc:
             if classify_failure(exc) is None:
                 raise
-            raise ModelCallFailed(f"model reply stream from {self._endpoint} broke off midway: {_short(exc)}") from exc
+            message = f"model reply stream from {self._endpoint} broke off midway: {_short(exc)}"
+            raise ModelCallFailed(message) from exc
         finally:
             await stream.aclose()
 

@@ -36,7 +36,11 @@ from .scripted_code import CodeFile, draft_files, parse_blocks, render_blocks
 from .scripted_revise import annotate_lines, apply_renames, line_notes, renames, revise_code
 
 DEPLOY_TOOL = "deploy_to_prod"
+Answer = str | list[FunctionCall]
 TOKEN_LIMIT = 128_000
+SCRIPTED_MODEL_INFO = ModelInfo(
+    vision=False, function_calling=True, json_output=False, family="unknown", structured_output=False
+)
 
 
 class ScriptedClientConfig(BaseModel):
@@ -124,7 +128,7 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
             cancellation_token.link_future(sleeping)  # a Stop button must not wait for the simulated model
         await sleeping
 
-    def _answer(self, messages: Sequence[LLMMessage], tools: Sequence[Tool | ToolSchema]) -> str | list[FunctionCall]:
+    def _answer(self, messages: Sequence[LLMMessage], tools: Sequence[Tool | ToolSchema]) -> Answer:
         role = self.agent_role.lower()
         if role == "planner":
             return content.plan(_task(messages), self._instructions(messages))
@@ -152,8 +156,8 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
 
     def _code(self, messages: Sequence[LLMMessage]) -> str:
         task = _task(messages)
-        drafts = [(i, parse_blocks(message_text(m))) for i, m in enumerate(messages) if isinstance(m, AssistantMessage)]
-        drafts = [(i, files) for i, files in drafts if files]
+        own = [(i, parse_blocks(message_text(m))) for i, m in enumerate(messages) if isinstance(m, AssistantMessage)]
+        drafts = [(i, files) for i, files in own if files]
         last_index, files = drafts[-1] if drafts else (-1, draft_files(task))
         files_before = files
         instructions = self._instructions(messages, last_index)
@@ -172,7 +176,8 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         files = [CodeFile(main.path, code, main.language)]
         for other in files_before[1:]:
             notes = [note for i in instructions for note in line_notes(i, other.path, named_only=True)]
-            files.append(CodeFile(other.path, annotate_lines(apply_renames(other.code, pairs), notes), other.language))
+            text = annotate_lines(apply_renames(other.code, pairs), notes)
+            files.append(CodeFile(other.path, text, other.language))
         summary = "\n".join(f"- {change}" for change in changes)
         return (f"Revision {revision} of `{files[0].path}`, following the review:\n{summary}\n\n"
                 f"{render_blocks(files)}\n\n{content.confidence_line(task, revision)}\nReady for review.")
@@ -192,7 +197,7 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         notes = f"\n\nChanges: {'; '.join(changes)}." if changes else ""
         return f"{previous}{notes}\n\n{content.confidence_line(task, len(turns) + 1)}"
 
-    def _operate(self, messages: Sequence[LLMMessage], tools: Sequence[Tool | ToolSchema]) -> str | list[FunctionCall]:
+    def _operate(self, messages: Sequence[LLMMessage], tools: Sequence[Tool | ToolSchema]) -> Answer:
         task = _task(messages)
         tool_names = {t.name if isinstance(t, Tool) else t["name"] for t in tools}
         calls = [(i, c) for i, m in enumerate(messages) if isinstance(m, AssistantMessage)
@@ -202,7 +207,10 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         if not calls:
             return [self._deploy_call(messages, content.deploy_arguments(task))]
         index, call = calls[-1]
-        requested = json.loads(call.arguments or "{}")
+        try:
+            requested = json.loads(call.arguments or "{}")
+        except ValueError:  # a call written by another (real) model earlier in the conversation
+            requested = {}
         # The latest word on this call wins: its tool result, or a reviewer message after it.
         outcome, detail, who = None, "", "the reviewer"
         for message in messages[index + 1 :]:
@@ -214,6 +222,8 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
                         detail, who = result.content, "the approval gate"
             elif isinstance(message, UserMessage) and isinstance(message.content, str):
                 said = content.deployment_outcome(message.content)
+                if said == "revise" and not content.addressed_to(message.content, self.agent_role):
+                    continue  # a revision for another agent says nothing about this deployment
                 if said is not None or outcome is None:
                     outcome, detail, who = said, message.content, message.source
         if outcome == "revise":
@@ -225,7 +235,8 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
     @staticmethod
     def _deploy_call(messages: Sequence[LLMMessage], arguments: dict[str, Any]) -> FunctionCall:
         seed = "".join(message_text(m) for m in messages) + json.dumps(arguments)
-        return FunctionCall(id=f"call_{zlib.crc32(seed.encode()):08x}", name=DEPLOY_TOOL, arguments=json.dumps(arguments))
+        call_id = f"call_{zlib.crc32(seed.encode()):08x}"  # deterministic, and new for new arguments
+        return FunctionCall(id=call_id, name=DEPLOY_TOOL, arguments=json.dumps(arguments))
 
     # -- bookkeeping ----------------------------------------------------------------------------------
     async def close(self) -> None:
@@ -245,14 +256,16 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
 
     @property
     def capabilities(self) -> ModelCapabilities:  # type: ignore[override]
-        return ModelCapabilities(vision=False, function_calling=True, json_output=False)  # type: ignore[typeddict-item]
+        return ModelCapabilities(vision=False, function_calling=True, json_output=False)  # type: ignore
 
     @property
     def model_info(self) -> ModelInfo:
-        return ModelInfo(vision=False, function_calling=True, json_output=False, family="unknown", structured_output=False)
+        return SCRIPTED_MODEL_INFO
 
     def _to_config(self) -> ScriptedClientConfig:
-        return ScriptedClientConfig(agent_role=self.agent_role, delay_ms=self.delay_ms, chunk_delay_ms=self.chunk_delay_ms)
+        return ScriptedClientConfig(
+            agent_role=self.agent_role, delay_ms=self.delay_ms, chunk_delay_ms=self.chunk_delay_ms
+        )
 
     @classmethod
     def _from_config(cls, config: ScriptedClientConfig) -> Self:
@@ -266,4 +279,4 @@ def _task(messages: Sequence[LLMMessage]) -> str:
 
 
 def _add(a: RequestUsage, b: RequestUsage) -> RequestUsage:
-    return RequestUsage(prompt_tokens=a.prompt_tokens + b.prompt_tokens, completion_tokens=a.completion_tokens + b.completion_tokens)
+    return RequestUsage(a.prompt_tokens + b.prompt_tokens, a.completion_tokens + b.completion_tokens)

@@ -49,12 +49,17 @@ def addressed_to(text: str, role: str) -> bool:
 
 
 def topic_of(task: str) -> str:
-    """The thing the task is about, e.g. 'Pulse, our analytics dashboard' from 'Write an email announcing Pulse...'."""
+    """What the task is about: 'Pulse, our analytics dashboard' from 'Write an email announcing Pulse, our...'."""
     first = task.strip().split("\n", 1)[0].rstrip(".!? ")
     match = re.search(r"\b(?:for|about|announcing|introducing|launching|of)\s+(.+)", first, re.I)
-    topic = match.group(1) if match else re.sub(r"^(please\s+)?(write|draft|create|make|build|add)\s+", "", first, flags=re.I)
+    topic = match.group(1) if match else _without_leading_verb(first)
     topic = re.sub(r"^(the|our|a|an|new)\s+", "", topic.strip(), flags=re.I)
     return topic[:80] or "the product"
+
+
+def _without_leading_verb(text: str) -> str:
+    verbs = r"^(please\s+)?(add|write|draft|build|create|implement|make)\s+"
+    return re.sub(verbs, "", text.strip().split("\n")[0], flags=re.I)
 
 
 # -- planner ------------------------------------------------------------------------------------------
@@ -86,12 +91,15 @@ def plan(task: str, instructions: list[str]) -> str:
     if kind == "ops":
         args = deploy_arguments(task)
         topic = f"{args['service']} {args['version']}"
+    elif kind == "code":  # "Add a TTL cache for user profiles" -> "a TTL cache for user profiles"
+        topic = _without_leading_verb(task)
     else:
         topic = topic_of(task)
-    steps = [s.format(topic=topic) for s in _STEPS[kind]]
+    steps = [s.format(topic=topic.rstrip(".")) for s in _STEPS[kind]]
     steps += [f"Address review feedback: {i}" for i in instructions]
     numbered = "\n".join(f"{n}. {step}" for n, step in enumerate(steps, 1))
-    return f"TASK TYPE: {kind}\nPlan for: {task.strip()[:200]}\n{numbered}\n{confidence_line(task, 1 + len(instructions))}"
+    confidence = confidence_line(task, 1 + len(instructions))
+    return f"TASK TYPE: {kind}\nPlan for: {task.strip()[:200]}\n{numbered}\n{confidence}"
 
 
 # -- copywriter -----------------------------------------------------------------------------------------
@@ -120,13 +128,15 @@ def _sentences(text: str) -> list[str]:
 
 def revise_copy(previous: str, instruction: str) -> tuple[str, list[str]]:
     """Apply tone/length/mention/remove instructions to the last copy; returns the copy and what changed."""
-    headline = (re.search(r"^# (.+)$", previous, re.M) or re.search(r"(.+)", previous)).group(1)  # type: ignore[union-attr]
+    headline_match = re.search(r"^# (.+)$", previous, re.M)
+    headline = headline_match.group(1) if headline_match else previous.strip().split("\n")[0]
     cta_match = re.search(r"^\*\*(.+)\*\*$", previous, re.M)
     cta = cta_match.group(1) if cta_match else "Get started today"
     body_lines = [ln for ln in previous.split("\n") if ln and not ln.startswith(("# ", "**", "_Revised"))]
     body = " ".join(body_lines)
     lowered, done = instruction.lower(), []
-    for target in re.findall(r"\b(?:remove|drop|delete|don't mention|do not mention)\s+(?:the\s+)?([^,.;]+)", lowered):
+    removals = r"\b(?:remove|drop|delete|don't mention|do not mention)\s+(?:the\s+)?([^,.;]+)"
+    for target in re.findall(removals, lowered):
         words = target.strip()
         kept = [s for s in _sentences(body) if words not in s.lower()]
         headline = re.sub(rf"\s*\b{re.escape(words)}\b", "", headline, flags=re.I).strip(" :,-") or headline
@@ -163,17 +173,21 @@ _NOT_SERVICES = {"the", "a", "new", "our", "version", "release", "to", "producti
 def deploy_arguments(task: str, previous: dict[str, Any] | None = None) -> dict[str, Any]:
     """service/version/environment named in ``task``, falling back to ``previous`` and then to defaults."""
     previous = previous or {}
-    version = re.search(r"\bv?(\d+\.\d+(?:\.\d+)?(?:[-+][\w.]+)?)\b", task)
-    service = re.search(r"\b([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\b", task)  # hyphenated names: billing-api
+    version = re.search(r"\bv?(\d+\.\d+(?:\.\d+)?)\b", task)
+    service = re.search(r"\b([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\b", task, re.I)  # hyphenated names: billing-api
     if service is None:
         words = re.findall(r"(?:deploy|release|roll ?out|ship)\s+((?:\w[\w-]*\s*){1,3})", task, re.I)
         candidates = [w for w in " ".join(words).lower().split() if w not in _NOT_SERVICES and not w[0].isdigit()]
-        service_name = candidates[0] if candidates and not candidates[0].startswith("v") else None
+        service_name = candidates[0] if candidates and not re.match(r"v\d", candidates[0]) else None
     else:
         service_name = service.group(1)
+    if service_name:  # the tool's schema: lowercase letters, digits and dashes
+        service_name = re.sub(r"[^a-z0-9-]+", "-", service_name.lower()).strip("-") or None
+    if version:  # the tool's schema wants three parts: 2.4 -> 2.4.0
+        version_text = ".".join((version.group(1).split(".") + ["0"])[:3])
     return {
         "service": service_name or previous.get("service", "web-app"),
-        "version": version.group(1) if version else previous.get("version", "1.0.0"),
+        "version": version_text if version else previous.get("version", "1.0.0"),
         "environment": "production",
     }
 
@@ -210,11 +224,14 @@ def deploy_report(outcome: str, args: dict[str, Any], detail: str, who: str) -> 
     what = f"{args.get('service')} {args.get('version')} to {args.get('environment')}"
     detail = " ".join(detail.split())[:300]
     if outcome == "succeeded":
+        detail = re.split(r"\bResult:\s*", detail)[-1]  # the tool's own words, not the whole approval line
         shown = ", ".join(f"{k}={v}" for k, v in args.items())
-        return f"Deployment report: deploy_to_prod succeeded with the approved arguments ({shown}).\nResult: {detail}\nDONE"
+        return f"Deployment report: deploy_to_prod succeeded with the approved arguments ({shown}).\n" \
+               f"Result: {detail}\nDONE"
     if outcome == "denied":
         reason = re.split(r"(?:reason|says)\s*:\s*", detail, maxsplit=1, flags=re.I)[-1]
-        return f"Deployment report: the deployment of {what} was denied by {who}. Reason: {reason}\nNothing was deployed.\nDONE"
+        return f"Deployment report: the deployment of {what} was denied by {who}. Reason: {reason}\n" \
+               "Nothing was deployed.\nDONE"
     if outcome == "failed":
         return f"Deployment report: deploy_to_prod for {what} failed: {detail}\nDONE"
     if outcome == "pending":
@@ -224,4 +241,5 @@ def deploy_report(outcome: str, args: dict[str, Any], detail: str, who: str) -> 
 
 def generic_answer(role: str, last_text: str) -> str:
     gist = " ".join(last_text.split())[:120] or "the task"
-    return f"{role.replace('_', ' ').capitalize()} here. I read: \"{gist}\". Noted; nothing further from me on this."
+    speaker = role.replace("_", " ").capitalize()
+    return f'{speaker} here. I read: "{gist}". Noted; nothing further from me on this.'

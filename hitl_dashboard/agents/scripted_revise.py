@@ -10,6 +10,18 @@ import ast
 import re
 from collections.abc import Callable
 
+from .scripted_pysource import (
+    add_import,
+    after_imports,
+    body_start,
+    defaults_by_name,
+    functions,
+    insert,
+    main_function,
+    named_params,
+    with_signature,
+)
+
 Edit = Callable[[str], "str | None"]
 
 
@@ -63,110 +75,12 @@ def apply_renames(code: str, pairs: list[tuple[str, str]]) -> str:
     return code
 
 
-# -- helpers over the code's functions ---------------------------------------------------------------
-def _functions(code: str) -> list[ast.FunctionDef]:
-    """Top-level functions and methods; nested helpers (decorator internals) are left alone."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
-    found = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
-    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
-        found += [n for n in cls.body if isinstance(n, ast.FunctionDef)]
-    return found
-
-
-def _main_function(code: str) -> ast.FunctionDef | None:
-    """The entry point: the last top-level public function."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return None
-    public = [n for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
-    return public[-1] if public else None
-
-
-def _with_signature(code: str, fn: ast.FunctionDef) -> str:
-    """Rewrite ``fn``'s (single-line) def from its edited ast node."""
-    lines = code.split("\n")
-    indent = " " * fn.col_offset
-    returns = f" -> {ast.unparse(fn.returns)}" if fn.returns else ""
-    lines[fn.lineno - 1] = f"{indent}def {fn.name}({_format_args(fn.args)}){returns}:"
-    return "\n".join(lines)
-
-
-def _format_args(args: ast.arguments) -> str:
-    """Like ast.unparse, but PEP 8 spacing: ``x: int = 1`` next to ``y=2``."""
-
-    def one(arg: ast.arg, default: ast.expr | None, prefix: str = "") -> str:
-        text = prefix + arg.arg + (f": {ast.unparse(arg.annotation)}" if arg.annotation else "")
-        if default is None:
-            return text
-        return text + (" = " if arg.annotation else "=") + ast.unparse(default)
-
-    positional = args.posonlyargs + args.args
-    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    parts = [one(a, d) for a, d in zip(positional, defaults)]
-    if args.posonlyargs:
-        parts.insert(len(args.posonlyargs), "/")
-    if args.vararg is not None:
-        parts.append(one(args.vararg, None, "*"))
-    elif args.kwonlyargs:
-        parts.append("*")
-    parts += [one(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
-    if args.kwarg is not None:
-        parts.append(one(args.kwarg, None, "**"))
-    return ", ".join(parts)
-
-
-def _defaults_by_name(fn: ast.FunctionDef) -> dict[str, ast.expr]:
-    positional = fn.args.posonlyargs + fn.args.args
-    pairs = zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults)
-    named = {a.arg: d for a, d in pairs}
-    named.update({a.arg: d for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None})
-    return named
-
-
-def _body_start(fn: ast.FunctionDef) -> tuple[int, str]:
-    """0-based line index where new statements go (after a docstring) and the body's indentation."""
-    first = fn.body[0]
-    indent = " " * first.col_offset
-    decorators = getattr(first, "decorator_list", [])
-    if decorators:  # a nested decorated def starts at its first decorator
-        return min(d.lineno for d in decorators) - 2, indent
-    has_doc = isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant)
-    if has_doc and isinstance(first.value.value, str) and len(fn.body) > 1:  # type: ignore[attr-defined]
-        return first.end_lineno or first.lineno, indent
-    return first.lineno - 1, indent
-
-
-def _insert(code: str, index: int, new_lines: list[str]) -> str:
-    lines = code.split("\n")
-    return "\n".join(lines[:index] + new_lines + lines[index:])
-
-
-def _after_imports(code: str) -> int:
-    lines = code.split("\n")
-    last = max((i for i, line in enumerate(lines) if re.match(r"(import|from)\s", line)), default=0)
-    return last + 1
-
-
-def _add_import(code: str, statement: str) -> str:
-    if re.search(rf"^{re.escape(statement)}$", code, flags=re.M):
-        return code
-    return _insert(code, 1, [statement])  # line 0 is the "# file:" comment
-
-
-def _params(fn: ast.FunctionDef) -> list[ast.arg]:
-    return [a for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs if a.arg not in ("self", "cls")]
-
-
 # -- the edits -----------------------------------------------------------------------------------------
 def _add_timeout(code: str) -> str | None:
-    fn = _main_function(code)
-    if fn is None or any(a.arg == "timeout" for a in _params(fn)):
+    fn = main_function(code)
+    if fn is None or any(a.arg == "timeout" for a in named_params(fn)):
         return None
-    typed = any(a.annotation is not None for a in _params(fn))
+    typed = any(a.annotation is not None for a in named_params(fn))
     new_arg = ast.arg("timeout", ast.Name("float") if typed else None)
     default = ast.Name("DEFAULT_TIMEOUT_S")
     if fn.args.vararg is not None:
@@ -175,39 +89,40 @@ def _add_timeout(code: str) -> str | None:
     else:
         fn.args.args.append(new_arg)
         fn.args.defaults.append(default)
-    code = _with_signature(code, fn)
-    fn = _main_function(code)
+    code = with_signature(code, fn)
+    fn = main_function(code)
     assert fn is not None
-    index, indent = _body_start(fn)
+    index, indent = body_start(fn)
     loop = next((n for n in fn.body if isinstance(n, (ast.For, ast.While))), None)
     if "urlopen(request)" in code:
         code = code.replace("urlopen(request)", "urlopen(request, timeout=timeout)")
     elif loop is not None:  # bound the whole loop, not just one step
         step_indent = " " * loop.body[0].col_offset
-        code = _insert(code, loop.body[0].lineno - 1, [
+        code = insert(code, loop.body[0].lineno - 1, [
             f"{step_indent}if time.monotonic() > deadline:",
             f'{step_indent}    raise TimeoutError(f"{fn.name} gave up after {{timeout}} s")',
         ])
-        code = _insert(code, index, [f"{indent}deadline = time.monotonic() + timeout"])
-        code = _add_import(code, "import time")
+        code = insert(code, index, [f"{indent}deadline = time.monotonic() + timeout"])
+        code = add_import(code, "import time")
     else:
-        code = _insert(code, index, [f"{indent}if timeout <= 0:", f'{indent}    raise ValueError("timeout must be positive")'])
-    return _insert(code, _after_imports(code), ["", "DEFAULT_TIMEOUT_S = 10.0"])
+        check = [f"{indent}if timeout <= 0:", f'{indent}    raise ValueError("timeout must be positive")']
+        code = insert(code, index, check)
+    return insert(code, after_imports(code), ["", "DEFAULT_TIMEOUT_S = 10.0"])
 
 
 def _add_logging(code: str) -> str | None:
     if "logging.getLogger" in code:
         return None
-    for fn in sorted(_functions(code), key=lambda f: -f.lineno):
-        params = _params(fn)
-        index, indent = _body_start(fn)
+    for fn in sorted(functions(code), key=lambda f: -f.lineno):
+        params = named_params(fn)
+        index, indent = body_start(fn)
         arg = f", {params[0].arg}" if params else ""
-        code = _insert(code, index, [f'{indent}logger.debug("{fn.name}(%r)"{arg})' if arg
+        code = insert(code, index, [f'{indent}logger.debug("{fn.name}(%r)"{arg})' if arg
                                      else f'{indent}logger.debug("{fn.name}()")'])
     warn = r'\1except \2 as \3:\n\1    logger.warning("attempt failed: %s", \3)'
     code = re.sub(r"^(\s*)except (.+) as (\w+):$", warn, code, flags=re.M)
-    code = _add_import(code, "import logging")
-    return _insert(code, _after_imports(code), ["", "logger = logging.getLogger(__name__)"])
+    code = add_import(code, "import logging")
+    return insert(code, after_imports(code), ["", "logger = logging.getLogger(__name__)"])
 
 
 _TYPE_BY_NAME = [
@@ -230,9 +145,9 @@ def _guess_type(name: str) -> str:
 
 def _add_type_hints(code: str) -> str | None:
     changed = False
-    for fn in sorted(_functions(code), key=lambda f: -f.lineno):
-        fn = next(f for f in _functions(code) if f.lineno == fn.lineno)
-        for arg in _params(fn):
+    for fn in sorted(functions(code), key=lambda f: -f.lineno):
+        fn = next(f for f in functions(code) if f.lineno == fn.lineno)
+        for arg in named_params(fn):
             if arg.annotation is None:
                 arg.annotation, changed = ast.Name(_guess_type(arg.arg)), True
         for star in (fn.args.vararg, fn.args.kwarg):
@@ -244,32 +159,33 @@ def _add_type_hints(code: str) -> str | None:
             if fn.name.startswith(("is_", "has_", "allow", "verify")):
                 fn.returns = ast.Name("bool")
             changed = True
-        code = _with_signature(code, fn)
+        code = with_signature(code, fn)
     if not changed:
         return None
     used = [name for name in ("Any", "Callable", "Iterable") if re.search(rf"[:>] [^\n]*\b{name}\b", code)]
-    return _add_import(code, f"from typing import {', '.join(used)}") if used else code
+    return add_import(code, f"from typing import {', '.join(used)}") if used else code
 
 
 def _add_docstrings(code: str) -> str | None:
-    targets = [f for f in _functions(code) if ast.get_docstring(f) is None]
+    targets = [f for f in functions(code) if ast.get_docstring(f) is None]
     for fn in sorted(targets, key=lambda f: -f.lineno):
         index, indent = fn.lineno, " " * fn.body[0].col_offset  # right under the (single-line) def
         sentence = fn.name.strip("_").replace("_", " ").capitalize()
-        code = _insert(code, index, [f'{indent}"""{sentence}."""'])
+        code = insert(code, index, [f'{indent}"""{sentence}."""'])
     return code if targets else None
 
 
 def _add_validation(code: str) -> str | None:
-    fn = _main_function(code)
+    fn = main_function(code)
     if fn is None:
         return None
     checks: list[str] = []
-    index, indent = _body_start(fn)
-    defaults = _defaults_by_name(fn)
-    for arg in _params(fn):
+    index, indent = body_start(fn)
+    defaults = defaults_by_name(fn)
+    for arg in named_params(fn):
         name, kind = arg.arg, _guess_type(arg.arg)
-        optional = isinstance(defaults.get(name), ast.Constant) and defaults[name].value is None  # type: ignore[attr-defined]
+        default = defaults.get(name)
+        optional = isinstance(default, ast.Constant) and default.value is None
         if optional or kind.startswith("tuple") or re.search(rf'Error\("{name}\b', code):
             continue  # already checked
         if kind in ("int", "float"):
@@ -277,14 +193,16 @@ def _add_validation(code: str) -> str | None:
         elif kind == "str":
             checks += [f"{indent}if not {name}:", f'{indent}    raise ValueError("{name} must not be empty")']
         elif kind.startswith("Callable"):
-            checks += [f"{indent}if not callable({name}):", f'{indent}    raise TypeError("{name} must be callable")']
+            checks += [
+                f"{indent}if not callable({name}):", f'{indent}    raise TypeError("{name} must be callable")',
+            ]
         else:
             checks += [f"{indent}if {name} is None:", f'{indent}    raise ValueError("{name} is required")']
-    return _insert(code, index, checks) if checks else None
+    return insert(code, index, checks) if checks else None
 
 
 def _add_retry(code: str) -> str | None:
-    fn = _main_function(code)
+    fn = main_function(code)
     if fn is None or "retry" in code.lower():
         return None
     decorator = [
@@ -304,9 +222,9 @@ def _add_retry(code: str) -> str | None:
         "    return wrap",
         "",
     ]
-    code = _insert(code, fn.lineno - 1, ["@with_retries()"])
-    code = _insert(code, _after_imports(code), decorator)
-    return _add_import(_add_import(code, "import time"), "import functools")
+    code = insert(code, fn.lineno - 1, ["@with_retries()"])
+    code = insert(code, after_imports(code), decorator)
+    return add_import(add_import(code, "import time"), "import functools")
 
 
 _KEYWORD_EDITS: list[tuple[str, Edit, str]] = [
@@ -324,7 +242,7 @@ def _note_at_line(code: str, number: int, note: str) -> str:
     index = min(max(number - 1, 1), len(lines))  # never above the "# file:" line
     target = lines[index] if index < len(lines) else ""
     indent = target[: len(target) - len(target.lstrip())]
-    return _insert(code, index, [f"{indent}# Review (line {number}): {note}"])
+    return insert(code, index, [f"{indent}# Review (line {number}): {note}"])
 
 
 def _review_note(code: str, instruction: str) -> str:
@@ -332,7 +250,7 @@ def _review_note(code: str, instruction: str) -> str:
     if match:
         code = code.replace(match.group(0), f"REVISION = {int(match.group(1)) + 1}")
     else:
-        code = _insert(code, _after_imports(code), ["", "REVISION = 2  # bumped on every reviewed revision"])
+        code = insert(code, after_imports(code), ["", "REVISION = 2  # bumped on every reviewed revision"])
     general = [ln for ln in instruction.split("\n") if not re.search(r"\bline\s+\d+\s*:|^Line comments:", ln)]
     note = " ".join(" ".join(general).split())[:160]
-    return _insert(code, 1, [f"# Review: {note}"])
+    return insert(code, 1, [f"# Review: {note}"])

@@ -186,7 +186,8 @@ def _usage(body: dict[str, Any], output: str) -> dict[str, int]:
 
 def _tool_call(reply: ToolCallReply) -> dict[str, Any]:
     call_id = reply.call_id or f"call_{uuid.uuid4().hex[:12]}"
-    return {"id": call_id, "type": "function", "function": {"name": reply.name, "arguments": json.dumps(reply.arguments)}}
+    function = {"name": reply.name, "arguments": json.dumps(reply.arguments)}
+    return {"id": call_id, "type": "function", "function": function}
 
 
 def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
@@ -221,7 +222,8 @@ def _stream_events(body: dict[str, Any], reply: Reply, include_usage: bool) -> l
         call = _tool_call(reply)
         args = call["function"]["arguments"]
         half = len(args) // 2  # split the arguments so the client has to reassemble them
-        head = {"index": 0, "id": call["id"], "type": "function", "function": {"name": reply.name, "arguments": args[:half]}}
+        function = {"name": reply.name, "arguments": args[:half]}
+        head = {"index": 0, "id": call["id"], "type": "function", "function": function}
         events = [chunk({"role": "assistant", "tool_calls": [head]})]
         events.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": args[half:]}}]}))
         events.append(chunk({}, "tool_calls"))
