@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
@@ -120,10 +121,19 @@ def _parse_args(raw: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"_value": value}
 
 
+_ERROR_LINE = re.compile(r"^(?:[\w.]+\.)?(\w+(?:Error|Exception|Failed)): (.+)$", re.MULTILINE)
+
+
 def _describe(exc: BaseException) -> str:
-    # AutoGen wraps agent errors; the innermost message is the one a person can act on.
+    """A message a person can act on. AutoGen re-raises agent errors as RuntimeError carrying
+    the whole traceback as text; the last 'SomeError: message' line in it is the real cause."""
     seen = exc
     while seen.__cause__ is not None:
         seen = seen.__cause__
     text = str(seen) or type(seen).__name__
-    return text if seen is exc else f"{text}"
+    if "Traceback (most recent call last)" in text:
+        lines = _ERROR_LINE.findall(text)
+        if lines:
+            name, message = lines[-1]
+            return message if name == "ModelCallFailed" else f"{name}: {message}"
+    return text

@@ -21,6 +21,7 @@ from hitl_dashboard.domain.enums import (
 from hitl_dashboard.domain.errors import Conflict
 from hitl_dashboard.domain.permissions import Actor, check_can_decide
 from hitl_dashboard.domain.signoff import Approval, next_role
+from hitl_dashboard.services import webhooks
 from hitl_dashboard.services.claims import get_request
 from hitl_dashboard.services.review_requests import Subject, dismiss_open_requests, open_request
 from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
@@ -38,10 +39,6 @@ class DecisionOutcome:
 
 
 def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInput) -> DecisionOutcome:
-    if decision.idempotency_key:
-        earlier = _earlier(uow, decision.idempotency_key, review_id)
-        if earlier is not None:
-            return earlier
     request = get_request(uow, review_id)
     conversation = uow.session.get(Conversation, request.conversation_id)
     agents = TEMPLATES[conversation.template].agents
@@ -50,6 +47,10 @@ def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInpu
         actor, required_role=request.required_role, initiator_id=conversation.initiator_id,
         action=decision.action, override_reason=decision.override_reason,
     )
+    if decision.idempotency_key:  # after the permission checks: a replay must not bypass them
+        earlier = _earlier(uow, decision.idempotency_key, review_id, actor)
+        if earlier is not None:
+            return earlier
     _check_open(uow, actor, request, decision)
     edited = None
     if decision.edited_args is not None:
@@ -66,7 +67,7 @@ def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInpu
     if result.rowcount != 1:
         # A retry of the same decision that lost the race to its own first attempt (PostgreSQL: the
         # UPDATE waited for that commit, and this statement-level snapshot now sees its row).
-        earlier = _earlier(uow, decision.idempotency_key, review_id) if decision.idempotency_key else None
+        earlier = _earlier(uow, decision.idempotency_key, review_id, actor) if decision.idempotency_key else None
         if earlier is not None:
             return earlier
         raise Conflict(f"review request {review_id} was decided by someone else a moment ago")
@@ -84,7 +85,7 @@ def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInpu
     except IntegrityError:
         # Same idempotency key raced in from another request: the first one wins.
         uow.rollback()
-        earlier = _earlier(uow, decision.idempotency_key, review_id)
+        earlier = _earlier(uow, decision.idempotency_key, review_id, actor)
         if earlier is None:
             raise Conflict("this decision conflicted with another one; reload and try again") from None
         return earlier
@@ -98,6 +99,7 @@ def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInpu
     )
     _transcript_note(uow, conversation, actor, request, decision)
     next_review = _apply(uow, actor, conversation, request, decision, edited)
+    webhooks.review_decided(uow.session, row, request, conversation, actor.username)
     conversation.updated_at = utcnow()
     uow.session.add(conversation)
     uow.session.flush()
@@ -105,14 +107,21 @@ def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInpu
                            next_review.id if next_review else None)
 
 
-def _earlier(uow: UnitOfWork, key: str, review_id: int) -> DecisionOutcome | None:
+def _earlier(uow: UnitOfWork, key: str, review_id: int, actor: Actor) -> DecisionOutcome | None:
     row = uow.session.exec(select(Decision).where(Decision.idempotency_key == key)).first()
     if row is None:
         return None
     if row.review_request_id != review_id:
         raise Conflict(f"idempotency key '{key}' was already used for review request {row.review_request_id}")
+    if row.reviewer_id != actor.user_id:
+        raise Conflict(f"idempotency key '{key}' was already used by another reviewer")
     conversation = uow.session.get(Conversation, row.conversation_id)
-    return DecisionOutcome(row.id, review_id, row.conversation_id, row.action, conversation.status, None, True)
+    now_open = uow.session.exec(
+        select(ReviewRequest.id).where(ReviewRequest.conversation_id == row.conversation_id,
+                                       ReviewRequest.status.in_(OPEN_REVIEW_STATUSES))
+        .order_by(ReviewRequest.id).limit(1)
+    ).first()
+    return DecisionOutcome(row.id, review_id, row.conversation_id, row.action, conversation.status, now_open, True)
 
 
 def _check_open(uow: UnitOfWork, actor: Actor, request: ReviewRequest, decision: DecisionInput) -> None:
@@ -220,3 +229,4 @@ def _set_status(session, conversation: Conversation, status: str, reason: str | 
     conversation.next_input = None
     append_audit(session, actor=actor.username, action=f"conversation.{status}", conversation_id=conversation.id,
                  details={"reason": reason})
+    webhooks.conversation_finished(session, conversation)
