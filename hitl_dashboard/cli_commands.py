@@ -103,6 +103,9 @@ def register_all(sub) -> None:
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     p.set_defaults(handler="demo seed")
 
+    from hitl_dashboard.cli_api_commands import register as register_api_commands  # tokens, webhooks
+    register_api_commands(sub)
+
 
 def _json_arg(text: str | None, field: str):
     if text is None:
@@ -243,11 +246,13 @@ def _retry(args) -> int:
 @command("worker")
 def _worker(args) -> int:
     from hitl_dashboard.services.runner import run_until_idle
+    from hitl_dashboard.services.webhook_delivery import deliver_due
     from hitl_dashboard.services.worker import escalate_once, run_worker_forever
 
     if args.until_idle:
         escalated = escalate_once()
         runs = asyncio.run(run_until_idle())
+        asyncio.run(deliver_due(limit=100))
         emit(args, {"runs": runs, "escalated": escalated}, f"idle after {runs} run(s); escalated {len(escalated)}")
         return 0
     try:

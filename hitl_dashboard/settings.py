@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -47,6 +47,25 @@ class Settings(BaseSettings):
     sla_hours_admin: float = 24.0
 
     max_text_chars: int = 20_000
+
+    # HTTP API. Limits use the `limits` notation ("120/minute", "10/second;500/hour").
+    api_rate_limit: str = "120/minute"  # per API token
+    api_address_rate_limit: str = "600/minute"  # per client address, with or without a token
+    api_max_body_bytes: int = 256 * 1024
+
+    # Webhooks: delivery timeout, attempts before giving up, exponential backoff between attempts.
+    webhook_timeout_s: float = 10.0
+    webhook_max_attempts: int = 8
+    webhook_retry_base_s: float = 30.0
+    webhook_retry_max_s: float = 3600.0
+
+    @field_validator("api_rate_limit", "api_address_rate_limit")
+    @classmethod
+    def _valid_rate_limit(cls, value: str) -> str:
+        from limits import parse_many
+
+        parse_many(value)  # raises ValueError with the offending text
+        return value
 
     @model_validator(mode="after")
     def _refuse_default_secret_when_hosted(self) -> "Settings":

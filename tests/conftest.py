@@ -13,6 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN_URL = os.environ.get("TEST_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 IN_CI = os.environ.get("CI", "").lower() == "true"
+# The running app for the HTTP API tests (session-scoped, on SQLite and PostgreSQL).
+pytest_plugins = ["tests.support.api_app"]
 
 
 def _pg_available() -> str | None:

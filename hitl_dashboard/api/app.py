@@ -6,6 +6,7 @@ from fastapi import FastAPI
 
 import hitl_dashboard
 from hitl_dashboard.api import health
+from hitl_dashboard.api.wiring import mount_api
 
 API_PREFIX = "/api"
 
@@ -22,6 +23,7 @@ def create_api() -> FastAPI:
         openapi_url=f"{API_PREFIX}/openapi.json",
     )
     api.include_router(health.router, prefix=API_PREFIX, tags=["health"])
+    mount_api(api, API_PREFIX)  # conversations, reviews, audit: routers, errors, body limit
     return api
 
 

@@ -184,3 +184,55 @@ class AuditEvent(SQLModel, table=True):
             "content_hash": self.content_hash,
             "details": self.details,
         }
+
+
+class ApiToken(SQLModel, table=True):
+    """A bearer token: API tokens for bots and scripts, session tokens for browsers.
+    Only the sha256 of the token is stored; the plaintext is shown once, at creation."""
+
+    __tablename__ = "api_tokens"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id", index=True)
+    name: str = Field(default="", max_length=100)
+    kind: str = Field(default="api", max_length=16)  # api | session
+    token_hash: str = Field(max_length=64, unique=True)
+    prefix: str = Field(max_length=16)  # the first characters, so people can tell tokens apart
+    created_at: datetime = Field(default_factory=utcnow)
+    last_used_at: Optional[datetime] = None
+    expires_at: Optional[datetime] = None
+    revoked_at: Optional[datetime] = None
+
+
+class Webhook(SQLModel, table=True):
+    __tablename__ = "webhooks"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    url: str = Field(max_length=2000)
+    events: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    # Kept readable: every delivery is signed with it (HMAC needs the key itself).
+    secret: str = Field(max_length=128)
+    format: str = Field(default="json", max_length=16)  # json | slack
+    active: bool = True
+    created_by: Optional[int] = Field(default=None, foreign_key="users.id")  # None: the operator's CLI
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class WebhookDelivery(SQLModel, table=True):
+    """One event for one webhook, queued in the transaction that caused the event."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (
+        UniqueConstraint("webhook_id", "event_id", name="uq_webhook_deliveries_webhook_event"),
+        Index("ix_webhook_deliveries_due", "status", "next_attempt_at"),
+    )
+    id: Optional[int] = Field(default=None, primary_key=True)
+    webhook_id: int = Field(foreign_key="webhooks.id")
+    event: str = Field(max_length=48)
+    event_id: str = Field(max_length=120)
+    payload: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    status: str = Field(default="pending", max_length=16)  # pending | delivered | failed
+    attempts: int = 0
+    next_attempt_at: datetime = Field(default_factory=utcnow)
+    last_status_code: Optional[int] = None
+    last_error: Optional[str] = Field(default=None, sa_column=Column(Text))
+    delivered_at: Optional[datetime] = None
+    created_at: datetime = Field(default_factory=utcnow)

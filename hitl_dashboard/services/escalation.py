@@ -11,6 +11,7 @@ from hitl_dashboard.db.models import Conversation, ReviewRequest, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ConversationStatus, ReviewStatus
 from hitl_dashboard.domain.sla import escalation_target
+from hitl_dashboard.services import webhooks
 from hitl_dashboard.services.review_requests import Subject, dismiss_open_requests, open_request
 
 
@@ -40,6 +41,7 @@ def escalate_overdue(uow: UnitOfWork, *, limit: int = 200) -> list[int]:
         append_audit(uow.session, actor="sla", action=f"review.{new_status}", conversation_id=conversation.id,
                      review_request_id=request.id, content_hash=request.content_hash,
                      details={"due_at": request.due_at.isoformat(), "role": request.required_role, "to": target})
+        webhooks.review_escalated(uow.session, request, None if abort else target)
         if abort:
             dismiss_open_requests(uow.session, conversation.id, actor="sla", why="review deadline passed")
             conversation.status = ConversationStatus.ABORTED
@@ -48,6 +50,7 @@ def escalate_overdue(uow: UnitOfWork, *, limit: int = 200) -> list[int]:
             uow.session.add(conversation)
             append_audit(uow.session, actor="sla", action="conversation.aborted",
                          conversation_id=conversation.id, details={"reason": conversation.status_reason})
+            webhooks.conversation_finished(uow.session, conversation)
             continue
         open_request(
             uow.session, conversation, kind=request.kind, role=target, rule="escalated",

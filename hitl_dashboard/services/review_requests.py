@@ -10,6 +10,7 @@ from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import Conversation, ReviewRequest, utcnow
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewStatus
 from hitl_dashboard.domain.sla import due_at
+from hitl_dashboard.services import webhooks
 from hitl_dashboard.settings import get_settings
 
 
@@ -61,6 +62,7 @@ def open_request(
         content_hash=subject.content_hash,
         details={"kind": kind, "role": role, "rule": rule, "reason": reason, "subject": subject.label},
     )
+    webhooks.review_requested(session, request, conversation)
     return request
 
 

@@ -20,7 +20,7 @@ from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import Conversation, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
-from hitl_dashboard.services import leases, live
+from hitl_dashboard.services import leases, live, webhooks
 from hitl_dashboard.services.tool_execution import run_approved_tool
 from hitl_dashboard.services.turns import CONTINUE, apply_turn
 from hitl_dashboard.settings import get_settings
@@ -122,6 +122,7 @@ def _mark_failed(conversation_id: int, runner_id: str, reason: str) -> None:
         uow.session.add(conversation)
         append_audit(uow.session, actor="runner", action="conversation.failed", conversation_id=conversation_id,
                      details={"reason": reason[:2000]})
+        webhooks.conversation_finished(uow.session, conversation)
         uow.commit()
     live.publish_turn(conversation_id)
 

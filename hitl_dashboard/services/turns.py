@@ -15,6 +15,7 @@ from hitl_dashboard.domain.hashing import content_hash
 from hitl_dashboard.domain.policies import GateHit, GatePolicy, TurnView, risk_flags
 from hitl_dashboard.domain.revisions import ProposedCode, extract_code_blocks
 from hitl_dashboard.domain.signoff import TOOL_APPROVER, first_role
+from hitl_dashboard.services import webhooks
 from hitl_dashboard.services.review_requests import Subject, dismiss_open_requests, open_request
 
 if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGen
@@ -65,6 +66,7 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult) -
         conversation.status_reason = "completed without review (gate policy: never)"
         append_audit(session, actor="runner", action="conversation.completed_without_review",
                      conversation_id=conversation.id)
+        webhooks.conversation_finished(session, conversation)
         return FINISHED
     conversation.turns_since_review += 1
     if conversation.turns_since_review >= policy.max_turns_without_review and last_text is not None:

@@ -10,6 +10,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services import leases
 from hitl_dashboard.services.escalation import escalate_overdue
 from hitl_dashboard.services.runner import new_runner_id, run_conversation
+from hitl_dashboard.services.webhook_delivery import deliver_due
 from hitl_dashboard.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -28,6 +29,7 @@ async def run_worker_forever(runner_id: str | None = None, stop: asyncio.Event |
     while stop is None or not stop.is_set():
         try:
             escalate_once()
+            await deliver_due()
             with UnitOfWork() as uow:
                 candidates = leases.runnable_ids(uow.session)
             for conversation_id in candidates:

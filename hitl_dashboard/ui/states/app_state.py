@@ -1,7 +1,80 @@
-"""The shared base state. Access checks (who is signed in, which roles) will live here."""
+"""The shared base state: who is signed in. Every page state derives from it.
+
+The browser keeps only an opaque session token (LocalStorage, so a reload keeps the
+session); every event resolves it again on the server, so roles are never taken from
+the client and a revoked session stops working at once. Services enforce permissions;
+the UI only hides what the user may not do."""
+
+from __future__ import annotations
+
+import asyncio
 
 import reflex as rx
 
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.errors import PermissionDenied
+from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.ui import routes
+
+
+
+def _resolve(token: str) -> Actor:
+    from hitl_dashboard.services.tokens import resolve_token
+
+    with UnitOfWork() as uow:
+        actor = resolve_token(uow, token, kind="session")
+        uow.commit()  # last_used_at
+        return actor
+
 
 class AppState(rx.State):
-    """Base for every page and feature state; holds nothing page-specific."""
+    session_token: str = rx.LocalStorage("", name="hitl_session", sync=True)
+    user_id: int = 0
+    username: str = ""
+    roles: list[str] = []
+
+    @rx.var
+    def signed_in(self) -> bool:
+        return self.user_id > 0
+
+    @rx.var
+    def review_roles(self) -> list[str]:
+        """The queues this user sees: the review roles held, or all of them for an admin."""
+        all_roles = ["security_reviewer", "product_reviewer", "final_approver"]
+        return all_roles if "admin" in self.roles else [r for r in all_roles if r in self.roles]
+
+    @rx.var
+    def can_read_audit(self) -> bool:
+        return "manager" in self.roles or "admin" in self.roles
+
+    @rx.var
+    def is_admin(self) -> bool:
+        return "admin" in self.roles
+
+    async def actor(self) -> Actor:
+        """The signed-in user, checked against the database now. Raises PermissionDenied."""
+        actor = await asyncio.to_thread(_resolve, self.session_token)
+        self.user_id, self.username, self.roles = actor.user_id, actor.username, sorted(actor.roles)
+        return actor
+
+    @rx.event
+    async def require_login(self):
+        """on_load of every protected page: unknown or expired session -> sign-in page."""
+        try:
+            await self.actor()
+        except PermissionDenied:
+            self._forget()
+            return rx.redirect(routes.LOGIN)
+
+    def _forget(self) -> None:
+        self.session_token, self.user_id, self.username, self.roles = "", 0, "", []
+
+    @rx.event
+    async def sign_out(self):
+        from hitl_dashboard.services.sessions import sign_out
+
+        token = self.session_token
+        self._forget()
+        if token:
+            await asyncio.to_thread(sign_out, token)
+        return rx.redirect(routes.LOGIN)

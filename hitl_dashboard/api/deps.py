@@ -1,0 +1,52 @@
+"""Request dependencies: a unit of work, and the caller (bearer token + rate limits)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Iterator
+
+from fastapi import Depends, HTTPException, Request, status
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from hitl_dashboard.api.rate_limits import get_rate_limiter
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.errors import PermissionDenied
+from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.services.tokens import hash_token, resolve_token
+
+bearer = HTTPBearer(auto_error=False, description="An API token: `python -m hitl_dashboard tokens create USER`")
+
+
+def get_uow() -> Iterator[UnitOfWork]:
+    with UnitOfWork() as uow:
+        yield uow
+
+
+def _unauthorized(message: str) -> HTTPException:
+    return HTTPException(status.HTTP_401_UNAUTHORIZED, detail=message, headers={"WWW-Authenticate": "Bearer"})
+
+
+def client_address(request: Request) -> str:
+    # The peer address. Behind a proxy this is the proxy; X-Forwarded-For is not trusted
+    # here because anyone can send it.
+    return request.client.host if request.client else "unknown"
+
+
+def current_actor(
+    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+) -> Actor:
+    limiter = get_rate_limiter()
+    limiter.check_address(client_address(request))  # first, so guessing tokens is limited too
+    if credentials is None:
+        raise _unauthorized("send an API token as 'Authorization: Bearer <token>'")
+    with UnitOfWork() as uow:
+        try:
+            actor = resolve_token(uow, credentials.credentials)
+        except PermissionDenied as exc:
+            raise _unauthorized(str(exc)) from None
+        uow.commit()  # last_used_at
+    limiter.check_token(hash_token(credentials.credentials))
+    return actor
+
+
+CurrentActor = Annotated[Actor, Depends(current_actor)]
+Uow = Annotated[UnitOfWork, Depends(get_uow)]

@@ -1,0 +1,69 @@
+"""POST/GET /api/conversations and GET /api/conversations/{id}."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, status
+
+from hitl_dashboard.api.deps import CurrentActor, Uow
+from hitl_dashboard.api.errors import COMMON_RESPONSES, NOT_FOUND
+from hitl_dashboard.api.schemas.common import IdPath, Limit, Offset
+from hitl_dashboard.api.schemas.conversations import (
+    ConversationCreate, ConversationPublic, ConversationSummaryPublic, RevisionPublic, SignOffStepPublic,
+)
+from hitl_dashboard.api.schemas.reviews import ReviewPublic
+from hitl_dashboard.domain.enums import ConversationStatus, TaskType
+from hitl_dashboard.services import conversation_queries
+from hitl_dashboard.services.conversations import StartCommand, start_conversation
+
+router = APIRouter(prefix="/conversations", tags=["conversations"], responses=COMMON_RESPONSES)
+
+
+def _public(uow, conversation_id: int) -> ConversationPublic:
+    detail = conversation_queries.conversation_detail(uow, conversation_id)
+    c = detail.conversation
+    return ConversationPublic(
+        id=c.id, title=c.title, task=c.task, task_type=c.task_type, template=c.template, status=c.status,
+        status_reason=c.status_reason, initiator_id=c.initiator_id, on_overdue=c.on_overdue,
+        gate_policy=c.gate_policy, prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens,
+        created_at=c.created_at, updated_at=c.updated_at,
+        signoff=[SignOffStepPublic(role=s.role, approved=s.approved) for s in detail.progress],
+        open_reviews=[ReviewPublic.model_validate(r) for r in detail.open_requests],
+        revisions=[RevisionPublic.model_validate(r) for r in detail.revisions],
+    )
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=ConversationPublic)
+def start(body: ConversationCreate, actor: CurrentActor, uow: Uow) -> ConversationPublic:
+    """Start a conversation; the agents begin at once (the runner picks it up)."""
+    command = StartCommand(
+        task=body.task, task_type=body.task_type, title=body.title, template=body.template,
+        gate_policy=body.gate_policy.model_dump(exclude_unset=True) if body.gate_policy else None,
+        model_routing={agent: route.model_dump(exclude_none=True) for agent, route in body.model_routing.items()},
+        on_overdue=body.on_overdue,
+    )
+    conversation = start_conversation(uow, actor, command)
+    uow.commit()
+    return _public(uow, conversation.id)
+
+
+@router.get("", response_model=list[ConversationSummaryPublic])
+def list_conversations(
+    actor: CurrentActor, uow: Uow,
+    status: Annotated[ConversationStatus | None, Query()] = None,
+    task_type: Annotated[TaskType | None, Query()] = None,
+    limit: Limit = 50, offset: Offset = 0,
+) -> list[ConversationSummaryPublic]:
+    rows = conversation_queries.list_conversations(
+        uow, status=status.value if status else None, task_type=task_type.value if task_type else None,
+        limit=limit, offset=offset,
+    )
+    return [ConversationSummaryPublic(**row.__dict__) for row in rows]
+
+
+@router.get("/{conversation_id}", response_model=ConversationPublic, responses=NOT_FOUND)
+def get_conversation(conversation_id: IdPath, actor: CurrentActor, uow: Uow) -> ConversationPublic:
+    """Status, sign-off progress for the content under review, open review requests, revisions."""
+    return _public(uow, conversation_id)
+

@@ -1,0 +1,1 @@
+"""Pydantic request (…Create) and response (…Public) models of the HTTP API."""

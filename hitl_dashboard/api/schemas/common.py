@@ -1,0 +1,44 @@
+"""Field types shared by the request models: text the databases can store, bounded ids, UTC times."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Annotated
+
+from fastapi import Path, Query
+from pydantic import AfterValidator, StringConstraints
+
+# Ids are 32-bit on every database we support; larger numbers are simply unknown (404/422).
+MAX_ID = 2**31 - 1
+
+
+def _storable(value: str) -> str:
+    # PostgreSQL refuses NUL in text, and no database stores lone surrogates: say so as a 422,
+    # rather than letting the driver fail with a 500.
+    if "\x00" in value:
+        raise ValueError("text may not contain NUL characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("text must be valid Unicode (no lone surrogates)") from None
+    return value
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+    except OverflowError:
+        raise ValueError("date out of range") from None
+
+
+def Text(max_length: int, min_length: int = 0):  # noqa: N802 - reads as a type in annotations
+    return Annotated[str, StringConstraints(min_length=min_length, max_length=max_length), AfterValidator(_storable)]
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
+IdPath = Annotated[int, Path(ge=1, le=MAX_ID)]
+Limit = Annotated[int, Query(ge=1, le=500)]
+Offset = Annotated[int, Query(ge=0, le=1_000_000)]
+Seq = Annotated[int, Query(ge=0, le=MAX_ID)]

@@ -1,0 +1,123 @@
+"""Conversations: start one, list them, read one with its sign-off progress and open reviews."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hitl_dashboard.api.schemas.common import Text
+from hitl_dashboard.api.schemas.reviews import ReviewPublic
+
+AgentName = Literal["planner", "coder", "copywriter", "operator"]
+TaskTypeIn = Literal["code", "copy", "ops", "auto"]
+
+
+class GatePolicyCreate(BaseModel):
+    """When a human must look. Omitted fields keep the template's defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+    mode: Literal["after_agent", "on_done", "never"] = "after_agent"
+    agents: list[AgentName] = Field(default_factory=list, max_length=4)
+    keywords: list[Text(100, 1)] = Field(default_factory=list, max_length=20)
+    regex: Text(200) | None = None
+    min_confidence: float | None = Field(default=None, ge=0, le=1)
+    tools: list[Literal["deploy_to_prod"]] = Field(default_factory=list, max_length=10)
+    max_turns_without_review: int = Field(default=12, ge=1, le=1000)
+
+
+class ModelRouteCreate(BaseModel):
+    """Which model one agent uses. No base_url here: the server's API key must not be sent
+    to an address a caller chooses (operators set endpoints in the server's settings)."""
+
+    model_config = ConfigDict(extra="forbid")
+    provider: Literal["scripted", "openai"] = "scripted"
+    model: Text(100, 1) | None = None
+    timeout_s: float | None = Field(default=None, gt=0, le=600)
+    max_retries: int | None = Field(default=None, ge=1, le=10)
+    delay_ms: float | None = Field(default=None, ge=0, le=60_000)
+
+
+class ConversationCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    task: Text(20_000, 1)
+    task_type: TaskTypeIn = "code"
+    title: Text(200) | None = None
+    template: TaskTypeIn | None = None
+    gate_policy: GatePolicyCreate | None = None
+    model_routing: dict[AgentName, ModelRouteCreate] = Field(default_factory=dict)
+    on_overdue: Literal["escalate", "abort"] = "escalate"
+
+
+class ConversationSummaryPublic(BaseModel):
+    id: int
+    title: str
+    task_type: str
+    status: str
+    status_reason: str | None
+    tokens: int
+    created_at: datetime
+
+
+class SignOffStepPublic(BaseModel):
+    role: str
+    approved: bool
+
+
+class RevisionPublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    id: int
+    key: str
+    number: int
+    language: str
+    content_hash: str
+    message_id: int
+    created_at: datetime
+
+
+class RevisionWithContentPublic(RevisionPublic):
+    content: str
+
+
+class ConversationPublic(BaseModel):
+    id: int
+    title: str
+    task: str
+    task_type: str
+    template: str
+    status: str
+    status_reason: str | None
+    initiator_id: int
+    on_overdue: str
+    gate_policy: dict[str, Any]
+    prompt_tokens: int
+    completion_tokens: int
+    created_at: datetime
+    updated_at: datetime
+    signoff: list[SignOffStepPublic]
+    open_reviews: list[ReviewPublic]
+    revisions: list[RevisionPublic]
+
+
+class MessagePublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    id: int
+    seq: int
+    source: str
+    kind: str
+    content: str
+    prompt_tokens: int
+    completion_tokens: int
+    created_at: datetime
+
+
+class TranscriptPage(BaseModel):
+    items: list[MessagePublic]
+    next_after_seq: int | None = Field(description="Pass as after_seq for the next page; null at the end")
+
+
+class RevisionDiffPublic(BaseModel):
+    before: RevisionWithContentPublic
+    after: RevisionWithContentPublic
+    unified_diff: str

@@ -1,0 +1,92 @@
+"""Review requests, the queue items that list them, and structured decisions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from hitl_dashboard.api.schemas.common import MAX_ID, Text
+from hitl_dashboard.domain.enums import Action
+
+
+class ReviewPublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    id: int
+    conversation_id: int
+    kind: str
+    role: str = Field(validation_alias="required_role")
+    rule: str
+    reason: str
+    risk_flags: list[str]
+    subject_type: str
+    subject_id: int
+    subject_label: str
+    content_hash: str
+    status: str
+    assignee_id: int | None
+    version: int
+    due_at: datetime
+    created_at: datetime
+    escalated_from_id: int | None
+
+
+class ReviewListItemPublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    id: int
+    version: int
+    role: str
+    conversation_id: int
+    title: str
+    task_type: str
+    kind: str
+    subject_type: str
+    subject_label: str
+    rule: str
+    reason: str
+    risk_flags: list[str]
+    tokens: int
+    status: str
+    assignee: str | None
+    created_at: datetime
+    due_at: datetime
+    overdue: bool
+
+
+class LineCommentCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    key: Text(255, 1)
+    line: int = Field(ge=1, le=1_000_000)
+    text: Text(20_000, 1)
+
+
+class DecisionCreate(BaseModel):
+    """The structured decision. Send an Idempotency-Key header to make retries safe."""
+
+    model_config = ConfigDict(extra="forbid")
+    action: Action
+    reason: Text(20_000) | None = None
+    instructions: Text(20_000) | None = None
+    target_agent: Text(64) | None = None
+    edited_args: dict[str, Any] | None = Field(default=None, description="Tool call reviews: approved arguments")
+    line_comments: list[LineCommentCreate] = Field(default_factory=list, max_length=200)
+    expected_version: int | None = Field(default=None, ge=1, le=MAX_ID)
+    override_reason: Text(20_000) | None = None
+
+    @field_validator("edited_args")
+    @classmethod
+    def _small_object(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None and len(value) > 50:
+            raise ValueError("at most 50 arguments")
+        return value
+
+
+class DecisionOutcomePublic(BaseModel):
+    decision_id: int
+    review_id: int
+    conversation_id: int
+    action: str
+    conversation_status: str
+    next_review_id: int | None
+    replayed: bool = Field(description="True when this Idempotency-Key was already used: nothing was applied twice")

@@ -1,0 +1,98 @@
+"""Review lists for the API: any status, one role or all the caller may see; and "next":
+the unclaimed request due first. One query with joins each (no N+1), on ix_reviews_queue."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.orm import aliased
+from sqlmodel import select
+
+from hitl_dashboard.db.models import Conversation, ReviewRequest, User, utcnow
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, REVIEW_ROLES, Role, ReviewStatus
+from hitl_dashboard.domain.errors import InvalidInput
+from hitl_dashboard.domain.permissions import READ_ALL_ROLES, Actor, check_can_claim
+
+# Escalations can land on admins, so their queue is a queue too.
+QUEUE_ROLES = tuple(r.value for r in REVIEW_ROLES) + (Role.ADMIN.value,)
+STATUS_FILTERS = ("open", "all") + tuple(s.value for s in ReviewStatus)
+
+
+@dataclass(frozen=True)
+class ReviewListItem:
+    id: int
+    version: int
+    role: str
+    conversation_id: int
+    title: str
+    task_type: str
+    kind: str
+    subject_type: str
+    subject_label: str
+    rule: str
+    reason: str
+    risk_flags: list[str]
+    tokens: int
+    status: str
+    assignee: str | None
+    created_at: datetime
+    due_at: datetime
+
+    @property
+    def overdue(self) -> bool:
+        return self.status in OPEN_REVIEW_STATUSES and self.due_at < utcnow()
+
+
+def visible_roles(actor: Actor, role: str | None) -> list[str]:
+    """Reviewers see the queues of the roles they hold; managers and admins see every queue."""
+    if role is not None:
+        if not any(actor.has(r) for r in READ_ALL_ROLES):
+            check_can_claim(actor, role)
+        return [role]
+    if any(actor.has(r) for r in READ_ALL_ROLES):
+        return list(QUEUE_ROLES)
+    return [r for r in QUEUE_ROLES if actor.has(r)]
+
+
+def list_reviews(
+    uow: UnitOfWork, actor: Actor, *, role: str | None = None, status: str = "open",
+    conversation_id: int | None = None, limit: int = 50, offset: int = 0,
+) -> list[ReviewListItem]:
+    if status not in STATUS_FILTERS:
+        raise InvalidInput(f"status must be one of {', '.join(STATUS_FILTERS)}", "status")
+    roles = visible_roles(actor, role)
+    if not roles:
+        return []
+    statuses = {"open": list(OPEN_REVIEW_STATUSES), "all": None}.get(status, [status])
+    return _query(uow, roles, statuses, conversation_id, limit, offset)
+
+
+def next_review(uow: UnitOfWork, actor: Actor, role: str, *, conversation_id: int | None = None) -> ReviewListItem | None:
+    check_can_claim(actor, role)  # "next" is for claiming: only a role you hold (admins: any)
+    found = _query(uow, [role], [ReviewStatus.PENDING.value], conversation_id, 1, 0)
+    return found[0] if found else None
+
+
+def _query(uow, roles, statuses, conversation_id, limit, offset) -> list[ReviewListItem]:
+    assignee = aliased(User)
+    query = (
+        select(ReviewRequest, Conversation.title, Conversation.task_type,
+               Conversation.prompt_tokens + Conversation.completion_tokens, assignee.username)
+        .join(Conversation, Conversation.id == ReviewRequest.conversation_id)
+        .outerjoin(assignee, assignee.id == ReviewRequest.assignee_id)
+        .where(ReviewRequest.required_role.in_(roles))
+        .order_by(ReviewRequest.due_at, ReviewRequest.id)
+        .limit(limit).offset(offset)
+    )
+    if statuses is not None:
+        query = query.where(ReviewRequest.status.in_(statuses))
+    if conversation_id is not None:
+        query = query.where(ReviewRequest.conversation_id == conversation_id)
+    return [
+        ReviewListItem(r.id, r.version, r.required_role, r.conversation_id, title, task_type, r.kind,
+                       r.subject_type, r.subject_label, r.rule, r.reason, list(r.risk_flags), tokens, r.status,
+                       who, r.created_at, r.due_at)
+        for r, title, task_type, tokens, who in uow.session.exec(query)
+    ]

@@ -1,0 +1,111 @@
+"""Bearer tokens: API tokens for bots and scripts, session tokens for browsers.
+
+A token is `hitl_` + secrets.token_urlsafe(32) (256 random bits). Only its sha256 is stored.
+A fast hash is right here, unlike for passwords: nobody can guess or dictionary-attack 256
+random bits, so a slow hash (argon2, ~50 ms) would only slow every request down. The hash
+is also what we look the token up by, so no per-token salt: equal tokens must hash equally.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+
+from sqlalchemy import update
+from sqlmodel import select
+
+from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.models import ApiToken, User, utcnow
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.errors import InvalidInput, NotFound, PermissionDenied
+from hitl_dashboard.domain.permissions import Actor
+
+TOKEN_PREFIX = "hitl_"
+TOKEN_KINDS = ("api", "session")
+MAX_TOKEN_CHARS = 200
+# Writing last_used_at on every request would make every read a write; once a minute is enough.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+_REFUSED = "unknown, revoked or expired token"
+
+
+def hash_token(plaintext: str) -> str:
+    return hashlib.sha256(plaintext.encode("utf-8")).hexdigest()
+
+
+def create_token(
+    uow: UnitOfWork, *, user_id: int, name: str, kind: str = "api", ttl_hours: float | None = None
+) -> tuple[ApiToken, str]:
+    """Returns the row and the plaintext; the plaintext is not stored and cannot be shown again."""
+    if kind not in TOKEN_KINDS:
+        raise InvalidInput(f"token kind must be one of {', '.join(TOKEN_KINDS)}", "kind")
+    if len(name or "") > 100:
+        raise InvalidInput("a token name is at most 100 characters", "name")
+    if ttl_hours is not None and not 0 < ttl_hours <= 24 * 366 * 10:
+        raise InvalidInput("ttl_hours must be positive (at most ten years)", "ttl_hours")
+    user = uow.session.get(User, user_id)
+    if user is None:
+        raise NotFound(f"user {user_id} does not exist")
+    if not user.is_active:
+        raise PermissionDenied(f"user '{user.username}' is disabled")
+    plaintext = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    now = utcnow()
+    row = ApiToken(
+        user_id=user_id, name=name or "", kind=kind, token_hash=hash_token(plaintext),
+        prefix=plaintext[: len(TOKEN_PREFIX) + 6], created_at=now,
+        expires_at=now + timedelta(hours=ttl_hours) if ttl_hours is not None else None,
+    )
+    uow.session.add(row)
+    uow.session.flush()
+    append_audit(uow.session, actor=user.username, action="token.created",
+                 details={"token_id": row.id, "name": row.name, "kind": kind, "prefix": row.prefix,
+                          "expires_at": row.expires_at.isoformat() if row.expires_at else None})
+    return row, plaintext
+
+
+def resolve_token(uow: UnitOfWork, plaintext: str, kind: str | None = None) -> Actor:
+    """The actor a token stands for. One message for every refusal, so tokens cannot be probed."""
+    if not plaintext or len(plaintext) > MAX_TOKEN_CHARS or not plaintext.startswith(TOKEN_PREFIX):
+        raise PermissionDenied(_REFUSED)
+    found = uow.session.exec(
+        select(ApiToken, User).join(User, User.id == ApiToken.user_id)
+        .where(ApiToken.token_hash == hash_token(plaintext))
+    ).first()
+    if found is None:
+        raise PermissionDenied(_REFUSED)
+    token, user = found
+    now = utcnow()
+    if token.revoked_at is not None or (token.expires_at is not None and token.expires_at <= now):
+        raise PermissionDenied(_REFUSED)
+    if kind is not None and token.kind != kind:
+        raise PermissionDenied(_REFUSED)
+    if not user.is_active:
+        raise PermissionDenied(f"user '{user.username}' is disabled")
+    if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
+        uow.session.exec(update(ApiToken).where(ApiToken.id == token.id).values(last_used_at=now))
+    return Actor(user.id, user.username, frozenset(user.roles))
+
+
+def revoke_token(uow: UnitOfWork, actor: Actor | None, token_id: int) -> ApiToken:
+    """Owners revoke their own tokens, admins anyone's; `actor` None is the operator's CLI."""
+    token = uow.session.get(ApiToken, token_id)
+    if token is None:
+        raise NotFound(f"token {token_id} does not exist")
+    if actor is not None and token.user_id != actor.user_id and not actor.is_admin:
+        raise PermissionDenied(f"{actor.username} may not revoke another user's token")
+    if token.revoked_at is None:
+        token.revoked_at = utcnow()
+        uow.session.add(token)
+        append_audit(uow.session, actor=actor.username if actor else "system", action="token.revoked",
+                     details={"token_id": token.id, "prefix": token.prefix, "kind": token.kind})
+    return token
+
+
+def list_tokens(uow: UnitOfWork, *, user_id: int | None = None, kind: str | None = None) -> list[tuple[ApiToken, str]]:
+    """Tokens with their owner's username, newest first (never the plaintext: it is not stored)."""
+    query = select(ApiToken, User.username).join(User, User.id == ApiToken.user_id).order_by(ApiToken.id.desc())
+    if user_id is not None:
+        query = query.where(ApiToken.user_id == user_id)
+    if kind is not None:
+        query = query.where(ApiToken.kind == kind)
+    return [(token, username) for token, username in uow.session.exec(query)]

@@ -1,0 +1,109 @@
+"""Webhooks: admins register URLs for events; events are queued as delivery rows in the same
+transaction as the change they report, so none is lost to a crash and none is sent for a change
+that rolled back. services/webhook_delivery.py sends them."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from typing import Any
+from urllib.parse import urlsplit
+
+from sqlmodel import Session, select
+
+from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.models import Conversation, Decision, ReviewRequest, Webhook, WebhookDelivery, utcnow
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.enums import Role
+from hitl_dashboard.domain.errors import InvalidInput
+from hitl_dashboard.domain.permissions import Actor, require_role
+from hitl_dashboard.settings import get_settings
+
+EVENTS = ("review.requested", "review.escalated", "review.decided", "conversation.finished")
+FORMATS = ("json", "slack")
+
+
+def add_webhook(uow: UnitOfWork, actor: Actor | None, *, url: str, events: list[str], fmt: str = "json") -> Webhook:
+    """`actor` None is the operator at the CLI. The returned row carries the signing secret."""
+    if actor is not None:
+        require_role(actor, Role.ADMIN.value, what="register webhooks")
+    parts = urlsplit(url or "")
+    if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > 2000:
+        raise InvalidInput("the webhook URL must be an http(s) URL with a host", "url")
+    unknown = sorted(set(events) - set(EVENTS))
+    if unknown or not events:
+        raise InvalidInput(f"events must be some of {', '.join(EVENTS)}", "events")
+    if fmt not in FORMATS:
+        raise InvalidInput(f"format must be one of {', '.join(FORMATS)}", "format")
+    webhook = Webhook(url=url, events=sorted(set(events)), secret=secrets.token_urlsafe(32), format=fmt,
+                      created_by=actor.user_id if actor else None)
+    uow.session.add(webhook)
+    uow.session.flush()
+    append_audit(uow.session, actor=actor.username if actor else "system", action="webhook.added",
+                 details={"webhook_id": webhook.id, "url": url, "events": webhook.events, "format": fmt})
+    return webhook
+
+
+def list_webhooks(uow: UnitOfWork) -> list[Webhook]:
+    return list(uow.session.exec(select(Webhook).order_by(Webhook.id)))
+
+
+def enqueue_event(session: Session, event: str, event_id: str, data: dict[str, Any]) -> int:
+    """Queue the event for every active webhook that wants it; returns how many were queued.
+    event_id names the event (not the delivery), so receivers can de-duplicate on it."""
+    hooks = [h for h in session.exec(select(Webhook).where(Webhook.active == True)) if event in h.events]  # noqa: E712
+    if not hooks:
+        return 0
+    payload = {"id": event_id, "event": event, "occurred_at": utcnow().isoformat(), "data": data}
+    for hook in hooks:
+        session.add(WebhookDelivery(webhook_id=hook.id, event=event, event_id=event_id, payload=payload))
+    return len(hooks)
+
+
+# One helper per event, so each call site in the services is a single line.
+
+def review_requested(session: Session, request: ReviewRequest, conversation: Conversation) -> None:
+    enqueue_event(session, "review.requested", f"review.requested:{request.id}",
+                  {"review": _review(request), "conversation": _conversation(conversation),
+                   "url": review_url(request.id)})
+
+
+def review_escalated(session: Session, request: ReviewRequest, to_role: str | None) -> None:
+    enqueue_event(session, "review.escalated", f"review.escalated:{request.id}",
+                  {"review": _review(request), "to_role": to_role, "url": review_url(request.id)})
+
+
+def review_decided(session: Session, decision: Decision, request: ReviewRequest, conversation: Conversation,
+                   reviewer: str) -> None:
+    enqueue_event(session, "review.decided", f"review.decided:{decision.id}", {
+        "decision": {"id": decision.id, "action": decision.action, "reason": decision.reason,
+                     "instructions": decision.instructions, "target_agent": decision.target_agent,
+                     "reviewer": reviewer, "role": decision.role, "is_override": decision.is_override},
+        "review": _review(request), "conversation": _conversation(conversation), "url": review_url(request.id),
+    })
+
+
+def conversation_finished(session: Session, conversation: Conversation) -> None:
+    # A conversation may finish more than once (failed, retried, approved): each is its own event.
+    enqueue_event(session, "conversation.finished",
+                  f"conversation.finished:{conversation.id}:{conversation.status}:{uuid.uuid4().hex[:12]}",
+                  {"conversation": _conversation(conversation),
+                   "url": f"{get_settings().public_url.rstrip('/')}/conversations/{conversation.id}"})
+
+
+def review_url(review_id: int) -> str:
+    return f"{get_settings().public_url.rstrip('/')}/reviews/{review_id}"
+
+
+def _review(request: ReviewRequest) -> dict[str, Any]:
+    return {"id": request.id, "conversation_id": request.conversation_id, "kind": request.kind,
+            "role": request.required_role, "rule": request.rule, "reason": request.reason,
+            "risk_flags": list(request.risk_flags or []), "subject": request.subject_label,
+            "status": request.status, "version": request.version,
+            "due_at": request.due_at.isoformat() if request.due_at else None,
+            "escalated_from_id": request.escalated_from_id}
+
+
+def _conversation(conversation: Conversation) -> dict[str, Any]:
+    return {"id": conversation.id, "title": conversation.title, "task_type": conversation.task_type,
+            "status": conversation.status, "status_reason": conversation.status_reason}

@@ -1,0 +1,99 @@
+"""Pushes changes to linked browsers: the services' live sink, implemented with Reflex.
+
+Called from the runner (token chunks, committed turns) and after decisions and claims.
+Refreshes are coalesced per conversation so a burst of changes costs one reload."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import reflex as rx
+
+from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.services import live
+from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed, conversation_token, queue_token
+from hitl_dashboard.ui.views.conversation_view import conversation_view
+from hitl_dashboard.ui.views.queue_view import queue_rows
+
+log = logging.getLogger(__name__)
+REVIEW_ROLES = ("security_reviewer", "product_reviewer", "final_approver", "admin")
+# Only used to read whole queues for the shared feeds; never to decide anything.
+QUEUE_READER = Actor(0, "live-feed", frozenset({"admin"}))
+CHUNK_FLUSH_S = 0.05
+
+
+class ReflexLiveSink:
+    def __init__(self, app: rx.App, loop: asyncio.AbstractEventLoop):
+        self.app, self.loop = app, loop
+        self._pending: set[int] = set()
+        self._chunks: dict[int, list] = {}
+        self._last_flush: dict[int, float] = {}
+
+    # -- committed changes ------------------------------------------------------------------
+    def changed(self, conversation_id: int) -> None:
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self.loop:
+            self._schedule(conversation_id)
+        else:  # a worker thread (sync API route, to_thread): hop onto the app's loop
+            self.loop.call_soon_threadsafe(self._schedule, conversation_id)
+
+    def _schedule(self, conversation_id: int) -> None:
+        if conversation_id in self._pending:
+            return
+        self._pending.add(conversation_id)
+        self.loop.create_task(self._refresh(conversation_id))
+
+    async def _refresh(self, conversation_id: int) -> None:
+        await asyncio.sleep(0.02)  # coalesce a burst (decision + dismissals + new request)
+        self._pending.discard(conversation_id)
+        self._chunks.pop(conversation_id, None)
+        try:
+            await refresh_conversation(self.app, conversation_id)
+            await refresh_queues(self.app)
+        except Exception:  # noqa: BLE001 - a viewer problem must never break the runner
+            log.exception("live refresh of conversation %s failed", conversation_id)
+
+    # -- streaming tokens -------------------------------------------------------------------
+    async def chunk(self, conversation_id: int, source: str, message_id: str, text: str) -> None:
+        pending = self._chunks.setdefault(conversation_id, [source, ""])
+        pending[0], pending[1] = source, pending[1] + text
+        now = time.monotonic()
+        if now - self._last_flush.get(conversation_id, 0.0) < CHUNK_FLUSH_S:
+            return
+        self._last_flush[conversation_id] = now
+        source, text = self._chunks.pop(conversation_id)
+        async with self.app.modify_state(
+            rx.BaseStateToken(ident=conversation_token(conversation_id), cls=ConversationFeed)
+        ) as root:
+            feed = await root.get_state(ConversationFeed)
+            if feed.streaming_source != source:
+                feed.streaming_text = ""
+            feed.streaming_source = source
+            feed.streaming_text = feed.streaming_text + text
+
+
+async def refresh_conversation(app: rx.App, conversation_id: int) -> None:
+    view = await asyncio.to_thread(conversation_view, conversation_id)
+    async with app.modify_state(
+        rx.BaseStateToken(ident=conversation_token(conversation_id), cls=ConversationFeed)
+    ) as root:
+        feed = await root.get_state(ConversationFeed)
+        feed.fill(view)
+
+
+async def refresh_queues(app: rx.App, roles: tuple[str, ...] = REVIEW_ROLES) -> None:
+    for role in roles:
+        rows = await asyncio.to_thread(queue_rows, QUEUE_READER, role)
+        async with app.modify_state(rx.BaseStateToken(ident=queue_token(role), cls=QueueFeed)) as root:
+            feed = await root.get_state(QueueFeed)
+            feed.fill(role, rows)
+
+
+def install(app: rx.App) -> None:
+    """Called once per worker from a lifespan task (it needs the running loop)."""
+    live.register_sink(ReflexLiveSink(app, asyncio.get_running_loop()))

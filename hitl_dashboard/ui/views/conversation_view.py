@@ -1,0 +1,159 @@
+"""Everything the conversation page shows, as display-ready data."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from sqlmodel import select
+
+from hitl_dashboard.db.models import CodeRevision, ToolCall, User
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.enums import ReviewKind
+from hitl_dashboard.services.conversation_queries import conversation_detail, transcript
+from hitl_dashboard.ui.views.formatting import countdown, role_label, stamp
+
+AGENT_COLORS = {"planner": "violet", "coder": "blue", "copywriter": "pink", "operator": "orange"}
+
+
+@dataclass
+class MessageRow:
+    seq: int = 0
+    source: str = ""
+    initials: str = ""
+    color: str = "gray"
+    kind: str = ""
+    content: str = ""
+    at: str = ""
+    tokens: str = ""
+    is_agent: bool = False
+
+
+@dataclass
+class StepRow:
+    role: str = ""
+    label: str = ""
+    approved: bool = False
+
+
+@dataclass
+class ReviewRow:
+    review_id: int = 0
+    version: int = 0
+    kind: str = ""
+    role: str = ""
+    role_label: str = ""
+    status: str = ""
+    rule: str = ""
+    reason: str = ""
+    subject: str = ""
+    due: str = ""
+    urgency: str = "ok"
+    assignee: str = ""
+    tool_name: str = ""
+    tool_args: str = ""
+
+
+@dataclass
+class RevisionRow:
+    id: int = 0
+    key: str = ""
+    number: int = 0
+    label: str = ""
+    language: str = ""
+    content: str = ""
+
+
+@dataclass
+class ConversationView:
+    id: int = 0
+    title: str = ""
+    task: str = ""
+    task_type: str = ""
+    status: str = ""
+    banner: str = ""
+    initiator_id: int = 0
+    tokens: str = ""
+    agents: list[str] = field(default_factory=list)
+    messages: list[MessageRow] = field(default_factory=list)
+    steps: list[StepRow] = field(default_factory=list)
+    reviews: list[ReviewRow] = field(default_factory=list)
+    revisions: list[RevisionRow] = field(default_factory=list)
+    found: bool = False
+
+
+def message_row(m) -> MessageRow:
+    agent = m.source in AGENT_COLORS
+    return MessageRow(
+        seq=m.seq, source=m.source, initials=m.source[:2].upper(),
+        color=AGENT_COLORS.get(m.source, "gray" if m.kind != "decision" else "green"), kind=m.kind,
+        content=m.content, at=stamp(m.created_at),
+        tokens=f"{m.prompt_tokens + m.completion_tokens:,} tokens" if m.completion_tokens else "", is_agent=agent,
+    )
+
+
+def conversation_view(conversation_id: int) -> ConversationView:
+    from hitl_dashboard.domain.templates import TEMPLATES
+
+    with UnitOfWork() as uow:
+        detail = conversation_detail(uow, conversation_id)
+        messages = transcript(uow, conversation_id, limit=100_000)
+        c = detail.conversation
+        reviews = [_review_row(uow, r) for r in detail.open_requests]
+    return ConversationView(
+        id=c.id, title=c.title, task=c.task, task_type=c.task_type, status=c.status,
+        banner=_banner(c.status, c.status_reason, reviews), initiator_id=c.initiator_id,
+        tokens=f"{c.prompt_tokens + c.completion_tokens:,}", agents=list(TEMPLATES[c.template].agents),
+        messages=[message_row(m) for m in messages],
+        steps=[StepRow(s.role, role_label(s.role), s.approved) for s in detail.progress],
+        reviews=reviews, revisions=[_revision_row(r) for r in detail.revisions], found=True,
+    )
+
+
+def _review_row(uow, r) -> ReviewRow:
+    due, urgency = countdown(r.due_at)
+    assignee = uow.session.get(User, r.assignee_id).username if r.assignee_id else ""
+    row = ReviewRow(
+        review_id=r.id, version=r.version, kind=r.kind, role=r.required_role, role_label=role_label(r.required_role),
+        status=r.status, rule=r.rule, reason=r.reason, subject=r.subject_label, due=due, urgency=urgency,
+        assignee=assignee,
+    )
+    if r.kind == ReviewKind.TOOL_CALL:
+        call = uow.session.get(ToolCall, r.subject_id)
+        row.tool_name, row.tool_args = call.tool_name, json.dumps(call.arguments, indent=2, sort_keys=True)
+    return row
+
+
+def _revision_row(r: CodeRevision) -> RevisionRow:
+    return RevisionRow(r.id, r.key, r.number, f"{r.key} r{r.number}", r.language, r.content)
+
+
+def _banner(status: str, reason: str | None, reviews: list[ReviewRow]) -> str:
+    if status == "awaiting_review" and reviews:
+        first = reviews[0]
+        what = "tool call approval" if first.kind == "tool_call" else f"{first.role_label.lower()} review"
+        return f"Waiting for {what}, {first.due}"
+    if status == "running":
+        return "Agents are working"
+    if status == "approved":
+        return "Approved" + (f": {reason}" if reason else "")
+    if status == "aborted":
+        return "Aborted" + (f": {reason}" if reason else "")
+    if status == "failed":
+        return "Failed: " + (reason or "unknown error") + " (an admin can retry it)"
+    return status
+
+
+def revision_pair(conversation_id: int, key: str, old_id: int | None, new_id: int | None) -> tuple[str, str]:
+    """Contents for the diff; by default the latest revision of `key` against the one before."""
+    with UnitOfWork() as uow:
+        rows = list(uow.session.exec(
+            select(CodeRevision).where(CodeRevision.conversation_id == conversation_id, CodeRevision.key == key)
+            .order_by(CodeRevision.number)
+        ))
+    by_id = {r.id: r.content for r in rows}
+    if not rows:
+        return "", ""
+    new = by_id.get(new_id) if new_id else rows[-1].content
+    old = by_id.get(old_id) if old_id else (rows[-2].content if len(rows) > 1 else "")
+    return old or "", new or ""

@@ -1,0 +1,49 @@
+"""Queue rows for one role, ready to show."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.services.queues import role_queue
+from hitl_dashboard.ui.views.formatting import age, countdown
+
+SUBJECT_LABELS = {"code_revision": "code revision", "message": "message", "tool_call": "tool call"}
+
+
+@dataclass
+class QueueRow:
+    review_id: int = 0
+    version: int = 0
+    conversation_id: int = 0
+    title: str = ""
+    task_type: str = ""
+    kind: str = ""
+    subject: str = ""
+    subject_kind: str = ""
+    rule: str = ""
+    reason: str = ""
+    risk_flags: list[str] = field(default_factory=list)
+    tokens: str = ""
+    age: str = ""
+    due: str = ""
+    urgency: str = "ok"
+    status: str = ""
+    assignee: str = ""
+
+
+def queue_rows(actor: Actor, role: str, limit: int = 100) -> list[QueueRow]:
+    with UnitOfWork() as uow:
+        items = role_queue(uow, actor, role, limit=limit)
+    rows = []
+    for item in items:
+        due, urgency = countdown(item.due_at)
+        rows.append(QueueRow(
+            review_id=item.review_id, version=item.version, conversation_id=item.conversation_id,
+            title=item.title, task_type=item.task_type, kind=item.kind, subject=item.subject_label,
+            subject_kind=SUBJECT_LABELS.get(item.subject_type, item.subject_type), rule=item.rule,
+            reason=item.reason, risk_flags=item.risk_flags, tokens=f"{item.tokens:,}", age=age(item.created_at),
+            due=due, urgency=urgency, status=item.status, assignee=item.assignee or "",
+        ))
+    return rows

@@ -1,0 +1,27 @@
+"""Reflex configuration. Every value comes from the one settings object (environment variables)."""
+
+import reflex as rx
+
+from hitl_dashboard.db.engine import normalize_url
+from hitl_dashboard.settings import get_settings
+
+_settings = get_settings()
+
+config = rx.Config(
+    app_name="hitl_dashboard",
+    # Reflex's own rx.session()/db tooling sees the same database as our unit of work.
+    db_url=normalize_url(_settings.database_url),
+    # With Redis, Reflex keeps state there and prod starts several backend workers.
+    redis_url=_settings.redis_url,
+    telemetry_enabled=False,
+    show_built_with_reflex=False,
+    # No public sitemap for an internal review tool; listing it here also silences
+    # the "enabled by default" warning.
+    disable_plugins=[rx.plugins.SitemapPlugin],
+    # Since 0.9 the Radix theme is configured here (App(theme=...) is deprecated).
+    plugins=[
+        rx.plugins.RadixThemesPlugin(
+            theme=rx.theme(accent_color="indigo", gray_color="slate", radius="medium"),
+        ),
+    ],
+)

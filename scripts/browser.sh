@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The e2e tests drive Debian's chromium (Playwright cannot download browsers here).
+set -euo pipefail
+if [[ ! -x /usr/bin/chromium ]]; then
+    echo "==> installing chromium with apt-get" >&2
+    sudo_cmd=()
+    [[ "$(id -u)" -eq 0 ]] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+# Not `chromium --version`: Debian's launcher script prints a harmless shell error here.
+echo "==> $(dpkg-query -W -f='chromium ${Version}' chromium 2>/dev/null || echo 'chromium at /usr/bin/chromium')" >&2

@@ -1,0 +1,80 @@
+"""Starting and stopping the real app for end-to-end tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy.engine import Engine
+
+from hitl_dashboard.db.engine import get_engine
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVE = ROOT / "scripts" / "serve.sh"
+# A fresh checkout installs the frontend packages and builds the bundle on first start.
+START_TIMEOUT_S = float(os.environ.get("E2E_START_TIMEOUT_S", "240"))
+
+
+@dataclass(frozen=True)
+class RunningApp:
+    base_url: str
+    database_url: str
+    log_path: Path
+
+    @property
+    def engine(self) -> Engine:
+        return get_engine(self.database_url)
+
+    def log_tail(self, lines: int = 60) -> str:
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def migrate(database_url: str) -> None:
+    env = {**os.environ, "DATABASE_URL": database_url}
+    if (ROOT / "hitl_dashboard" / "cli.py").exists():
+        command = [sys.executable, "-m", "hitl_dashboard", "db", "upgrade"]
+    else:  # before the CLI existed; the Alembic revisions are the same
+        command = [sys.executable, "-m", "alembic", "upgrade", "head"]
+    subprocess.run(command, cwd=ROOT, env=env, check=True)
+
+
+def wait_until_serving(process: subprocess.Popen, app: RunningApp) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the app exited with {process.returncode} while starting:\n{app.log_tail()}")
+        try:
+            if httpx.get(f"{app.base_url}/ping", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.25)
+    pytest.fail(f"the app did not answer /ping within {START_TIMEOUT_S:.0f} s:\n{app.log_tail()}")
+
+
+def stop(process: subprocess.Popen) -> None:
+    # serve.sh execs reflex, which starts granian workers: end the whole process group.
+    for sig, grace in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue

@@ -1,0 +1,90 @@
+"""End-to-end fixtures: the real app started by scripts/serve.sh (prod mode, one port) on a
+temporary SQLite database, and Debian's Chromium for Playwright."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOT_DIR = ROOT / "docs" / "screenshots"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the e2e tests and run them last.
+
+    Playwright's sync API keeps an asyncio loop running in the main thread from the first
+    browser test until the session ends; any later test calling asyncio.run() would fail with
+    "cannot be called from a running event loop".
+    """
+    here = Path(__file__).parent
+    e2e = [item for item in items if here in Path(str(item.fspath)).parents]
+    for item in e2e:
+        item.add_marker(pytest.mark.e2e)
+    chosen = set(map(id, e2e))
+    items[:] = [item for item in items if id(item) not in chosen] + e2e
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
+    workdir = tmp_path_factory.mktemp("e2e-app")
+    database_url = f"sqlite:///{workdir / 'e2e.db'}"
+    migrate(database_url)
+    port = free_port()
+    app = RunningApp(f"http://127.0.0.1:{port}", database_url, workdir / "server.log")
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "PORT": str(port),
+        "BIND_HOST": "127.0.0.1",
+        # Reflex clears its disk-state folder on start: keep ours apart from a running `make run`.
+        "REFLEX_STATES_WORKDIR": str(workdir / "states"),
+    }
+    env.pop("REDIS_URL", None)  # embedded default: one worker, state on disk
+    with app.log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [str(SERVE)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        wait_until_serving(process, app)
+        yield app
+    finally:
+        stop(process)
+
+
+@pytest.fixture(scope="session")
+def base_url(app_server: RunningApp) -> str:
+    return app_server.base_url
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/browser.sh (make test does)")
+    return {
+        **browser_type_launch_args,
+        "executable_path": str(CHROMIUM),
+        "args": [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
+    }
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """docs/screenshots when UPDATE_SCREENSHOTS=1, else a temporary folder (keeps the tree clean)."""
+    if os.environ.get("UPDATE_SCREENSHOTS") == "1":
+        SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+        return SCREENSHOT_DIR
+    return tmp_path_factory.mktemp("screenshots")

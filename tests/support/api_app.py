@@ -1,0 +1,100 @@
+"""The real app (scripts/serve.sh, prod mode, one port) for the HTTP API tests, on SQLite and on
+PostgreSQL, plus helpers to make users with tokens in its database.
+
+Registered from tests/conftest.py (pytest_plugins), so each app starts once per session."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.services.tokens import create_token
+from hitl_dashboard.services.users import create_user
+from tests.conftest import create_pg_database, drop_pg_database, require_pg
+from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
+
+# High enough that no test but the rate-limit one ever meets a limit (schemathesis sends hundreds).
+UNLIMITED = "100000/minute"
+
+
+@dataclass(frozen=True)
+class ApiApp:
+    running: RunningApp
+    backend: str  # sqlite | postgresql
+
+    @property
+    def base_url(self) -> str:
+        return self.running.base_url
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.base_url, headers=headers, timeout=30)
+
+    def user(self, roles: list[str], name: str | None = None) -> tuple[str, str]:
+        """A new user with these roles and an API token: (username, token)."""
+        username = f"{name or roles[0].split('_')[0]}-{uuid.uuid4().hex[:8]}"
+        with UnitOfWork(self.running.engine) as uow:
+            user = create_user(uow, username=username, password="pw-" + username, roles=roles)
+            _, token = create_token(uow, user_id=user.id, name="tests")
+            uow.commit()
+        return username, token
+
+    def token(self, roles: list[str], name: str | None = None) -> str:
+        return self.user(roles, name)[1]
+
+
+def start_app(tmp_path_factory: pytest.TempPathFactory, backend: str, **settings: str) -> Iterator[ApiApp]:
+    """Migrate a fresh database, serve the app on a free port, stop it (and drop the database) after."""
+    workdir = tmp_path_factory.mktemp(f"api-{backend}")
+    pg_name = None
+    if backend == "postgresql":
+        require_pg()
+        pg_name = create_pg_database()
+        database_url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{pg_name}"
+    else:
+        database_url = f"sqlite:///{workdir / 'api.db'}"
+    migrate(database_url)
+    port = free_port()
+    running = RunningApp(f"http://127.0.0.1:{port}", database_url, workdir / "server.log")
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "PORT": str(port),
+        "BIND_HOST": "127.0.0.1",
+        "REFLEX_STATES_WORKDIR": str(workdir / "states"),
+        "DEPLOY_LOG_PATH": str(workdir / "deploys.jsonl"),
+        "SCRIPTED_DELAY_MS": "0",
+        "WORKER_POLL_SECONDS": "0.1",
+        "API_RATE_LIMIT": UNLIMITED,
+        "API_ADDRESS_RATE_LIMIT": UNLIMITED,
+        **settings,
+    }
+    env.pop("REDIS_URL", None)  # one worker, in-memory rate limits
+    process = _spawn(env, running.log_path)
+    try:
+        wait_until_serving(process, running)
+        yield ApiApp(running, backend)
+    finally:
+        stop(process)
+        running.engine.dispose()
+        if pg_name:
+            drop_pg_database(pg_name)
+
+
+def _spawn(env: dict[str, str], log_path: Path) -> subprocess.Popen:
+    with log_path.open("wb") as log:
+        return subprocess.Popen([str(SERVE)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def api_app(request, tmp_path_factory) -> Iterator[ApiApp]:
+    yield from start_app(tmp_path_factory, request.param)

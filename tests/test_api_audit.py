@@ -1,0 +1,67 @@
+"""The audit trail over HTTP: filtered pages, streamed exports, the chain check; managers only."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from tests.support.api_app import ApiApp
+from tests.support.api_helpers import start
+
+pytestmark = pytest.mark.e2e
+
+
+def test_audit_filters_and_pages(api_app: ApiApp) -> None:
+    username, token = api_app.user(["security_reviewer"], "auditee")
+    cid = start(api_app.client(token))
+    manager = api_app.client(api_app.token(["manager"]))
+
+    mine = manager.get("/api/audit", params={"user": username}).json()
+    assert [e["action"] for e in mine["items"]] == ["conversation.started", "token.created"]  # newest first
+    assert mine["items"][0]["conversation_id"] == cid
+    by_conversation = manager.get("/api/audit", params={"conversation_id": cid, "action": "conversation.started"})
+    assert [e["actor"] for e in by_conversation.json()["items"]] == [username]
+    assert manager.get("/api/audit", params={"role": "final_approver", "user": username}).json()["items"] == []
+
+    now = datetime.now(timezone.utc)
+    window = {"since": (now - timedelta(minutes=5)).isoformat(), "until": (now + timedelta(minutes=5)).isoformat()}
+    assert manager.get("/api/audit", params={**window, "user": username}).json()["items"]
+    assert not manager.get("/api/audit", params={"until": "2000-01-01T00:00:00", "user": username}).json()["items"]
+
+    page1 = manager.get("/api/audit", params={"limit": 2}).json()
+    assert len(page1["items"]) == 2 and page1["items"][0]["seq"] > page1["items"][1]["seq"]
+    page2 = manager.get("/api/audit", params={"limit": 2, "before_seq": page1["next_before_seq"]}).json()
+    assert page2["items"][0]["seq"] < page1["items"][1]["seq"]
+
+
+def test_audit_export_streams_csv_and_jsonl(api_app: ApiApp) -> None:
+    manager = api_app.client(api_app.token(["manager"]))
+    with manager.stream("GET", "/api/audit/export", params={"format": "jsonl"}) as response:
+        assert response.status_code == 200
+        assert "transfer-encoding" in response.headers  # streamed, no Content-Length computed up front
+        events = [json.loads(line) for line in response.iter_lines() if line]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    exported = manager.get("/api/audit/export", params={"format": "csv"})
+    assert exported.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(exported.text)))
+    assert len(rows) >= len(events) and rows[0]["seq"] == "1"
+    assert manager.get("/api/audit/export", params={"format": "xml"}).status_code == 422
+
+
+def test_audit_verify(api_app: ApiApp) -> None:
+    admin = api_app.client(api_app.token(["admin"]))
+    report = admin.get("/api/audit/verify")
+    assert report.status_code == 200
+    assert report.json()["ok"] is True and report.json()["checked"] > 0
+
+
+def test_reviewers_may_not_read_the_audit_trail(api_app: ApiApp) -> None:
+    reviewer = api_app.client(api_app.token(["security_reviewer", "final_approver"]))
+    for path in ("/api/audit", "/api/audit/export", "/api/audit/verify"):
+        response = reviewer.get(path)
+        assert response.status_code == 403, path
+        assert "audit" in response.json()["detail"]

@@ -1,0 +1,93 @@
+"""Review queues, claims and decisions over HTTP: roles (403), unknown ids (404), races and stale
+versions (409), malformed decisions (422), idempotent retries."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from tests.support.api_app import ApiApp
+from tests.support.api_helpers import start, wait_for_review
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def people(api_app: ApiApp):
+    starter = api_app.client(api_app.token(["product_reviewer"], "starter"))
+    alice = api_app.client(api_app.token(["security_reviewer"], "alice"))
+    bob = api_app.client(api_app.token(["security_reviewer"], "bob"))
+    carol = api_app.client(api_app.token(["final_approver"], "carol"))
+    return starter, alice, bob, carol
+
+
+def test_queue_lists_and_next(api_app: ApiApp, people) -> None:
+    starter, alice, _, carol = people
+    cid = start(starter)
+    review = wait_for_review(alice, cid)
+    assert (review["role"], review["status"], review["title"]) == ("security_reviewer", "pending", review["title"])
+    assert not review["overdue"]
+    assert review["id"] in [r["id"] for r in alice.get("/api/reviews", params={"role": "security_reviewer"}).json()]
+    assert review["id"] in [r["id"] for r in alice.get("/api/reviews").json()]  # every queue alice may see
+    assert alice.get("/api/reviews", params={"status": "decided", "conversation_id": cid}).json() == []
+
+    nxt = alice.get("/api/reviews/next", params={"role": "security_reviewer", "conversation_id": cid})
+    assert nxt.status_code == 200 and nxt.json()["id"] == review["id"]
+    empty = carol.get("/api/reviews/next", params={"role": "final_approver", "conversation_id": cid})
+    assert empty.status_code == 204 and empty.content == b""
+
+
+def test_wrong_role_is_403(api_app: ApiApp, people) -> None:
+    starter, alice, _, carol = people
+    cid = start(starter)
+    review = wait_for_review(alice, cid)
+    assert carol.get("/api/reviews", params={"role": "security_reviewer"}).status_code == 403
+    assert carol.get("/api/reviews/next", params={"role": "security_reviewer"}).status_code == 403
+    assert carol.post(f"/api/reviews/{review['id']}/claim").status_code == 403
+    refused = carol.post(f"/api/reviews/{review['id']}/decision", json={"action": "approve"})
+    assert refused.status_code == 403 and "may not" in refused.json()["detail"]
+
+
+def test_claim_release_and_conflicts(api_app: ApiApp, people) -> None:
+    starter, alice, bob, _ = people
+    cid = start(starter)
+    review = wait_for_review(alice, cid)
+    claimed = alice.post(f"/api/reviews/{review['id']}/claim")
+    assert claimed.status_code == 200 and claimed.json()["status"] == "claimed"
+    assert alice.post(f"/api/reviews/{review['id']}/claim").status_code == 200  # twice is harmless
+    taken = bob.post(f"/api/reviews/{review['id']}/claim")
+    assert taken.status_code == 409 and "already claimed" in taken.json()["detail"]
+    assert bob.post(f"/api/reviews/{review['id']}/release").status_code == 403
+    assert bob.post(f"/api/reviews/{review['id']}/decision", json={"action": "approve"}).status_code == 409
+    released = alice.post(f"/api/reviews/{review['id']}/release")
+    assert released.status_code == 200 and released.json()["status"] == "pending"
+    assert alice.post(f"/api/reviews/{review['id']}/release").status_code == 409  # not claimed any more
+
+
+def test_decision_errors_and_idempotent_retry(api_app: ApiApp, people) -> None:
+    starter, alice, bob, _ = people
+    cid = start(starter)
+    review = wait_for_review(alice, cid)
+    url = f"/api/reviews/{review['id']}/decision"
+
+    assert alice.post("/api/reviews/999999/decision", json={"action": "approve"}).status_code == 404
+    for body, field in [({"action": "revise"}, "instructions"), ({"action": "abort"}, "reason"),
+                        ({"action": "maybe"}, "action"), ({"action": "approve", "target_agent": "ghost"}, "target_agent"),
+                        ({"action": "approve", "edited_args": {"service": "x"}}, "edited_args"),
+                        ({"action": "revise", "line_comments": [{"key": "a", "line": 0, "text": "x"}]}, "line")]:
+        response = alice.post(url, json=body)
+        assert response.status_code == 422, (body, response.text)
+        assert any(field in err["loc"] for err in response.json()["detail"]), (body, response.json())
+    stale = alice.post(url, json={"action": "approve", "expected_version": review["version"] + 5})
+    assert stale.status_code == 409 and "reload" in stale.json()["detail"]
+
+    key = f"key-{uuid.uuid4().hex}"
+    first = alice.post(url, json={"action": "approve"}, headers={"Idempotency-Key": key})
+    assert first.status_code == 200, first.text
+    again = alice.post(url, json={"action": "approve"}, headers={"Idempotency-Key": key})
+    assert again.status_code == 200 and again.json()["replayed"] is True
+    assert again.json()["decision_id"] == first.json()["decision_id"]
+    late = bob.post(url, json={"action": "approve"})
+    assert late.status_code == 409 and "already decided" in late.json()["detail"]
+    assert alice.post(url, json={"action": "approve"}, headers={"Idempotency-Key": ""}).status_code == 422
