@@ -40,6 +40,14 @@ async def run_agent_runner() -> None:
 
 
 # The Radix theme is set in rxconfig.py (RadixThemesPlugin); App(theme=...) is deprecated in 0.10.
+async def install_live_updates() -> None:
+    """Runner turns, decisions and claims in this worker push to the linked browsers."""
+    from hitl_dashboard.ui.live import install
+
+    install(app)
+
+
 app = rx.App(api_transformer=api)
 add_pages(app)
+app.register_lifespan_task(install_live_updates)
 app.register_lifespan_task(run_agent_runner)

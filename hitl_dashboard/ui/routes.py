@@ -1,3 +1,15 @@
 """Route constants: pages and links refer to these, never to string literals."""
 
 HOME = "/"
+LOGIN = "/login"
+QUEUE = "/queue"
+CONVERSATIONS = "/conversations"
+CONVERSATION = "/conversations/[cid]"
+NEW_CONVERSATION = "/new"
+AUDIT = "/audit"
+ADMIN_USERS = "/admin/users"
+REVIEW_LINK = "/reviews/[rid]"  # webhook and Slack links land here
+
+
+def conversation(conversation_id) -> str:
+    return f"{CONVERSATIONS}/{conversation_id}"

@@ -12,7 +12,7 @@ import asyncio
 import reflex as rx
 
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.errors import PermissionDenied
+from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.ui import routes
 
@@ -78,3 +78,38 @@ class AppState(rx.State):
         if token:
             await asyncio.to_thread(sign_out, token)
         return rx.redirect(routes.LOGIN)
+
+    @rx.event
+    async def go_home(self):
+        try:
+            await self.actor()
+        except PermissionDenied:
+            self._forget()
+            return rx.redirect(routes.LOGIN)
+        return rx.redirect(routes.QUEUE if self.review_roles else routes.CONVERSATIONS)
+
+    @rx.event
+    async def go_to_review(self):
+        """/reviews/<id> (links in webhooks and Slack) opens the review's conversation."""
+        from hitl_dashboard.services.claims import get_request
+
+        try:
+            await self.actor()
+        except PermissionDenied:
+            self._forget()
+            return rx.redirect(routes.LOGIN)
+        try:
+            review_id = int(self.router.url.path.rstrip("/").rsplit("/", 1)[-1])
+            with UnitOfWork() as uow:
+                conversation_id = get_request(uow, review_id).conversation_id
+        except (ValueError, DomainError):
+            return rx.redirect(routes.QUEUE)
+        return rx.redirect(routes.conversation(conversation_id))
+
+
+def path_id(path: str) -> int | None:
+    """The trailing number of a path like /conversations/42, or None."""
+    try:
+        return int(path.rstrip("/").rsplit("/", 1)[-1])
+    except ValueError:
+        return None

@@ -1,16 +1,22 @@
 """Live feeds: shared states that every browser watching the same thing is linked to.
 
 The server refreshes a feed by its token (ui/live.py) and Reflex pushes the change to each
-linked browser. Tokens may not contain '_' (Reflex rule), hence role names with dashes."""
+linked browser. Tokens may not contain '_' (Reflex rule), hence role names with dashes.
+Opening a feed checks the signed-in user first; the data itself is loaded by the services."""
 
 from __future__ import annotations
 
+import asyncio
+
 import reflex as rx
 
+from hitl_dashboard.domain.errors import DomainError, PermissionDenied
+from hitl_dashboard.domain.permissions import check_can_claim
+from hitl_dashboard.ui.states.app_state import AppState, path_id
 from hitl_dashboard.ui.views.conversation_view import (
-    ConversationView, MessageRow, ReviewRow, RevisionRow, StepRow,
+    ConversationView, MessageRow, ReviewRow, RevisionRow, StepRow, conversation_view,
 )
-from hitl_dashboard.ui.views.queue_view import QueueRow
+from hitl_dashboard.ui.views.queue_view import QueueRow, queue_rows
 
 
 def queue_token(role: str) -> str:
@@ -21,6 +27,28 @@ def conversation_token(conversation_id: int) -> str:
     return f"conv-{conversation_id}"
 
 
+async def _actor(state: rx.State):
+    app_state = await state.get_state(AppState)
+    try:
+        return await app_state.actor()
+    except PermissionDenied:
+        return None
+
+
+class FeedError(AppState):
+    """Why a feed could not be opened, for this browser only: a shared feed must never carry
+    one viewer's error to everybody else linked to it."""
+
+    queue: str = ""
+    conversation: str = ""
+
+
+async def _report(state: rx.State, **errors: str) -> None:
+    feed_error = await state.get_state(FeedError)
+    for name, message in errors.items():
+        setattr(feed_error, name, message)
+
+
 class QueueFeed(rx.SharedState):
     role: str = ""
     rows: list[QueueRow] = []
@@ -28,6 +56,31 @@ class QueueFeed(rx.SharedState):
 
     def fill(self, role: str, rows: list[QueueRow]) -> None:
         self.role, self.rows, self.loaded = role, rows, True
+
+    @rx.event
+    async def open_from_url(self):
+        role = self.router.url.query_parameters.get("role", "")
+        return QueueFeed.open(role)
+
+    @rx.event
+    async def open(self, role: str):
+        actor = await _actor(self)
+        if actor is None:
+            return
+        roles = (await self.get_state(AppState)).review_roles
+        role = role if role in roles else (roles[0] if roles else "")
+        if not role:
+            await _report(self, queue="You hold no review role, so you have no review queue.")
+            return
+        try:
+            check_can_claim(actor, role)
+            rows = await asyncio.to_thread(queue_rows, actor, role)
+        except DomainError as exc:
+            await _report(self, queue=str(exc))
+            return
+        await _report(self, queue="")
+        linked = await self._link_to(queue_token(role))
+        linked.fill(role, rows)
 
 
 class ConversationFeed(rx.SharedState):
@@ -64,5 +117,37 @@ class ConversationFeed(rx.SharedState):
         return seen
 
     @rx.var
+    def latest_key(self) -> str:
+        return self.revisions[-1].key if self.revisions else ""
+
+    @rx.var
+    def latest_pair(self) -> list[str]:
+        """[old label, new label, old text, new text]: the newest revision against the one before."""
+        same = [r for r in self.revisions if r.key == self.latest_key]
+        if not same:
+            return ["", "", "", ""]
+        new = same[-1]
+        old = same[-2] if len(same) > 1 else None
+        return [old.label if old else "(nothing before)", new.label, old.content if old else "", new.content]
+
+    @rx.var
     def typing(self) -> bool:
         return self.streaming_source != ""
+
+    @rx.event
+    async def open_from_url(self):
+        actor = await _actor(self)
+        if actor is None:
+            return
+        conversation_id = path_id(self.router.url.path)
+        if conversation_id is None:
+            await _report(self, conversation="There is no such conversation.")
+            return
+        try:
+            view = await asyncio.to_thread(conversation_view, conversation_id)
+        except DomainError as exc:
+            await _report(self, conversation=str(exc))
+            return
+        await _report(self, conversation="")
+        linked = await self._link_to(conversation_token(conversation_id))
+        linked.fill(view)

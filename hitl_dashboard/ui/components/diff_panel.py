@@ -1,0 +1,105 @@
+"""Code revisions per file and a side-by-side diff; click a line number to comment on it."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from hitl_dashboard.ui.components.diff_viewer import diff_viewer
+from hitl_dashboard.ui.states.conversation_page import ConversationPageState as Page
+from hitl_dashboard.ui.states.decision import DecisionState
+from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
+from hitl_dashboard.ui.views.conversation_view import RevisionRow
+
+CUSTOM = Page.diff_key != ""
+SHOWN_KEY = rx.cond(CUSTOM, Page.diff_key, Feed.latest_key)
+
+
+def revision_item(revision: RevisionRow) -> rx.Component:
+    return rx.cond(revision.key == SHOWN_KEY, rx.select.item(revision.label, value=revision.id.to_string()))
+
+
+def revision_select(placeholder: str, on_change, id_: str) -> rx.Component:
+    return rx.select.root(
+        rx.select.trigger(placeholder=placeholder, id=id_),
+        rx.select.content(rx.foreach(Feed.revisions, revision_item)),
+        on_change=on_change, size="1",
+    )
+
+
+def toolbar() -> rx.Component:
+    return rx.hstack(
+        rx.select(Feed.revision_keys, value=SHOWN_KEY, on_change=Page.choose_key, size="1", id="diff-file"),
+        revision_select("older revision", Page.choose_old, "diff-old"),
+        rx.icon("arrow-right", size=14),
+        revision_select("newer revision", Page.choose_new, "diff-new"),
+        rx.spacer(),
+        rx.button(rx.cond(Page.split_view, "Unified", "Side by side"), on_click=Page.toggle_split, size="1",
+                  variant="soft"),
+        align="center", spacing="2", width="100%",
+    )
+
+
+def comment_form() -> rx.Component:
+    return rx.cond(
+        DecisionState.comment_line > 0,
+        rx.hstack(
+            rx.badge(DecisionState.comment_key, " line ", DecisionState.comment_line.to_string()),
+            rx.input(value=DecisionState.comment_text, on_change=DecisionState.set_comment_text,
+                     placeholder="What should the agent change here?", width="100%", id="line-comment-text"),
+            rx.button("Add comment", on_click=DecisionState.add_comment, size="2", id="add-line-comment"),
+            rx.button("Cancel", on_click=DecisionState.cancel_comment, size="2", variant="ghost"),
+            align="center", width="100%", id="line-comment-form",
+        ),
+    )
+
+
+def comment_list() -> rx.Component:
+    return rx.vstack(
+        rx.foreach(
+            DecisionState.comments,
+            lambda c, i: rx.hstack(
+                rx.icon("message-square", size=14),
+                rx.code(c["key"], ":", c["line"]),
+                rx.text(c["text"], size="2"),
+                rx.spacer(),
+                rx.icon_button(rx.icon("x", size=12), on_click=DecisionState.remove_comment(i), size="1",
+                               variant="ghost"),
+                align="center", width="100%", class_name="line-comment",
+            ),
+        ),
+        spacing="1", width="100%", id="line-comments",
+    )
+
+
+def diff_panel() -> rx.Component:
+    viewer_props = dict(
+        split_view=Page.split_view,
+        on_line_number_click=lambda line_id: DecisionState.pick_line(line_id, SHOWN_KEY),
+        use_dark_theme=rx.color_mode == "dark",
+    )
+    return rx.cond(
+        Feed.revisions.length() > 0,
+        rx.card(
+            rx.vstack(
+                rx.heading("Code revisions", size="3"),
+                toolbar(),
+                rx.box(
+                    rx.cond(
+                        CUSTOM,
+                        diff_viewer(old_value=Page.custom_old, new_value=Page.custom_new, left_title="older",
+                                    right_title="newer", **viewer_props),
+                        diff_viewer(old_value=Feed.latest_pair[2], new_value=Feed.latest_pair[3],
+                                    left_title=Feed.latest_pair[0], right_title=Feed.latest_pair[1],
+                                    **viewer_props),
+                    ),
+                    width="100%", overflow_x="auto", font_size="12px", id="diff",
+                ),
+                rx.text("Click a line number to comment on that line; comments go out with a revision.",
+                        size="1", color_scheme="gray"),
+                comment_form(),
+                comment_list(),
+                spacing="2", width="100%",
+            ),
+            width="100%",
+        ),
+    )

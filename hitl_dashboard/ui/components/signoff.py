@@ -1,0 +1,40 @@
+"""Status banner and sign-off progress."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from hitl_dashboard.ui.components.badges import status_badge
+from hitl_dashboard.ui.states.feeds import ConversationFeed
+from hitl_dashboard.ui.views.conversation_view import StepRow
+
+
+def banner() -> rx.Component:
+    return rx.callout(
+        ConversationFeed.banner,
+        icon=rx.match(ConversationFeed.status, ("approved", "circle-check"), ("failed", "circle-x"),
+                      ("aborted", "ban"), ("running", "loader"), "hourglass"),
+        color_scheme=rx.match(ConversationFeed.status, ("approved", "green"), ("failed", "red"),
+                              ("aborted", "gray"), ("running", "blue"), "amber"),
+        id="status-banner", width="100%",
+    )
+
+
+def step(item: StepRow) -> rx.Component:
+    return rx.badge(
+        rx.icon(rx.cond(item.approved, "circle-check", "circle-dashed"), size=14),
+        item.label, " ", rx.cond(item.approved, "approved", "pending"),
+        color_scheme=rx.cond(item.approved, "green", "gray"), variant="soft", size="2",
+        class_name="signoff-step",
+    )
+
+
+def signoff_progress() -> rx.Component:
+    return rx.hstack(
+        status_badge(ConversationFeed.status),
+        rx.text("Sign-off:", size="2", color_scheme="gray"),
+        rx.foreach(ConversationFeed.steps, step),
+        rx.spacer(),
+        rx.text(ConversationFeed.tokens, " tokens", size="1", color_scheme="gray"),
+        align="center", spacing="2", width="100%", id="signoff",
+    )

@@ -1,0 +1,78 @@
+"""The transcript: messages grouped by agent, markdown rendered safely, live typing."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from hitl_dashboard.ui.states.feeds import ConversationFeed
+from hitl_dashboard.ui.views.conversation_view import MessageRow
+
+
+def safe_markdown(text: rx.Var[str]) -> rx.Component:
+    # use_raw=False: raw HTML in agent output stays text (Reflex enables rehype-raw by default).
+    return rx.markdown(text, use_raw=False, class_name="message-body")
+
+
+def message_body(message: MessageRow) -> rx.Component:
+    return rx.match(
+        message.kind,
+        ("tool_call", rx.code_block(message.content, language="json", wrap_long_lines=True)),
+        ("tool_result", rx.code_block(message.content, language="log", wrap_long_lines=True)),
+        ("decision", rx.text(message.content, white_space="pre-wrap", size="2")),
+        safe_markdown(message.content),
+    )
+
+
+def message_card(message: MessageRow) -> rx.Component:
+    return rx.hstack(
+        rx.avatar(fallback=message.initials, color_scheme=message.color, size="2", radius="full"),
+        rx.box(
+            rx.hstack(
+                rx.text(message.source, weight="bold", size="2", class_name="message-source"),
+                rx.cond(message.kind != "text", rx.badge(message.kind.replace("_", " "), size="1", variant="soft")),
+                rx.text(message.at, size="1", color_scheme="gray"),
+                rx.spacer(),
+                rx.text(message.tokens, size="1", color_scheme="gray"),
+                align="center", spacing="2", width="100%",
+            ),
+            message_body(message),
+            width="100%",
+            min_width="0",
+            padding="0.6em 0.9em",
+            border=f"1px solid {rx.color('gray', 5)}",
+            border_left=rx.cond(message.kind == "decision", f"3px solid {rx.color('green', 9)}",
+                                f"1px solid {rx.color('gray', 5)}"),
+            border_radius="6px",
+            background_color=rx.cond(message.is_agent, rx.color("gray", 1), rx.color("gray", 2)),
+        ),
+        align="start", spacing="3", width="100%",
+        class_name="message", data_seq=message.seq, data_source=message.source,
+    )
+
+
+def typing_card() -> rx.Component:
+    return rx.cond(
+        ConversationFeed.typing,
+        rx.hstack(
+            rx.avatar(fallback=ConversationFeed.streaming_source[:2].upper(), size="2", radius="full",
+                      color_scheme="gray"),
+            rx.box(
+                rx.hstack(rx.text(ConversationFeed.streaming_source, weight="bold", size="2"),
+                          rx.text("is typing", size="1", color_scheme="gray"), rx.spinner(size="1"),
+                          align="center", spacing="2"),
+                rx.text(ConversationFeed.streaming_text, white_space="pre-wrap", size="2", color_scheme="gray",
+                        class_name="streaming-text"),
+                width="100%", padding="0.6em 0.9em", border=f"1px dashed {rx.color('gray', 6)}",
+                border_radius="6px",
+            ),
+            align="start", spacing="3", width="100%", id="typing-indicator",
+        ),
+    )
+
+
+def transcript() -> rx.Component:
+    return rx.vstack(
+        rx.foreach(ConversationFeed.messages, message_card),
+        typing_card(),
+        spacing="3", width="100%", id="transcript",
+    )

@@ -1,0 +1,103 @@
+"""Review queue: one tab per review role the user holds, sorted by due time, live."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from hitl_dashboard.ui import routes
+from hitl_dashboard.ui.components.badges import due_badge, kind_badge
+from hitl_dashboard.ui.components.layout import page_layout
+from hitl_dashboard.ui.states.app_state import AppState
+from hitl_dashboard.ui.states.feeds import FeedError, QueueFeed
+from hitl_dashboard.ui.states.queue import QueueState
+from hitl_dashboard.ui.views.formatting import ROLE_LABELS
+from hitl_dashboard.ui.views.queue_view import QueueRow
+
+
+def role_tab(role: rx.Var[str]) -> rx.Component:
+    return rx.button(
+        rx.match(role, *ROLE_LABELS.items(), role),
+        rx.cond(QueueFeed.role == role, rx.badge(QueueFeed.rows.length(), variant="solid", radius="full")),
+        on_click=QueueFeed.open(role),
+        variant=rx.cond(QueueFeed.role == role, "solid", "soft"),
+        size="2",
+        id="tab-" + role,
+    )
+
+
+def matches(row: QueueRow) -> rx.Var[bool]:
+    needle = QueueState.search.lower()
+    return (needle == "") | row.title.lower().contains(needle) | row.reason.lower().contains(needle)
+
+
+def queue_row(row: QueueRow) -> rx.Component:
+    return rx.cond(
+        matches(row),
+        rx.table.row(
+            rx.table.cell(
+                rx.vstack(
+                    rx.link(row.title, href=routes.CONVERSATIONS + "/" + row.conversation_id.to_string(),
+                            weight="medium", class_name="queue-title"),
+                    rx.text(row.reason, size="1", color_scheme="gray", class_name="queue-reason"),
+                    spacing="0",
+                ),
+            ),
+            rx.table.cell(rx.badge(row.task_type, variant="outline")),
+            rx.table.cell(rx.hstack(kind_badge(row.kind), rx.text(row.subject, size="1"), align="center")),
+            rx.table.cell(rx.code(row.rule, size="1")),
+            rx.table.cell(rx.hstack(rx.foreach(row.risk_flags, lambda f: rx.badge(f, color_scheme="red")),
+                                    wrap="wrap", spacing="1")),
+            rx.table.cell(rx.text(row.tokens, size="1")),
+            rx.table.cell(rx.text(row.age, size="1", color_scheme="gray")),
+            rx.table.cell(due_badge(row.due, row.urgency)),
+            rx.table.cell(
+                rx.cond(
+                    row.assignee == "",
+                    rx.button("Claim", size="1", on_click=QueueState.claim(row.review_id),
+                              class_name="claim-button"),
+                    rx.hstack(
+                        rx.badge(rx.icon("user", size=12), row.assignee, variant="soft", class_name="assignee"),
+                        rx.cond(row.assignee == AppState.username,
+                                rx.button("Release", size="1", variant="ghost",
+                                          on_click=QueueState.release(row.review_id), class_name="release-button")),
+                        align="center", spacing="1",
+                    ),
+                ),
+            ),
+            class_name="queue-row",
+            data_review_id=row.review_id,
+        ),
+    )
+
+
+def queue_table() -> rx.Component:
+    return rx.table.root(
+        rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in (
+            "Conversation", "Type", "Under review", "Rule", "Risk", "Tokens", "Age", "SLA", "Assignee")])),
+        rx.table.body(rx.foreach(QueueFeed.rows, queue_row)),
+        variant="surface", size="1", width="100%", id="queue-table",
+    )
+
+
+def empty_state() -> rx.Component:
+    return rx.callout(
+        rx.cond(QueueFeed.loaded, "Nothing waits for this role right now. New requests appear here by themselves.",
+                "Loading the queue..."),
+        icon="inbox", color_scheme="gray", id="queue-empty",
+    )
+
+
+def queue_page() -> rx.Component:
+    return page_layout(
+        rx.hstack(
+            rx.heading("Review queue", size="6", as_="h1"),
+            rx.spacer(),
+            rx.input(placeholder="Filter by title or reason", value=QueueState.search,
+                     on_change=QueueState.set_search, width="22em", id="queue-search"),
+            align="center", width="100%",
+        ),
+        rx.hstack(rx.foreach(AppState.review_roles, role_tab), spacing="2", id="role-tabs"),
+        rx.cond(FeedError.queue != "", rx.callout(FeedError.queue, icon="triangle-alert", color_scheme="red")),
+        rx.cond(QueueFeed.rows.length() > 0, queue_table(), empty_state()),
+        size="4",
+    )
