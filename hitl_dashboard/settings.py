@@ -34,6 +34,8 @@ class Settings(BaseSettings):
     model_stream: bool = True
     # Slows the scripted model down; tests and demos use it to watch a turn in flight.
     scripted_delay_ms: float = 0.0
+    # Pause between streamed words of the scripted model, so a demo shows agents "typing".
+    scripted_chunk_delay_ms: float = 0.0
 
     # Runner
     lease_seconds: float = 30.0

@@ -27,13 +27,14 @@ class ModelSpec(BaseModel):
     timeout_s: float = 60
     max_retries: int = 3  # total attempts per model call, the first one included
     delay_ms: float = 0  # scripted provider only: simulated thinking time
+    chunk_delay_ms: float = 0  # scripted provider only: pause between streamed words
     retry_base_delay_s: float = 0.5  # first backoff step; tests make it tiny
 
 
 def build_model_client(spec: ModelSpec, agent_role: str) -> ChatCompletionClient:
     """A fresh client for one agent. The scripted one needs the role to know what to write."""
     if spec.provider == "scripted":
-        return ScriptedChatCompletionClient(agent_role, delay_ms=spec.delay_ms)
+        return ScriptedChatCompletionClient(agent_role, delay_ms=spec.delay_ms, chunk_delay_ms=spec.chunk_delay_ms)
     return _build_openai_client(spec)
 
 

@@ -27,6 +27,7 @@ def _doc(description: str) -> dict:
 
 # Documented on every authenticated route (422 is FastAPI's own validation schema).
 COMMON_RESPONSES = {
+    400: _doc("The body is not readable JSON (bad encoding)"),
     401: _doc("Missing, unknown, revoked or expired token"),
     403: _doc("The token's user lacks the role"),
     413: _doc("Request body too large"),

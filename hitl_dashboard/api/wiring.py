@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from hitl_dashboard.api.errors import install_error_handlers
+from hitl_dashboard.api.fallback import add_api_fallback
 from hitl_dashboard.api.routes import audit, conversations, reviews, transcripts
 from hitl_dashboard.settings import get_settings
 
@@ -15,4 +16,5 @@ def mount_api(api: FastAPI, prefix: str) -> None:
     max_body_size = get_settings().api_max_body_bytes
     for module in (conversations, transcripts, reviews, audit):
         api.include_router(module.router, prefix=prefix, max_body_size=max_body_size)
+    add_api_fallback(api, prefix)  # last: only what no route above serves
     install_error_handlers(api)

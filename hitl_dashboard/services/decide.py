@@ -98,8 +98,8 @@ def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInpu
                  "override_reason": row.override_reason, "decision_id": row.id},
     )
     _transcript_note(uow, conversation, actor, request, decision)
-    next_review = _apply(uow, actor, conversation, request, decision, edited)
     webhooks.review_decided(uow.session, row, request, conversation, actor.username)
+    next_review = _apply(uow, actor, conversation, request, decision, edited)
     conversation.updated_at = utcnow()
     uow.session.add(conversation)
     uow.session.flush()

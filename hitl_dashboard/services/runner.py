@@ -42,7 +42,7 @@ def default_model_spec() -> ModelSpec:
         return ModelSpec(provider="openai", model=s.openai_model, base_url=s.openai_base_url,
                          api_key=s.openai_api_key, timeout_s=s.model_timeout_s, max_retries=s.model_max_retries,
                          retry_base_delay_s=s.model_retry_base_s)
-    return ModelSpec(provider="scripted", delay_ms=s.scripted_delay_ms)
+    return ModelSpec(provider="scripted", delay_ms=s.scripted_delay_ms, chunk_delay_ms=s.scripted_chunk_delay_ms)
 
 
 async def run_conversation(conversation_id: int, runner_id: str) -> bool:

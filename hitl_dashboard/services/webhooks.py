@@ -79,7 +79,10 @@ def review_decided(session: Session, decision: Decision, request: ReviewRequest,
         "decision": {"id": decision.id, "action": decision.action, "reason": decision.reason,
                      "instructions": decision.instructions, "target_agent": decision.target_agent,
                      "reviewer": reviewer, "role": decision.role, "is_override": decision.is_override},
-        "review": _review(request), "conversation": _conversation(conversation), "url": review_url(request.id),
+        # Queued before the decision is applied, so it precedes the events the decision causes
+        # (the next review, the conversation's end); hence no conversation status here.
+        "review": _review(request), "url": review_url(request.id),
+        "conversation": {"id": conversation.id, "title": conversation.title, "task_type": conversation.task_type},
     })
 
 

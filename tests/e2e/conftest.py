@@ -45,6 +45,8 @@ def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]
         "BIND_HOST": "127.0.0.1",
         # Reflex clears its disk-state folder on start: keep ours apart from a running `make run`.
         "REFLEX_STATES_WORKDIR": str(workdir / "states"),
+        # Agents "type" visibly (word by word), so tests can watch a message stream in.
+        "SCRIPTED_CHUNK_DELAY_MS": "8",
     }
     env.pop("REDIS_URL", None)  # embedded default: one worker, state on disk
     with app.log_path.open("wb") as log:

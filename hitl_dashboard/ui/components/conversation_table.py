@@ -26,7 +26,7 @@ def status_badge(status: rx.Var[str], label: rx.Var[str]) -> rx.Component:
 def conversation_row(row: ConversationRow) -> rx.Component:
     return rx.table.row(
         rx.table.cell(rx.text("#", row.id, color_scheme="gray")),
-        rx.table.row_header_cell(rx.text(row.title, weight="medium")),
+        rx.table.row_header_cell(rx.link(row.title, href=row.href, weight="medium", class_name="conversation-title")),
         rx.table.cell(rx.badge(row.task_type, variant="outline")),
         rx.table.cell(
             rx.vstack(
@@ -38,6 +38,7 @@ def conversation_row(row: ConversationRow) -> rx.Component:
         rx.table.cell(rx.text(row.tokens), justify="end"),
         rx.table.cell(rx.text(row.created, color_scheme="gray", size="2")),
         key=row.id,
+        class_name="conversation-row",
     )
 
 
@@ -57,11 +58,19 @@ def conversation_table() -> rx.Component:
             ),
             rx.table.body(rx.foreach(ConversationListState.rows, conversation_row)),
             variant="surface",
+            size="2",
             width="100%",
         ),
         rx.cond(
             ConversationListState.loading,
             rx.text("Loading conversations…", color_scheme="gray"),
-            rx.text("No conversations yet.", color_scheme="gray"),
+            rx.text(
+                rx.cond(
+                    (ConversationListState.status_filter == "all") & (ConversationListState.type_filter == "all"),
+                    "No conversations yet.",
+                    "No conversations match these filters.",
+                ),
+                color_scheme="gray",
+            ),
         ),
     )

@@ -1,4 +1,4 @@
-"""Home page: the most recent conversations."""
+"""Conversations page: the most recent conversations, filtered by status and task type."""
 
 from __future__ import annotations
 
@@ -6,7 +6,18 @@ import reflex as rx
 
 from hitl_dashboard.ui.components.conversation_table import conversation_table
 from hitl_dashboard.ui.components.layout import page_layout
-from hitl_dashboard.ui.states.conversations import PAGE_SIZE, ConversationListState
+from hitl_dashboard.ui.states.conversations import ALL, PAGE_SIZE, STATUSES, TASK_TYPES, ConversationListState
+
+
+def filter_select(label: str, options: tuple[str, ...], value, on_change, id_: str) -> rx.Component:
+    return rx.select.root(
+        rx.select.trigger(placeholder=label, width="11em", id=id_),
+        rx.select.content(
+            rx.select.item(f"Any {label.lower()}", value=ALL),
+            *[rx.select.item(option.replace("_", " "), value=option) for option in options],
+        ),
+        value=value, on_change=on_change, size="2",
+    )
 
 
 def home() -> rx.Component:
@@ -18,6 +29,10 @@ def home() -> rx.Component:
                 spacing="1",
             ),
             rx.spacer(),
+            filter_select("Status", STATUSES, ConversationListState.status_filter,
+                          ConversationListState.filter_status, "filter-status"),
+            filter_select("Task type", TASK_TYPES, ConversationListState.type_filter,
+                          ConversationListState.filter_type, "filter-task-type"),
             rx.button(
                 rx.icon("refresh-cw", size=16),
                 "Refresh",

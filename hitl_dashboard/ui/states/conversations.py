@@ -1,4 +1,4 @@
-"""State of the conversation list on the home page."""
+"""State of the conversation list: the newest conversations, filtered by status and task type."""
 
 from __future__ import annotations
 
@@ -10,11 +10,15 @@ import reflex as rx
 
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.conversation_queries import ConversationSummary, list_conversations
+from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.states.app_state import AppState
 
 logger = logging.getLogger(__name__)
 
 PAGE_SIZE = 50
+ALL = "all"
+STATUSES = ("running", "awaiting_review", "approved", "aborted", "failed")
+TASK_TYPES = ("code", "copy", "ops")
 
 
 @dataclass
@@ -22,6 +26,7 @@ class ConversationRow:
     """One table row, already formatted for display (all text)."""
 
     id: int
+    href: str
     title: str
     task_type: str
     status: str
@@ -34,6 +39,7 @@ class ConversationRow:
 def to_row(summary: ConversationSummary) -> ConversationRow:
     return ConversationRow(
         id=summary.id,
+        href=routes.conversation(summary.id),
         title=summary.title,
         task_type=summary.task_type,
         status=summary.status,
@@ -44,26 +50,46 @@ def to_row(summary: ConversationSummary) -> ConversationRow:
     )
 
 
-def _load_rows() -> list[ConversationRow]:
+def _load_rows(status: str = ALL, task_type: str = ALL) -> list[ConversationRow]:
     with UnitOfWork() as uow:
-        return [to_row(summary) for summary in list_conversations(uow, limit=PAGE_SIZE)]
+        summaries = list_conversations(uow, status=None if status == ALL else status,
+                                       task_type=None if task_type == ALL else task_type, limit=PAGE_SIZE)
+        return [to_row(summary) for summary in summaries]
 
 
 class ConversationListState(AppState):
     rows: list[ConversationRow] = []
     loading: bool = False
     error: str = ""
+    status_filter: str = ALL
+    type_filter: str = ALL
 
     @rx.event
     async def load(self):
+        async for update in self._reload():
+            yield update
+
+    async def _reload(self):
         self.loading = True
         yield
         try:
             # The query is synchronous; a thread keeps the event loop free for other clients.
-            self.rows = await asyncio.to_thread(_load_rows)
+            self.rows = await asyncio.to_thread(_load_rows, self.status_filter, self.type_filter)
             self.error = ""
         except Exception:
             logger.exception("loading the conversation list failed")
             self.error = "Could not load conversations; see the server log."
         finally:
             self.loading = False
+
+    @rx.event
+    async def filter_status(self, value: str):
+        self.status_filter = value if value in STATUSES else ALL
+        async for update in self._reload():
+            yield update
+
+    @rx.event
+    async def filter_type(self, value: str):
+        self.type_filter = value if value in TASK_TYPES else ALL
+        async for update in self._reload():
+            yield update

@@ -1,0 +1,119 @@
+"""What an audit event was about: for review and decision events, the exact content that was
+under review at the event's content hash (code revisions, a message, or tool call arguments).
+
+Answers "who approved this, and what exactly did they see?". The content is re-hashed here, so
+the page can say whether what is shown is byte for byte what the hash in the chain covers."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from sqlmodel import select
+
+from hitl_dashboard.db.models import AuditEvent, CodeRevision, Message, ReviewRequest, ToolCall
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.enums import SubjectType
+from hitl_dashboard.domain.errors import NotFound
+from hitl_dashboard.domain.hashing import content_hash
+from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
+
+# A code review covers the revisions one turn produced (one per file); never more than this.
+MAX_FILES_PER_REVIEW = 100
+
+
+@dataclass(frozen=True)
+class ContentPart:
+    title: str
+    language: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ReviewedContent:
+    review_request_id: int
+    subject_type: str
+    subject_label: str
+    required_role: str
+    content_hash: str
+    hash_matches: bool
+    parts: list[ContentPart] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class EventContext:
+    event: AuditEvent
+    reviewed: ReviewedContent | None
+
+
+def event_context(uow: UnitOfWork, actor: Actor, seq: int) -> EventContext:
+    check_can_read_audit(actor)
+    event = uow.session.exec(select(AuditEvent).where(AuditEvent.seq == seq)).first()
+    if event is None:
+        raise NotFound(f"audit event {seq} does not exist")
+    reviewed = None
+    if event.review_request_id is not None:
+        request = uow.session.get(ReviewRequest, event.review_request_id)
+        if request is not None:
+            reviewed = reviewed_content(uow, request, event.details or {})
+    return EventContext(event, reviewed)
+
+
+def reviewed_content(uow: UnitOfWork, request: ReviewRequest, details: dict) -> ReviewedContent:
+    if request.subject_type == SubjectType.CODE_REVISION:
+        parts, matches = _revision_parts(uow, request)
+    elif request.subject_type == SubjectType.MESSAGE:
+        parts, matches = _message_parts(uow, request)
+    else:
+        parts, matches = _tool_call_parts(uow, request, details)
+    return ReviewedContent(request.id, request.subject_type, request.subject_label, request.required_role,
+                           request.content_hash, matches, parts)
+
+
+def _revision_parts(uow: UnitOfWork, request: ReviewRequest) -> tuple[list[ContentPart], bool]:
+    """The request names the first revision of its turn and hashes all of them together
+    (services/turns._subject_for): take revisions from that one on until the hash matches."""
+    candidates = list(uow.session.exec(
+        select(CodeRevision)
+        .where(CodeRevision.conversation_id == request.conversation_id, CodeRevision.id >= request.subject_id)
+        .order_by(CodeRevision.id).limit(MAX_FILES_PER_REVIEW)
+    ))
+    for end in range(1, len(candidates) + 1):
+        chosen = candidates[:end]
+        if content_hash(sorted([r.key, r.content_hash] for r in chosen)) == request.content_hash:
+            return [_revision_part(r) for r in chosen], True
+    # Not found (should not happen): show the named revision and say the hash does not match.
+    return [_revision_part(r) for r in candidates[:1]], False
+
+
+def _revision_part(revision: CodeRevision) -> ContentPart:
+    return ContentPart(f"{revision.key} (revision {revision.number})", revision.language or "text", revision.content)
+
+
+def _message_parts(uow: UnitOfWork, request: ReviewRequest) -> tuple[list[ContentPart], bool]:
+    message = uow.session.get(Message, request.subject_id)
+    if message is None:
+        return [], False
+    part = ContentPart(f"message #{message.seq} by {message.source}", "markdown", message.content)
+    return [part], content_hash(message.content) == request.content_hash
+
+
+def _tool_call_parts(uow: UnitOfWork, request: ReviewRequest, details: dict) -> tuple[list[ContentPart], bool]:
+    call = uow.session.get(ToolCall, request.subject_id)
+    if call is None:
+        return [], False
+    parts = [ContentPart(f"{call.tool_name}: arguments requested by the agent", "json", _pretty(call.arguments))]
+    edited = details.get("edited_args")
+    if edited is not None and edited != call.arguments:
+        parts.append(ContentPart(f"{call.tool_name}: arguments as edited by the reviewer", "json", _pretty(edited)))
+    return parts, content_hash(call.arguments) == request.content_hash
+
+
+def _pretty(value) -> str:
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def known_actions(uow: UnitOfWork, actor: Actor) -> list[str]:
+    """The actions present in the trail, for the filter menu."""
+    check_can_read_audit(actor)
+    return sorted(a for a in uow.session.exec(select(AuditEvent.action).distinct()) if a)

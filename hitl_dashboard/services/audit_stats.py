@@ -1,0 +1,106 @@
+"""Numbers for the managers' charts: decisions, time to decision, SLA breaches, tokens.
+
+Each query groups by UTC calendar day in SQL (one portable GROUP BY for SQLite and
+PostgreSQL); the median is computed in Python over the per-role durations of the window."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from statistics import median
+
+from sqlalchemy import func
+from sqlmodel import select
+
+from hitl_dashboard.db.models import Decision, Message, ReviewRequest, utcnow
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.enums import ReviewStatus
+from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
+
+DEFAULT_DAYS = 30
+BREACH_STATUSES = (ReviewStatus.ESCALATED.value, ReviewStatus.EXPIRED.value)
+
+
+@dataclass(frozen=True)
+class DayCount:
+    day: str  # YYYY-MM-DD, UTC
+    key: str  # what is counted: an action, a breach status, or "tokens"
+    count: int
+
+
+@dataclass(frozen=True)
+class RoleMedian:
+    role: str
+    median_hours: float
+    decisions: int
+
+
+def window_start(days: int = DEFAULT_DAYS, now: datetime | None = None) -> datetime:
+    """Midnight UTC, `days - 1` days ago: the window covers `days` whole calendar days."""
+    today = (now or utcnow()).replace(hour=0, minute=0, second=0, microsecond=0)
+    return today - timedelta(days=max(days, 1) - 1)
+
+
+def _day(uow: UnitOfWork, column):
+    # PostgreSQL stores timestamptz: convert to UTC before taking the date, whatever the
+    # session's TimeZone. SQLite stores UTC text, which date() reads directly.
+    if uow.dialect == "postgresql":
+        return func.date(func.timezone("UTC", column))
+    return func.date(column)
+
+
+def _day_text(value) -> str:
+    return value.isoformat() if isinstance(value, date) else str(value)[:10]
+
+
+def decisions_per_day(uow: UnitOfWork, actor: Actor, *, since: datetime | None = None) -> list[DayCount]:
+    check_can_read_audit(actor)
+    day = _day(uow, Decision.created_at)
+    query = (
+        select(day, Decision.action, func.count())
+        .where(Decision.created_at >= (since or window_start()))
+        .group_by(day, Decision.action)
+        .order_by(day, Decision.action)
+    )
+    return [DayCount(_day_text(d), action, int(n)) for d, action, n in uow.session.exec(query)]
+
+
+def median_hours_to_decision(uow: UnitOfWork, actor: Actor, *, since: datetime | None = None) -> list[RoleMedian]:
+    """Per role, from the review request's creation to its decision, for decisions in the window."""
+    check_can_read_audit(actor)
+    query = (
+        select(Decision.role, ReviewRequest.created_at, Decision.created_at)
+        .join(ReviewRequest, ReviewRequest.id == Decision.review_request_id)
+        .where(Decision.created_at >= (since or window_start()))
+    )
+    durations: dict[str, list[float]] = defaultdict(list)
+    for role, requested, decided in uow.session.exec(query):
+        durations[role].append(max((decided - requested).total_seconds(), 0.0) / 3600)
+    return [RoleMedian(role, round(median(hours), 2), len(hours)) for role, hours in sorted(durations.items())]
+
+
+def sla_breaches_per_day(uow: UnitOfWork, actor: Actor, *, since: datetime | None = None) -> list[DayCount]:
+    """Review requests that passed their deadline, by the day they were escalated or expired."""
+    check_can_read_audit(actor)
+    day = _day(uow, ReviewRequest.closed_at)
+    query = (
+        select(day, ReviewRequest.status, func.count())
+        .where(ReviewRequest.status.in_(BREACH_STATUSES), ReviewRequest.closed_at >= (since or window_start()))
+        .group_by(day, ReviewRequest.status)
+        .order_by(day, ReviewRequest.status)
+    )
+    return [DayCount(_day_text(d), status, int(n)) for d, status, n in uow.session.exec(query)]
+
+
+def tokens_per_day(uow: UnitOfWork, actor: Actor, *, since: datetime | None = None) -> list[DayCount]:
+    """Prompt plus completion tokens of the agents' messages, by the day they were written."""
+    check_can_read_audit(actor)
+    day = _day(uow, Message.created_at)
+    query = (
+        select(day, func.sum(Message.prompt_tokens + Message.completion_tokens))
+        .where(Message.created_at >= (since or window_start()))
+        .group_by(day)
+        .order_by(day)
+    )
+    return [DayCount(_day_text(d), "tokens", int(n or 0)) for d, n in uow.session.exec(query)]

@@ -1,0 +1,93 @@
+"""Chain status and the managers' charts (recharts, bundled: no network needed)."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from hitl_dashboard.ui.states.audit_insights import WINDOWS, AuditInsightsState as Insights
+
+ACTION_FILLS = {"approve": "green", "revise": "amber", "abort": "red", "skip": "gray"}
+BREACH_FILLS = {"escalated": "orange", "expired": "red"}
+CHART_HEIGHT = 180
+
+
+def chain_badge() -> rx.Component:
+    return rx.badge(
+        rx.icon(rx.match(Insights.chain, ("ok", "shield-check"), ("checking", "loader"), "shield-alert"), size=14),
+        Insights.chain_text,
+        color_scheme=rx.match(Insights.chain, ("ok", "green"), ("checking", "gray"), "red"),
+        variant=rx.cond(Insights.chain == "broken", "solid", "soft"),
+        size="2", id="chain-status", data_state=Insights.chain,
+    )
+
+
+def _axes(x_key: str) -> list[rx.Component]:
+    tick = {"font_size": 11}
+    return [
+        rx.recharts.cartesian_grid(stroke_dasharray="3 3", vertical=False, stroke=rx.color("gray", 5)),
+        rx.recharts.x_axis(data_key=x_key, tick=tick, stroke=rx.color("gray", 8)),
+        rx.recharts.y_axis(tick=tick, width=40, allow_decimals=False, stroke=rx.color("gray", 8)),
+        rx.recharts.graphing_tooltip(
+            content_style={"backgroundColor": rx.color("gray", 2), "border": f"1px solid {rx.color('gray', 6)}",
+                           "fontSize": "12px"},
+            cursor={"fill": rx.color("gray", 4)},
+        ),
+    ]
+
+
+def _stacked(data, fills: dict[str, str]) -> rx.Component:
+    return rx.recharts.bar_chart(
+        *[rx.recharts.bar(data_key=key, stack_id="s", fill=rx.color(color, 9), name=key, is_animation_active=False)
+          for key, color in fills.items()],
+        *_axes("day"),
+        rx.recharts.legend(icon_size=10, wrapper_style={"fontSize": "12px"}),
+        data=data, height=CHART_HEIGHT, width="100%", bar_category_gap="15%",
+    )
+
+
+def chart_card(title: str, subtitle: str, chart: rx.Component, id_: str) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(rx.text(title, weight="bold", size="2"), rx.text(subtitle, size="1", color_scheme="gray"),
+                      align="baseline", spacing="2"),
+            chart,
+            spacing="2", width="100%",
+        ),
+        size="1", width="100%", id=id_, class_name="chart-card",
+    )
+
+
+def charts() -> rx.Component:
+    return rx.grid(
+        chart_card("Decisions per day", "by action", _stacked(Insights.decisions, ACTION_FILLS), "chart-decisions"),
+        chart_card(
+            "Median time to decision", "hours, per role",
+            rx.recharts.bar_chart(
+                rx.recharts.bar(data_key="hours", fill=rx.color("indigo", 9), name="median hours",
+                                is_animation_active=False),
+                *_axes("role"),
+                data=Insights.medians, height=CHART_HEIGHT, width="100%", layout="horizontal",
+            ),
+            "chart-medians",
+        ),
+        chart_card("SLA breaches per day", "escalated or expired review requests",
+                   _stacked(Insights.breaches, BREACH_FILLS), "chart-breaches"),
+        chart_card(
+            "Tokens per day", "prompt + completion, all agents",
+            rx.recharts.area_chart(
+                rx.recharts.area(data_key="tokens", stroke=rx.color("cyan", 9), fill=rx.color("cyan", 5),
+                                 type_="monotone", is_animation_active=False),
+                *_axes("day"),
+                data=Insights.tokens, height=CHART_HEIGHT, width="100%",
+            ),
+            "chart-tokens",
+        ),
+        columns="2", spacing="3", width="100%",
+    )
+
+
+def window_picker() -> rx.Component:
+    return rx.segmented_control.root(
+        *[rx.segmented_control.item(f"{days} days", value=days) for days in WINDOWS],
+        value=Insights.window, on_change=Insights.set_window, size="1", id="chart-window",
+    )

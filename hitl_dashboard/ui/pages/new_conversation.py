@@ -1,0 +1,150 @@
+"""New conversation page: task, task type, team template, gate policy, the model of each agent."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from hitl_dashboard.services import start_options
+from hitl_dashboard.ui.components.layout import page_layout
+from hitl_dashboard.ui.states.new_conversation import NewConversationState as New
+
+TASK_TYPE_LABELS = {"code": "Code", "copy": "Copy", "ops": "Ops", "auto": "Auto (the planner decides)"}
+MODE_LABELS = {"after_agent": "After each turn of the chosen agents", "on_done": "When the team says it is done",
+               "never": "Never (only keyword, regex, confidence and tool gates)"}
+
+
+def error_for(name: str) -> rx.Component:
+    return rx.cond(New.errors.contains(name),
+                   rx.text(New.errors[name], size="1", color_scheme="red", role="alert", class_name="field-error",
+                           id=f"error-{name}"))
+
+
+def labelled(label: str, control: rx.Component, name: str, hint: str = "") -> rx.Component:
+    return rx.vstack(
+        rx.text(label, size="2", weight="medium"),
+        control,
+        rx.text(hint, size="1", color_scheme="gray") if hint else rx.fragment(),
+        error_for(name),
+        spacing="1", width="100%",
+    )
+
+
+def select(options: dict[str, str], value, on_change, id_: str) -> rx.Component:
+    return rx.select.root(
+        rx.select.trigger(width="100%", id=id_),
+        rx.select.content(*[rx.select.item(label, value=key) for key, label in options.items()]),
+        value=value, on_change=on_change, size="2",
+    )
+
+
+def text_input(name: str, **props) -> rx.Component:
+    return rx.input(value=getattr(New, name), on_change=lambda v: New.set_text(name, v), size="2", width="100%",
+                    id=f"new-{name.replace('_', '-')}", name=name, **props)
+
+
+def task_section() -> rx.Component:
+    return rx.card(rx.vstack(
+        labelled("Task", rx.text_area(value=New.task, on_change=lambda v: New.set_text("task", v), rows="6",
+                                      width="100%", id="new-task", name="task",
+                                      placeholder="What should the agents do? e.g. Add input validation to the "
+                                                  "user signup endpoint"), "task"),
+        labelled("Title", text_input("title", placeholder="optional: the first line of the task"), "title"),
+        rx.grid(
+            labelled("Task type", select(TASK_TYPE_LABELS, New.task_type, New.set_task_type, "new-task-type"),
+                     "task_type"),
+            labelled("Team template", select({t: t for t in start_options.template_names()}, New.template,
+                                             New.set_template, "new-template"), "template",
+                     hint="Defaults to the task type; auto can do all three."),
+            labelled("When a review is overdue", select({"escalate": "Escalate to an admin", "abort": "Abort"},
+                                                        New.on_overdue, lambda v: New.set_choice("on_overdue", v),
+                                                        "new-on-overdue"), "on_overdue"),
+            columns="3", spacing="3", width="100%",
+        ),
+        spacing="3",
+    ), size="2", width="100%")
+
+
+def checkbox_row(items, selected, on_toggle, prefix: str) -> rx.Component:
+    return rx.hstack(
+        rx.foreach(items, lambda item: rx.checkbox(item, checked=selected.contains(item),
+                                                   on_change=lambda checked: on_toggle(item, checked),
+                                                   size="2", id=f"{prefix}-" + item)),
+        spacing="4", wrap="wrap",
+    )
+
+
+def policy_section() -> rx.Component:
+    return rx.card(rx.vstack(
+        rx.heading("Gate policy", size="3"),
+        rx.text("When the agents stop and wait for a human.", size="1", color_scheme="gray"),
+        labelled("Sign-off point", select(MODE_LABELS, New.mode, lambda v: New.set_choice("mode", v), "new-mode"),
+                 "mode"),
+        rx.cond(New.mode == "after_agent",
+                labelled("After turns of", checkbox_row(New.agents, New.gate_agents, New.toggle_gate_agent,
+                                                        "gate-agent"), "agents")),
+        rx.grid(
+            labelled("Keywords", text_input("keywords", placeholder="DROP TABLE, rm -rf"), "keywords",
+                     hint="Comma separated; any of them in a message opens a review."),
+            labelled("Regex", text_input("regex", placeholder="optional, e.g. password\\s*="), "regex"),
+            labelled("Minimum confidence", text_input("min_confidence", placeholder="0 to 1, optional"),
+                     "min_confidence", hint="Gate when an agent reports less."),
+            columns="3", spacing="3", width="100%",
+        ),
+        labelled("Tools that need approval", checkbox_row(start_options.tool_names(), New.tools, New.toggle_tool,
+                                                          "tool"), "tools"),
+        error_for("gate_policy"),
+        spacing="3",
+    ), size="2", width="100%")
+
+
+def model_row(agent: rx.Var[str]) -> rx.Component:
+    return rx.table.row(
+        rx.table.row_header_cell(rx.text(agent, weight="medium")),
+        rx.table.cell(rx.select.root(
+            rx.select.trigger(width="9em"),
+            rx.select.content(*[rx.select.item(p, value=p) for p in start_options.PROVIDERS]),
+            value=New.providers[agent], on_change=lambda v: New.set_provider(agent, v), size="1",
+        )),
+        rx.table.cell(rx.input(value=New.models[agent], on_change=lambda v: New.set_model(agent, v), size="1",
+                               disabled=New.providers[agent] == "scripted", width="14em",
+                               placeholder="model name, e.g. gpt-4o-mini")),
+        class_name="model-row", data_agent=agent,
+    )
+
+
+def models_section() -> rx.Component:
+    return rx.card(rx.vstack(
+        rx.heading("Models", size="3"),
+        rx.text("scripted is the offline model; openai uses the server's OpenAI-compatible endpoint.", size="1",
+                color_scheme="gray"),
+        rx.table.root(
+            rx.table.header(rx.table.row(rx.table.column_header_cell("Agent"),
+                                         rx.table.column_header_cell("Provider"),
+                                         rx.table.column_header_cell("Model"))),
+            rx.table.body(rx.foreach(New.agents, model_row)),
+            size="1", width="100%",
+        ),
+        error_for("model_routing"),
+        spacing="2",
+    ), size="2", width="100%")
+
+
+def new_conversation_page() -> rx.Component:
+    return page_layout(
+        rx.heading("New conversation", size="6", as_="h1"),
+        rx.form(
+            rx.vstack(
+                task_section(),
+                rx.grid(policy_section(), models_section(), columns="2", spacing="4", width="100%",
+                        grid_template_columns="minmax(0, 3fr) minmax(0, 2fr)"),
+                error_for("form"),
+                rx.hstack(
+                    rx.button(rx.icon("play", size=14), "Start conversation", type="submit", size="3",
+                              loading=New.submitting, id="start-conversation"),
+                    justify="end", width="100%",
+                ),
+                spacing="4", width="100%",
+            ),
+            on_submit=New.submit, reset_on_submit=False, width="100%",
+        ),
+    )

@@ -1,0 +1,141 @@
+"""Admin users page: the user list, adding a user, changing a user's roles."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+import reflex as rx
+
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.enums import Role
+from hitl_dashboard.domain.errors import DomainError, InvalidInput, PermissionDenied
+from hitl_dashboard.domain.permissions import Actor, check_can_manage_users
+from hitl_dashboard.services import users
+from hitl_dashboard.ui.states.app_state import AppState
+from hitl_dashboard.ui.views.formatting import stamp
+
+ALL_ROLES = [r.value for r in Role]
+
+
+@dataclass
+class UserRow:
+    username: str = ""
+    display_name: str = ""
+    roles: list[str] = field(default_factory=list)
+    active: bool = True
+    demo: bool = False
+    created: str = ""
+
+
+def user_rows(actor: Actor) -> list[UserRow]:
+    check_can_manage_users(actor)  # list_users has no check of its own
+    with UnitOfWork() as uow:
+        return [UserRow(u.username, u.display_name, list(u.roles), u.is_active, u.is_demo, stamp(u.created_at))
+                for u in users.list_users(uow)]
+
+
+def _create(actor: Actor, username: str, password: str, roles: list[str]) -> None:
+    with UnitOfWork() as uow:
+        users.create_user(uow, username=username, password=password, roles=roles, by=actor)
+        uow.commit()
+
+
+def _set_roles(actor: Actor, username: str, roles: list[str]) -> None:
+    with UnitOfWork() as uow:
+        users.set_roles(uow, username=username, roles=roles, by=actor)
+        uow.commit()
+
+
+def _ordered(roles: list[str]) -> list[str]:
+    return [r for r in ALL_ROLES if r in roles]
+
+
+class AdminUsersState(AppState):
+    rows: list[UserRow] = []
+    # The add form.
+    new_username: str = ""
+    new_password: str = ""
+    new_roles: list[str] = []
+    add_error: str = ""
+    add_error_field: str = ""
+    adding: bool = False
+    # The roles dialog.
+    editing: str = ""
+    edit_roles: list[str] = []
+    edit_error: str = ""
+
+    async def _admin(self) -> Actor | None:
+        try:
+            actor = await self.actor()
+        except PermissionDenied:
+            return None
+        return actor if self.is_admin else None
+
+    @rx.event
+    async def load(self):
+        actor = await self._admin()
+        if actor is not None:
+            self.rows = await asyncio.to_thread(user_rows, actor)
+
+    @rx.event
+    def set_new_username(self, value: str):
+        self.new_username = value.strip().lower()[:64]
+
+    @rx.event
+    def set_new_password(self, value: str):
+        self.new_password = value[:1024]
+
+    @rx.event
+    def toggle_new_role(self, role: str, checked: bool):
+        self.new_roles = _ordered([r for r in self.new_roles if r != role] + ([role] if checked else []))
+
+    @rx.event
+    def toggle_edit_role(self, role: str, checked: bool):
+        self.edit_roles = _ordered([r for r in self.edit_roles if r != role] + ([role] if checked else []))
+
+    @rx.event
+    async def add_user(self, _form: dict):
+        actor = await self._admin()
+        if actor is None:
+            self.add_error, self.add_error_field = "Only an admin may add users.", ""
+            return
+        self.adding = True
+        yield
+        try:
+            await asyncio.to_thread(_create, actor, self.new_username, self.new_password, self.new_roles)
+        except DomainError as exc:
+            self.add_error = str(exc)
+            self.add_error_field = exc.field if isinstance(exc, InvalidInput) and exc.field else "username"
+            return
+        finally:
+            self.adding = False
+        added = self.new_username
+        self.new_username, self.new_password, self.new_roles, self.add_error, self.add_error_field = "", "", [], "", ""
+        self.rows = await asyncio.to_thread(user_rows, actor)
+        yield rx.toast.success(f"Added {added}")
+
+    @rx.event
+    def edit(self, username: str):
+        row = next((r for r in self.rows if r.username == username), None)
+        if row is not None:
+            self.editing, self.edit_roles, self.edit_error = username, _ordered(row.roles), ""
+
+    @rx.event
+    def close_edit(self, opened: bool = False):
+        if not opened:
+            self.editing, self.edit_error = "", ""
+
+    @rx.event
+    async def save_roles(self):
+        actor = await self._admin()
+        if actor is None or not self.editing:
+            return
+        try:
+            await asyncio.to_thread(_set_roles, actor, self.editing, self.edit_roles)
+        except DomainError as exc:
+            self.edit_error = str(exc)
+            return
+        saved, self.editing = self.editing, ""
+        self.rows = await asyncio.to_thread(user_rows, actor)
+        return rx.toast.success(f"Saved the roles of {saved}")

@@ -1,0 +1,49 @@
+"""Seeding and sign-in helpers for the browser tests."""
+
+from __future__ import annotations
+
+import uuid
+
+from playwright.sync_api import Page, expect
+from sqlmodel import select
+
+from hitl_dashboard.db.models import ReviewRequest, User
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.services.conversations import StartCommand, start_conversation
+from hitl_dashboard.services.users import actor_of, create_user
+from tests.e2e.app_process import RunningApp
+
+PASSWORD = "e2e-password"
+
+
+def make_user(app: RunningApp, *roles: str, prefix: str = "user") -> str:
+    name = f"{prefix}-{uuid.uuid4().hex[:6]}"
+    with UnitOfWork(app.engine) as uow:
+        create_user(uow, username=name, password=PASSWORD, roles=list(roles))
+        uow.commit()
+    return name
+
+
+def start(app: RunningApp, username: str, task: str, task_type: str = "code") -> int:
+    with UnitOfWork(app.engine) as uow:
+        user = uow.session.exec(select(User).where(User.username == username)).one()
+        conversation = start_conversation(uow, actor_of(user), StartCommand(task=task, task_type=task_type))
+        uow.commit()
+        return conversation.id
+
+
+def open_reviews(app: RunningApp, conversation_id: int) -> list[ReviewRequest]:
+    with UnitOfWork(app.engine) as uow:
+        return list(uow.session.exec(
+            select(ReviewRequest).where(ReviewRequest.conversation_id == conversation_id,
+                                        ReviewRequest.status.in_(["pending", "claimed"]))
+        ))
+
+
+def sign_in(page: Page, app: RunningApp, username: str, lands_on: str = "**/queue*") -> None:
+    page.goto(app.base_url + "/login")
+    page.fill("#username", username)
+    page.fill("#password", PASSWORD)
+    page.click("#sign-in")
+    page.wait_for_url(lands_on, timeout=20_000)
+    expect(page.locator("#signed-in-user")).to_have_text(username)
