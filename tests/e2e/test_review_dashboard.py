@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
 
@@ -24,7 +25,8 @@ def wait_for(predicate, timeout: float = 30.0, what: str = "condition"):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_security_reviewer_revises_then_two_sign_offs_approve(app_server: RunningApp, browser: Browser):
+def test_security_reviewer_revises_then_two_sign_offs_approve(app_server: RunningApp, browser: Browser,
+                                                              screenshot_dir: Path):
     security = make_user(app_server, "security_reviewer", prefix="sec")
     final = make_user(app_server, "final_approver", prefix="fin")
     starter = make_user(app_server, "product_reviewer", prefix="dev")
@@ -41,6 +43,7 @@ def test_security_reviewer_revises_then_two_sign_offs_approve(app_server: Runnin
     expect(row).to_contain_text("app/retry.py r1")
     row.locator(".claim-button").click()
     expect(row.locator(".assignee")).to_have_text(security)
+    page.screenshot(path=str(screenshot_dir / "queue.png"))
 
     row.locator(".queue-title").click()
     page.wait_for_url(f"**/conversations/{cid}")
@@ -68,6 +71,8 @@ def test_security_reviewer_revises_then_two_sign_offs_approve(app_server: Runnin
     expect(page.locator("#diff")).to_contain_text("app/retry.py r2")
     decision_note = page.locator(".message[data-source='%s']" % security)
     expect(decision_note).to_contain_text("line 5: name the constant MAX_RETRIES")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(screenshot_dir / "conversation.png"))
 
     page.click("#decide-approve")
     expect(page.locator(".signoff-step").first).to_contain_text("approved")
