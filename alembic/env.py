@@ -26,9 +26,15 @@ def run_migrations_online() -> None:
         _run(connection)
 
 
+# Two deploy steps racing to migrate PostgreSQL queue on this lock instead of colliding.
+MIGRATION_LOCK_KEY = 7_317_002
+
+
 def _run(connection) -> None:  # noqa: ANN001
     context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
     with context.begin_transaction():
+        if connection.dialect.name == "postgresql":
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})")
         context.run_migrations()
 
 

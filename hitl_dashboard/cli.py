@@ -27,12 +27,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler = COMMANDS[args.handler]
     try:
+        _publish_live_updates_if_configured()
         return handler(args) or 0
     except DomainError as exc:
         code = next((c for kind, c in EXIT_CODES.items() if isinstance(exc, kind)), 1)
         return fail(args, exc, code)
     except ValueError as exc:  # settings validation and similar
         return fail(args, exc, 2)
+    except RuntimeError as exc:  # e.g. preflight.UnsafeDeployment
+        return fail(args, exc, 7)
+
+
+def _publish_live_updates_if_configured() -> None:
+    """A CLI process has no browsers; with Redis its changes reach them through the web tier."""
+    from hitl_dashboard.settings import get_settings
+
+    url = get_settings().redis_url
+    if url:
+        from hitl_dashboard.services.live_redis import install_publisher
+
+        install_publisher(url)
 
 
 if __name__ == "__main__":

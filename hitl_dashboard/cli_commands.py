@@ -13,7 +13,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import InvalidInput
-from hitl_dashboard.services import audit, claims, conversation_queries, queues, users
+from hitl_dashboard.services import audit, claims, conversation_queries, live, queues, users
 from hitl_dashboard.services.conversations import StartCommand, retry_conversation, start_conversation
 from hitl_dashboard.services.decide import decide
 
@@ -158,6 +158,7 @@ def _start(args) -> int:
             gate_policy=_json_arg(args.policy, "policy"), model_routing=_json_arg(args.models, "models") or {},
         ))
         uow.commit()
+    live.publish_turn(conversation.id)
     emit(args, {"conversation_id": conversation.id, "status": conversation.status},
          f"started conversation {conversation.id} ({conversation.task_type}); run `worker` to let the agents work")
     return 0
@@ -197,6 +198,7 @@ def _claim_or_release(args, operation, verb: str) -> int:
         actor = users.get_actor(uow, args.as_user)
         request = operation(uow, actor, args.review_id)
         uow.commit()
+    live.publish_turn(request.conversation_id)
     emit(args, {"review_id": request.id, "status": request.status, "version": request.version},
          f"{verb} review request {request.id}")
     return 0
@@ -214,6 +216,7 @@ def _decide(args) -> int:
         actor = users.get_actor(uow, args.as_user)
         outcome = decide(uow, actor, args.review_id, decision)
         uow.commit()
+    live.publish_turn(outcome.conversation_id)
     note = " (already recorded earlier; nothing applied twice)" if outcome.replayed else ""
     emit(args, outcome, f"{outcome.action} recorded on review {outcome.review_request_id}; conversation "
                         f"{outcome.conversation_id} is {outcome.conversation_status}{note}")
@@ -249,6 +252,9 @@ def _worker(args) -> int:
     from hitl_dashboard.services.webhook_delivery import deliver_due
     from hitl_dashboard.services.worker import escalate_once, run_worker_forever
 
+    from hitl_dashboard.services.preflight import check_hosted_ready
+
+    check_hosted_ready()
     if args.until_idle:
         escalated = escalate_once()
         runs = asyncio.run(run_until_idle())

@@ -6,6 +6,7 @@ import logging
 import reflex as rx
 
 from hitl_dashboard.api.app import api
+from hitl_dashboard.services.preflight import check_hosted_ready
 from hitl_dashboard.settings import get_settings
 from hitl_dashboard.ui.pages.registry import add_pages
 
@@ -44,9 +45,10 @@ async def install_live_updates() -> None:
     """Runner turns, decisions and claims in this worker push to the linked browsers."""
     from hitl_dashboard.ui.live import install
 
-    install(app)
+    await install(app)
 
 
+check_hosted_ready()  # refuse demo credentials outside demo mode, before serving anything
 app = rx.App(api_transformer=api)
 add_pages(app)
 app.register_lifespan_task(install_live_updates)

@@ -41,6 +41,8 @@ class Settings(BaseSettings):
     lease_seconds: float = 30.0
     worker_poll_seconds: float = 0.5
     runner_in_web: bool = True
+    # Conversations one runner process works on at once (their model calls overlap).
+    runner_concurrency: int = 8
 
     # Review SLA in hours per role; escalation goes to the backup role.
     sla_hours_security_reviewer: float = 24.0

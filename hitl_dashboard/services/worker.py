@@ -24,20 +24,34 @@ def escalate_once() -> list[int]:
 
 
 async def run_worker_forever(runner_id: str | None = None, stop: asyncio.Event | None = None) -> None:
+    """Up to RUNNER_CONCURRENCY conversations at once: their model calls overlap, and the lease
+    on each conversation keeps every other runner (in this process or another) off it."""
     runner_id = runner_id or new_runner_id()
-    log.info("runner %s started", runner_id)
-    while stop is None or not stop.is_set():
-        try:
-            escalate_once()
-            await deliver_due()
-            with UnitOfWork() as uow:
-                candidates = leases.runnable_ids(uow.session)
-            for conversation_id in candidates:
-                await run_conversation(conversation_id, runner_id)
-            if not candidates:
-                await asyncio.sleep(get_settings().worker_poll_seconds)
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # noqa: BLE001 - the loop must outlive one bad conversation or a DB blip
-            log.exception("runner %s: iteration failed; retrying", runner_id)
-            await asyncio.sleep(1.0)
+    slots = max(1, get_settings().runner_concurrency)
+    running: dict[int, asyncio.Task] = {}
+    log.info("runner %s started with %d slots", runner_id, slots)
+    try:
+        while stop is None or not stop.is_set():
+            try:
+                escalate_once()
+                await deliver_due()
+                for done in [cid for cid, task in running.items() if task.done()]:
+                    running.pop(done)
+                free = slots - len(running)
+                started = 0
+                if free > 0:
+                    with UnitOfWork() as uow:
+                        candidates = [c for c in leases.runnable_ids(uow.session, limit=slots * 2)
+                                      if c not in running]
+                    for conversation_id in candidates[:free]:
+                        running[conversation_id] = asyncio.create_task(run_conversation(conversation_id, runner_id))
+                        started += 1
+                await asyncio.sleep(0.05 if started else get_settings().worker_poll_seconds)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - the loop must outlive one bad conversation or a DB blip
+                log.exception("runner %s: iteration failed; retrying", runner_id)
+                await asyncio.sleep(1.0)
+    finally:
+        for task in running.values():
+            task.cancel()

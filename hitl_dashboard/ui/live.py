@@ -76,6 +76,14 @@ class ReflexLiveSink:
             feed.streaming_source = source
             feed.streaming_text = feed.streaming_text + text
 
+    async def stream(self, conversation_id: int, source: str, text_so_far: str) -> None:
+        """From another process (services/live_redis): the whole text streamed so far."""
+        async with self.app.modify_state(
+            rx.BaseStateToken(ident=conversation_token(conversation_id), cls=ConversationFeed)
+        ) as root:
+            feed = await root.get_state(ConversationFeed)
+            feed.streaming_source, feed.streaming_text = source, text_so_far
+
 
 async def refresh_conversation(app: rx.App, conversation_id: int) -> None:
     view = await asyncio.to_thread(conversation_view, conversation_id)
@@ -94,6 +102,15 @@ async def refresh_queues(app: rx.App, roles: tuple[str, ...] = REVIEW_ROLES) -> 
             feed.fill(role, rows)
 
 
-def install(app: rx.App) -> None:
-    """Called once per worker from a lifespan task (it needs the running loop)."""
-    live.register_sink(ReflexLiveSink(app, asyncio.get_running_loop()))
+async def install(app: rx.App) -> None:
+    """Runs once per web worker as a lifespan task (it needs the running loop). With Redis it
+    also relays the events of runner processes for as long as the worker lives."""
+    from hitl_dashboard.settings import get_settings
+
+    sink = ReflexLiveSink(app, asyncio.get_running_loop())
+    live.register_sink(sink)
+    url = get_settings().redis_url
+    if url:
+        from hitl_dashboard.services.live_redis import consume
+
+        await consume(url, sink.changed, sink.stream)

@@ -1,0 +1,32 @@
+"""Refuse to run a hosted deployment that still carries demo credentials."""
+
+from __future__ import annotations
+
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import select
+
+from hitl_dashboard.db.models import User
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.settings import get_settings
+
+
+class UnsafeDeployment(RuntimeError):
+    pass
+
+
+def check_hosted_ready() -> None:
+    """Outside demo mode: the secret must not be the demo one (checked by Settings itself)
+    and no demo user (known password 'demo') may exist."""
+    settings = get_settings()  # raises on the demo secret when DEMO_MODE=false
+    if settings.demo_mode:
+        return
+    try:
+        with UnitOfWork() as uow:
+            demo = uow.session.exec(select(User.username).where(User.is_demo == True)).all()  # noqa: E712
+    except SQLAlchemyError:
+        return  # not migrated yet: `db upgrade` comes first and there are no users to worry about
+    if demo:
+        raise UnsafeDeployment(
+            f"DEMO_MODE is false but demo users exist ({', '.join(demo)}); delete them or disable them "
+            "before serving (they have the well-known password 'demo')."
+        )
