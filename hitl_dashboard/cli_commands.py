@@ -98,6 +98,8 @@ def register_all(sub) -> None:
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     p.set_defaults(handler="audit export")
 
+    add("check", "check", "refuse to serve with demo credentials outside demo mode (run before serving)")
+
     demo = sub.add_parser("demo", help="demo data").add_subparsers(dest="demo_command", required=True)
     p = demo.add_parser("seed", help="seed demo users and conversations (first run only)")
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
@@ -282,6 +284,17 @@ def _audit_export(args) -> int:
     with UnitOfWork() as uow:
         for chunk in audit.export_lines(uow, None, args.format):
             sys.stdout.write(chunk)
+    return 0
+
+
+@command("check")
+def _check(args) -> int:
+    from hitl_dashboard.services.preflight import check_hosted_ready
+    from hitl_dashboard.settings import get_settings
+
+    check_hosted_ready()
+    mode = "demo" if get_settings().demo_mode else "hosted"
+    emit(args, {"ok": True, "mode": mode}, f"configuration OK ({mode} mode)")
     return 0
 
 

@@ -8,6 +8,8 @@ cd "$ROOT"
 [[ -x "$PY" ]] || die "no .venv: run scripts/bootstrap.sh (or make run) first"
 ensure_bun
 reflex_env
+# A clear refusal (demo secret or demo users outside demo mode) before Reflex starts building.
+"$PY" -m hitl_dashboard check >/dev/null
 
 PORT="${PORT:-3000}"
 URL="http://localhost:$PORT"

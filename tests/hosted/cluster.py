@@ -1,0 +1,107 @@
+"""The hosted topology as real processes: web workers (Reflex prod backends sharing Redis),
+runner processes, all on one PostgreSQL database. Every process is stopped by the fixture."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from tests.e2e.app_process import ROOT, free_port
+
+REFLEX = ROOT / ".venv" / "bin" / "reflex"
+
+
+def tool_env() -> dict[str, str]:
+    return {
+        **os.environ,
+        "PATH": f"{ROOT / '.tools' / 'node_modules' / '.bin'}:{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
+        "REFLEX_USE_SYSTEM_BUN": "1",
+        "REFLEX_TELEMETRY_ENABLED": "false",
+        "REFLEX_CHECK_LATEST_VERSION": "false",
+    }
+
+
+@dataclass
+class Cluster:
+    database_url: str
+    redis_url: str
+    workdir: Path
+    env: dict[str, str] = field(default_factory=dict)
+    web: dict[int, subprocess.Popen] = field(default_factory=dict)  # port -> process
+    runners: list[subprocess.Popen] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.env = {
+            **tool_env(),
+            "DATABASE_URL": self.database_url,
+            "REDIS_URL": self.redis_url,
+            "DEMO_MODE": "false",
+            "SECRET_KEY": secrets.token_urlsafe(32),
+            "RUNNER_IN_WEB": "false",
+            "GRANIAN_WORKERS": "1",
+            "LEASE_SECONDS": "2",
+            "WORKER_POLL_SECONDS": "0.2",
+            "SCRIPTED_DELAY_MS": "150",
+            "API_RATE_LIMIT": "100000/minute",
+            "API_ADDRESS_RATE_LIMIT": "100000/minute",
+            "WEBHOOK_RETRY_BASE_S": "0.2",
+        }
+
+    def start_web(self, port: int | None = None) -> int:
+        port = port or free_port()
+        log = open(self.workdir / f"web-{port}.log", "ab")
+        self.web[port] = subprocess.Popen(
+            [str(REFLEX), "run", "--env", "prod", "--backend-only", "--backend-port", str(port),
+             "--backend-host", "127.0.0.1"],
+            cwd=ROOT, env={**self.env, "REFLEX_STATES_WORKDIR": str(self.workdir / f"states-{port}")},
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2).status_code == 200:
+                    return port
+            except httpx.HTTPError:
+                pass
+            if self.web[port].poll() is not None:
+                raise AssertionError((self.workdir / f"web-{port}.log").read_text()[-3000:])
+            time.sleep(0.3)
+        raise AssertionError(f"web worker on {port} did not start")
+
+    def stop_web(self, port: int) -> None:
+        _stop(self.web.pop(port))
+
+    def start_runner(self) -> subprocess.Popen:
+        index = len(self.runners)
+        log = open(self.workdir / f"runner-{index}.log", "ab")
+        process = subprocess.Popen([sys.executable, "-m", "hitl_dashboard", "worker"], cwd=ROOT, env=self.env,
+                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.runners.append(process)
+        return process
+
+    def stop_all(self) -> None:
+        for port in list(self.web):
+            self.stop_web(port)
+        for process in self.runners:
+            _stop(process)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=15)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            process.wait(timeout=5)
