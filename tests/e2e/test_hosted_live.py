@@ -1,0 +1,78 @@
+"""Hosted: a browser on the web tier sees, live, what a separate runner process produces
+(runner -> Redis -> web worker -> Reflex state in Redis -> browser)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import time
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from hitl_dashboard.db.engine import get_engine
+from tests.conftest import create_pg_database, drop_pg_database, require_pg, run_cli
+from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
+from tests.e2e.support import make_user, open_reviews, sign_in, start
+from tests.hosted.cluster import tool_env
+from tests.hosted.test_cluster import require_redis
+
+REDIS_URL = "redis://127.0.0.1:6379/8"
+
+
+@pytest.fixture(scope="module")
+def hosted_app(tmp_path_factory):
+    require_pg()
+    require_redis()
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    workdir = tmp_path_factory.mktemp("hosted")
+    name = create_pg_database()
+    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    migrate(url)
+    port = free_port()
+    app = RunningApp(f"http://127.0.0.1:{port}", url, workdir / "web.log")
+    env = {**tool_env(), "DATABASE_URL": url, "REDIS_URL": REDIS_URL, "DEMO_MODE": "false",
+           "SECRET_KEY": secrets.token_urlsafe(32), "RUNNER_IN_WEB": "false", "GRANIAN_WORKERS": "2",
+           "PORT": str(port), "BIND_HOST": "127.0.0.1", "REFLEX_STATES_WORKDIR": str(workdir / "states"),
+           "SCRIPTED_CHUNK_DELAY_MS": "15", "WORKER_POLL_SECONDS": "0.2"}
+    with app.log_path.open("wb") as log:
+        web = subprocess.Popen([str(SERVE)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    with (workdir / "runner.log").open("wb") as log:
+        runner = subprocess.Popen([str(ROOT / ".venv/bin/python"), "-m", "hitl_dashboard", "worker"], cwd=ROOT,
+                                  env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_until_serving(web, app)
+        yield app, env
+    finally:
+        stop(runner)
+        stop(web)
+        get_engine(url).dispose()
+        drop_pg_database(name)
+
+
+def test_browser_sees_a_separate_runner_process_live(hosted_app, page: Page):
+    app, env = hosted_app
+    reviewer = make_user(app, "security_reviewer", prefix="sec")
+    starter = make_user(app, "product_reviewer", prefix="dev")
+    cid = start(app, starter, "Add retry with backoff to the ledger client")
+    deadline = time.monotonic() + 60
+    while not open_reviews(app, cid):
+        assert time.monotonic() < deadline, "the runner process never paused the conversation for review"
+        time.sleep(0.3)
+    sign_in(page, app, reviewer)
+    page.goto(f"{app.base_url}/conversations/{cid}")
+    expect(page.locator(".message")).to_have_count(3)
+
+    # The decision comes from yet another process (the CLI); the runner process does the turn.
+    [review] = open_reviews(app, cid)
+    run_cli("decide", str(review.id), "--as", reviewer, "--action", "revise", "--instructions",
+            "add a timeout", env={k: env[k] for k in ("DATABASE_URL", "REDIS_URL", "DEMO_MODE", "SECRET_KEY")})
+    expect(page.locator("#typing-indicator")).to_contain_text("coder", timeout=20_000)
+    expect(page.locator(".streaming-text")).not_to_be_empty()
+    expect(page.locator(".message")).to_have_count(5, timeout=30_000)
+    expect(page.locator(".message").last).to_contain_text("timeout")
+    expect(page.locator("#status-banner")).to_contain_text("Waiting for security review")
