@@ -8,7 +8,7 @@ from hitl_dashboard.ui.states.audit_insights import WINDOWS, AuditInsightsState 
 
 ACTION_FILLS = {"approve": "green", "revise": "amber", "abort": "red", "skip": "gray"}
 BREACH_FILLS = {"escalated": "orange", "expired": "red"}
-CHART_HEIGHT = 180
+CHART_HEIGHT = 150
 
 
 def chain_badge() -> rx.Component:
@@ -21,12 +21,12 @@ def chain_badge() -> rx.Component:
     )
 
 
-def _axes(x_key: str) -> list[rx.Component]:
-    tick = {"font_size": 11}
+def _axes(x_key: str, decimals: bool = False) -> list[rx.Component]:
+    tick = {"fontSize": 11}
     return [
         rx.recharts.cartesian_grid(stroke_dasharray="3 3", vertical=False, stroke=rx.color("gray", 5)),
         rx.recharts.x_axis(data_key=x_key, tick=tick, stroke=rx.color("gray", 8)),
-        rx.recharts.y_axis(tick=tick, width=40, allow_decimals=False, stroke=rx.color("gray", 8)),
+        rx.recharts.y_axis(tick=tick, width=44, allow_decimals=decimals, stroke=rx.color("gray", 8)),
         rx.recharts.graphing_tooltip(
             content_style={"backgroundColor": rx.color("gray", 2), "border": f"1px solid {rx.color('gray', 6)}",
                            "fontSize": "12px"},
@@ -40,7 +40,7 @@ def _stacked(data, fills: dict[str, str]) -> rx.Component:
         *[rx.recharts.bar(data_key=key, stack_id="s", fill=rx.color(color, 9), name=key, is_animation_active=False)
           for key, color in fills.items()],
         *_axes("day"),
-        rx.recharts.legend(icon_size=10, wrapper_style={"fontSize": "12px"}),
+        rx.recharts.legend(icon_size=9),
         data=data, height=CHART_HEIGHT, width="100%", bar_category_gap="15%",
     )
 
@@ -48,29 +48,34 @@ def _stacked(data, fills: dict[str, str]) -> rx.Component:
 def chart_card(title: str, subtitle: str, chart: rx.Component, id_: str) -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.hstack(rx.text(title, weight="bold", size="2"), rx.text(subtitle, size="1", color_scheme="gray"),
-                      align="baseline", spacing="2"),
+            rx.vstack(rx.text(title, weight="bold", size="2"), rx.text(subtitle, size="1", color_scheme="gray"),
+                      spacing="0"),
             chart,
             spacing="2", width="100%",
         ),
         size="1", width="100%", id=id_, class_name="chart-card",
+        # Recharts sizes its legend text from the surrounding font.
+        style={"& .recharts-legend-wrapper": {"fontSize": "11px"}},
     )
 
 
 def charts() -> rx.Component:
     return rx.grid(
-        chart_card("Decisions per day", "by action", _stacked(Insights.decisions, ACTION_FILLS), "chart-decisions"),
+        chart_card("Decisions per day", "by action, UTC days", _stacked(Insights.decisions, ACTION_FILLS),
+                   "chart-decisions"),
         chart_card(
             "Median time to decision", "hours, per role",
             rx.recharts.bar_chart(
-                rx.recharts.bar(data_key="hours", fill=rx.color("indigo", 9), name="median hours",
-                                is_animation_active=False),
-                *_axes("role"),
+                rx.recharts.bar(
+                    rx.recharts.label_list(data_key="hours", position="top", font_size=11),
+                    data_key="hours", fill=rx.color("indigo", 9), name="median hours", is_animation_active=False,
+                ),
+                *_axes("role", decimals=True),
                 data=Insights.medians, height=CHART_HEIGHT, width="100%", layout="horizontal",
             ),
             "chart-medians",
         ),
-        chart_card("SLA breaches per day", "escalated or expired review requests",
+        chart_card("SLA breaches per day", "review requests escalated or expired",
                    _stacked(Insights.breaches, BREACH_FILLS), "chart-breaches"),
         chart_card(
             "Tokens per day", "prompt + completion, all agents",
@@ -82,7 +87,7 @@ def charts() -> rx.Component:
             ),
             "chart-tokens",
         ),
-        columns="2", spacing="3", width="100%",
+        columns="4", spacing="3", width="100%",
     )
 
 

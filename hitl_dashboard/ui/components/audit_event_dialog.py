@@ -15,7 +15,7 @@ def _meta(label: str, value: rx.Component) -> rx.Component:
 def _code(text, language="text") -> rx.Component:
     # react-syntax-highlighter renders text nodes only: agent output can never become markup here.
     return rx.code_block(text, language=language, wrap_long_lines=True, show_line_numbers=True,
-                         custom_style={"fontSize": "12px", "margin": "0", "maxHeight": "22em"})
+                         custom_style={"fontSize": "12px", "margin": "0", "maxHeight": "22em"}, width="100%")
 
 
 def content_part(part: ContentPartRow) -> rx.Component:

@@ -44,7 +44,8 @@ def add_user_form() -> rx.Component:
                 rx.hstack(
                     rx.vstack(rx.text("Username", size="1", weight="medium"),
                               rx.input(value=Users.new_username, on_change=Users.set_new_username, size="2",
-                                       id="new-username", name="username", placeholder="lower-case, e.g. grace", width="14em"),
+                                       id="new-username", name="username", placeholder="lower-case, e.g. grace",
+                                       width="14em"),
                               field_error("username"), spacing="1"),
                     rx.vstack(rx.text("Password", size="1", weight="medium"),
                               rx.input(value=Users.new_password, on_change=Users.set_new_password, type="password",

@@ -9,6 +9,7 @@ from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.states.new_conversation import NewConversationState as New
 
 TASK_TYPE_LABELS = {"code": "Code", "copy": "Copy", "ops": "Ops", "auto": "Auto (the planner decides)"}
+TEMPLATE_LABELS = {t: f"{t}: {' + '.join(start_options.template_agents(t))}" for t in start_options.template_names()}
 MODE_LABELS = {"after_agent": "After each turn of the chosen agents", "on_done": "When the team says it is done",
                "never": "Never (only keyword, regex, confidence and tool gates)"}
 
@@ -44,7 +45,7 @@ def text_input(name: str, **props) -> rx.Component:
 
 def task_section() -> rx.Component:
     return rx.card(rx.vstack(
-        labelled("Task", rx.text_area(value=New.task, on_change=lambda v: New.set_text("task", v), rows="6",
+        labelled("Task", rx.text_area(value=New.task, on_change=lambda v: New.set_text("task", v), rows="4",
                                       width="100%", id="new-task", name="task",
                                       placeholder="What should the agents do? e.g. Add input validation to the "
                                                   "user signup endpoint"), "task"),
@@ -52,7 +53,7 @@ def task_section() -> rx.Component:
         rx.grid(
             labelled("Task type", select(TASK_TYPE_LABELS, New.task_type, New.set_task_type, "new-task-type"),
                      "task_type"),
-            labelled("Team template", select({t: t for t in start_options.template_names()}, New.template,
+            labelled("Team template", select(TEMPLATE_LABELS, New.template,
                                              New.set_template, "new-template"), "template",
                      hint="Defaults to the task type; auto can do all three."),
             labelled("When a review is overdue", select({"escalate": "Escalate to an admin", "abort": "Abort"},
@@ -88,7 +89,7 @@ def policy_section() -> rx.Component:
             labelled("Regex", text_input("regex", placeholder="optional, e.g. password\\s*="), "regex"),
             labelled("Minimum confidence", text_input("min_confidence", placeholder="0 to 1, optional"),
                      "min_confidence", hint="Gate when an agent reports less."),
-            columns="3", spacing="3", width="100%",
+            columns="3", spacing="3", width="100%", grid_template_columns="2fr 1fr 1fr",
         ),
         labelled("Tools that need approval", checkbox_row(start_options.tool_names(), New.tools, New.toggle_tool,
                                                           "tool"), "tools"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -11,23 +12,21 @@ import reflex as rx
 
 from hitl_dashboard.db.models import AuditEvent
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.errors import DomainError, InvalidInput, PermissionDenied
+from hitl_dashboard.domain.errors import InvalidInput, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.audit import export_lines
 from hitl_dashboard.services.audit_context import known_actions
 from hitl_dashboard.services.audit_queries import list_events
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.states.app_state import AppState
-from hitl_dashboard.ui.views.formatting import stamp
+from hitl_dashboard.ui.views.formatting import role_label, stamp
 
 log = logging.getLogger(__name__)
 PAGE_SIZE = 50
 ANY = "any"
-# The browser download goes through the websocket as a data: URL; past this size use the API
-# (GET /api/audit/export streams in constant memory) or `python -m hitl_dashboard audit export`.
-MAX_UI_EXPORT_CHARS = 20_000_000
+# Downloads come from the HTTP API, which streams the trail (services.audit.export_lines).
+EXPORT_PATH = "/api/audit/export"
 FILTERS = ("user", "role", "action", "conversation", "since", "until")
-MIME = {"csv": "text/csv", "jsonl": "application/x-ndjson"}
+FORMATS = ("csv", "jsonl")
 
 
 @dataclass
@@ -43,10 +42,15 @@ class AuditRow:
     summary: str = ""
 
 
+def _brief(value) -> str:
+    if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
+        return ", ".join(map(str, value))
+    return "…" if isinstance(value, (dict, list)) else str(value)
+
+
 def summarize(details: dict, limit: int = 140) -> str:
-    """One line of the details: scalar values first, as `key: value`."""
-    parts = [f"{k}: {v}" for k, v in details.items() if v not in (None, "", [], {}) and not isinstance(v, (dict, list))]
-    parts += [f"{k}: …" for k, v in details.items() if isinstance(v, (dict, list)) and v]
+    """One line of the details, `key: value`; nested objects only in the event's context."""
+    parts = [f"{k}: {_brief(v)}" for k, v in details.items() if v not in (None, "", [], {})]
     text = " · ".join(parts).replace("\n", " ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -54,7 +58,8 @@ def summarize(details: dict, limit: int = 140) -> str:
 def to_row(event: AuditEvent) -> AuditRow:
     cid = event.conversation_id or 0
     return AuditRow(
-        seq=event.seq, at=stamp(event.at), actor=event.actor, role=event.actor_role or "", action=event.action,
+        seq=event.seq, at=stamp(event.at), actor=event.actor, role=role_label(event.actor_role or ""),
+        action=event.action,
         conversation_id=cid, conversation_href=routes.conversation(cid) if cid else "",
         short_hash=(event.content_hash or "")[:12], summary=summarize(event.details or {}),
     )
@@ -87,17 +92,28 @@ def _page(actor: Actor, filters: dict, before_seq: int | None) -> tuple[list[Aud
     return [to_row(e) for e in events[:PAGE_SIZE]], len(events) > PAGE_SIZE, actions
 
 
-def export_text(actor: Actor, fmt: str, max_chars: int = MAX_UI_EXPORT_CHARS) -> str:
-    chunks, size = [], 0
-    with UnitOfWork() as uow:
-        for chunk in export_lines(uow, actor, fmt):
-            size += len(chunk)
-            if size > max_chars:
-                raise InvalidInput(
-                    f"the trail is larger than {max_chars // 1_000_000} MB: download it with the API "
-                    f"(GET /api/audit/export?format={fmt}) or `python -m hitl_dashboard audit export`", "export")
-            chunks.append(chunk)
-    return "".join(chunks)
+def download_script(fmt: str, token: str, filename: str) -> str:
+    """JavaScript that fetches the streamed export from the HTTP API with this browser's session
+    token and saves it: the server streams in constant memory, the browser keeps a Blob."""
+    return f"""(async () => {{ try {{
+  let base = window.location.origin;
+  try {{ base = new URL(String(getBackendURL(env.UPLOAD))).origin; }} catch (e) {{}}
+  const response = await fetch(base + "{EXPORT_PATH}?format={fmt}",
+                               {{headers: {{Authorization: "Bearer " + {json.dumps(token)}}}}});
+  if (!response.ok) {{
+    return "error: " + response.status + " " + (await response.text()).slice(0, 300);
+  }}
+  const blob = await response.blob();
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = {json.dumps(filename)};
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+  return "ok";
+}} catch (e) {{ return "error: " + e; }} }})()"""
 
 
 class AuditState(AppState):
@@ -138,6 +154,7 @@ class AuditState(AppState):
 
     @rx.event
     async def load(self):
+        self.exporting = ""
         async for update in self._show([0]):
             yield update
 
@@ -170,15 +187,22 @@ class AuditState(AppState):
 
     @rx.event
     async def download(self, fmt: str):
-        self.exporting = fmt
-        yield
-        try:
-            actor = await self.actor()
-            text = await asyncio.to_thread(export_text, actor, fmt)
-        except DomainError as exc:
-            self.exporting = ""
-            yield rx.toast.error(str(exc))
+        if fmt not in FORMATS or self.exporting:
             return
+        try:
+            await self.actor()
+        except PermissionDenied:
+            return rx.redirect(routes.LOGIN)
+        if not self.can_read_audit:
+            return rx.toast.error("You need the manager or admin role to download the audit trail.")
+        self.exporting = fmt
+        filename = f"audit-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}.{fmt}"
+        return rx.call_script(download_script(fmt, self.session_token, filename),
+                              callback=AuditState.download_finished)
+
+    @rx.event
+    def download_finished(self, result: str):
         self.exporting = ""
-        stamp_ = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-        yield rx.download(data=text, filename=f"audit-{stamp_}.{fmt}", mime_type=MIME[fmt])
+        if not str(result).startswith("ok"):
+            log.warning("audit download failed in the browser: %s", result)
+            return rx.toast.error(f"The download failed ({str(result)[:200]})")

@@ -1,0 +1,197 @@
+"""Managers and admins in Chromium: the audit page (events, context, chain, CSV, charts), the access
+refusal, the users page, and starting a conversation from the new-conversation page."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+from sqlmodel import select
+
+from hitl_dashboard.db.models import CodeRevision, ReviewRequest, User
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.decisions import DecisionInput
+from hitl_dashboard.domain.enums import Action
+from hitl_dashboard.services.decide import decide
+from hitl_dashboard.services.users import actor_of
+from tests.e2e.app_process import RunningApp
+from tests.e2e.support import make_user, open_reviews, sign_in, start
+
+VIEWPORT = {"width": 1280, "height": 800}
+CODE_TASK = "Add rate limiting to the password reset endpoint"
+
+
+def wait_for(predicate, timeout: float = 30.0, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def decide_as(app: RunningApp, username: str, review: ReviewRequest, action: str, **kw) -> None:
+    with UnitOfWork(app.engine) as uow:
+        user = uow.session.exec(select(User).where(User.username == username)).one()
+        decide(uow, actor_of(user), review.id, DecisionInput(Action(action), **kw))
+        uow.commit()
+
+
+def approved_code(app: RunningApp, review: ReviewRequest) -> str:
+    with UnitOfWork(app.engine) as uow:
+        return uow.session.get(CodeRevision, review.subject_id).content
+
+
+@pytest.fixture(scope="module")
+def signed_off(app_server: RunningApp) -> dict:
+    """A code conversation the security reviewer approved and the final approver signed off."""
+    people = {
+        "security": make_user(app_server, "security_reviewer", prefix="sec"),
+        "final": make_user(app_server, "final_approver", prefix="fin"),
+        "starter": make_user(app_server, "product_reviewer", prefix="dev"),
+        "manager": make_user(app_server, "manager", prefix="mgr"),
+    }
+    cid = start(app_server, people["starter"], CODE_TASK)
+    [security_review] = wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    decide_as(app_server, people["security"], security_review, "approve", reason="limits look right")
+    [final_review] = wait_for(lambda: open_reviews(app_server, cid), what="the final sign-off")
+    decide_as(app_server, people["final"], final_review, "approve")
+    return {**people, "cid": cid, "code": approved_code(app_server, security_review)}
+
+
+def _open_audit(page: Page, app: RunningApp, manager: str) -> None:
+    page.set_viewport_size(VIEWPORT)
+    sign_in(page, app, manager, lands_on="**/conversations*")
+    page.click("#nav-audit")
+    page.wait_for_url("**/audit")
+    expect(page.locator("#audit-table")).to_be_visible()
+
+
+def test_manager_reads_decisions_their_context_chain_and_charts(app_server: RunningApp, page: Page,
+                                                                signed_off: dict, screenshot_dir: Path):
+    _open_audit(page, app_server, signed_off["manager"])
+    expect(page.locator("#chain-status")).to_contain_text("Audit chain verified")
+    expect(page.locator("#chain-status")).to_have_attribute("data-state", "ok")
+
+    # Charts: one svg per card (recharts renders client-side, bundled: no network).
+    for chart in ("decisions", "medians", "breaches", "tokens"):
+        expect(page.locator(f"#chart-{chart} svg.recharts-surface").first).to_be_visible()
+    expect(page.locator("#chart-decisions .recharts-bar-rectangle").first).to_be_attached()
+
+    # Everything about this conversation (the README picture), then only its decisions.
+    page.fill("#filter-conversation", str(signed_off["cid"]))
+    page.click("#apply-filters")
+    expect(page.locator(".audit-row").first).to_contain_text("conversation.approved")
+    expect(page.locator(".audit-row").last).to_contain_text("conversation.started")
+    page.screenshot(path=str(screenshot_dir / "audit.png"))
+    page.click("#filter-action")
+    page.get_by_role("option", name="decision.recorded", exact=True).click()
+    page.click("#apply-filters")
+    rows = page.locator(".audit-row")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(0).locator(".audit-actor")).to_have_text(signed_off["final"])
+    expect(rows.nth(1).locator(".audit-actor")).to_have_text(signed_off["security"])
+    expect(rows.nth(1)).to_contain_text("action: approve")
+    expect(rows.nth(1)).to_contain_text("limits look right")
+
+    # The security approval's context: the exact code that was approved, as text.
+    rows.nth(1).locator(".open-event").click()
+    dialog = page.locator("#event-dialog")
+    expect(dialog.locator("#event-actor")).to_have_text(signed_off["security"])
+    expect(dialog.locator("#hash-check")).to_have_text("matches the hash")
+    first_line = signed_off["code"].strip().splitlines()[0]
+    expect(dialog.locator("#reviewed-content")).to_contain_text(first_line)
+    expect(dialog.locator("#reviewed-content")).to_contain_text("def ")
+    dialog.locator("#close-event").click()
+    expect(dialog).to_have_count(0)
+
+
+def test_manager_downloads_the_trail_as_csv(app_server: RunningApp, page: Page, signed_off: dict):
+    _open_audit(page, app_server, signed_off["manager"])
+    with page.expect_download() as download:
+        page.click("#download-csv")
+    assert download.value.suggested_filename.endswith(".csv")
+    text = Path(download.value.path()).read_text(encoding="utf-8")
+    assert text.startswith("seq,at,actor,actor_role,action,conversation_id")
+    decisions = [line for line in text.splitlines() if ",decision.recorded," in line
+                 and f",{signed_off['cid']}," in line]
+    assert len(decisions) == 2
+    assert any(line.split(",")[2] == signed_off["security"] for line in decisions)
+    assert any(line.split(",")[2] == signed_off["final"] for line in decisions)
+
+
+def test_a_security_reviewer_is_refused_the_audit_page(app_server: RunningApp, page: Page):
+    reviewer = make_user(app_server, "security_reviewer", prefix="sec")
+    sign_in(page, app_server, reviewer)
+    expect(page.locator("#nav-audit")).to_have_count(0)
+    page.goto(app_server.base_url + "/audit")
+    expect(page.locator("#access-denied")).to_contain_text("You need the manager or admin role")
+    expect(page.locator("#audit-table")).to_have_count(0)
+    expect(page.locator("#download-csv")).to_have_count(0)
+
+
+def test_an_admin_adds_a_user_with_two_roles(app_server: RunningApp, page: Page):
+    admin = make_user(app_server, "admin", prefix="adm")
+    sign_in(page, app_server, admin)
+    page.click("#nav-users")
+    page.wait_for_url("**/admin/users")
+    newcomer = f"grace-{uuid.uuid4().hex[:6]}"
+
+    page.fill("#new-username", "Not Valid!")
+    page.fill("#new-password", "a-long-password")
+    page.click("#new-role-security_reviewer")
+    page.click("#add-user")
+    expect(page.locator(".field-error")).to_contain_text("username")
+
+    page.fill("#new-username", newcomer)
+    page.click("#new-role-final_approver")
+    page.click("#add-user")
+    row = page.locator(f'.user-row[data-username="{newcomer}"]')
+    expect(row.locator(".role-badge")).to_have_count(2)
+    expect(row.locator('.role-badge[data-role="security_reviewer"]')).to_be_visible()
+    expect(row.locator('.role-badge[data-role="final_approver"]')).to_be_visible()
+    expect(page.locator(".field-error")).to_have_count(0)
+
+    # Change the roles: final sign-off out, manager in.
+    row.locator(".edit-roles").click()
+    page.click("#edit-role-final_approver")
+    page.click("#edit-role-manager")
+    page.click("#save-roles")
+    expect(row.locator('.role-badge[data-role="manager"]')).to_be_visible()
+    expect(row.locator('.role-badge[data-role="final_approver"]')).to_have_count(0)
+    expect(row.locator(".role-badge")).to_have_count(2)
+
+
+def test_a_new_conversation_starts_and_appears_in_the_list(app_server: RunningApp, browser: Browser):
+    starter = make_user(app_server, "product_reviewer", prefix="dev")
+    page = browser.new_page(viewport=VIEWPORT)
+    sign_in(page, app_server, starter)
+    page.click("#nav-new")
+    page.wait_for_url("**/new")
+    page.click("#start-conversation")
+    expect(page.locator("#error-task")).to_contain_text("the task is empty")
+
+    title = f"Tighten the CSV importer {uuid.uuid4().hex[:6]}"
+    page.fill("#new-task", "Validate every row of the CSV importer and report bad lines")
+    page.fill("#new-title", title)
+    page.click("#start-conversation")
+    page.wait_for_url("**/conversations/*")
+    expect(page.locator("#conversation-title")).to_have_text(title)
+
+    page.click("#nav-conversations")
+    page.wait_for_url("**/conversations")
+    link = page.locator(".conversation-title").filter(has_text=title)
+    expect(link).to_be_visible()
+    page.click("#filter-task-type")
+    page.get_by_role("option", name="copy", exact=True).click()
+    expect(link).to_have_count(0)
+    page.click("#filter-task-type")
+    page.get_by_role("option", name="code", exact=True).click()
+    link.click()
+    page.wait_for_url("**/conversations/*")
+    expect(page.locator("#conversation-title")).to_have_text(title)
+    page.close()

@@ -1,0 +1,169 @@
+"""The managers' numbers (services/audit_stats) and the audit event context (services/audit_context),
+on SQLite and PostgreSQL: grouping by UTC day, medians per role, breaches, tokens, permissions."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import text, update
+
+from hitl_dashboard.db.models import Decision, Message, ReviewRequest, utcnow
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.errors import PermissionDenied
+from hitl_dashboard.services import audit_context, audit_stats, start_options
+from hitl_dashboard.services.escalation import escalate_overdue
+from tests.support import flow
+from tests.support.db_state import audit_events, decisions, use_cheap_passwords
+
+CODE_TASK = "Add retry with exponential backoff to the payments client"
+DEPLOY_TASK = "Deploy billing-api v2.4.1 to production"
+DAY1 = datetime(2030, 3, 10, tzinfo=timezone.utc)
+SINCE = DAY1 - timedelta(days=1)
+
+
+@pytest.fixture
+def people(db_url, monkeypatch):
+    use_cheap_passwords(monkeypatch)
+    flow.make_people()
+    return db_url
+
+
+def _stats(fn, name: str = "dave", **kw):
+    with UnitOfWork() as uow:
+        return fn(uow, flow.actor(name), since=kw.pop("since", SINCE), **kw)
+
+
+def _set(model, row_id: int, **values) -> None:
+    with UnitOfWork() as uow:
+        uow.session.exec(update(model).where(model.id == row_id).values(**values))
+        uow.commit()
+
+
+def _code_review_decided() -> tuple[int, list[Decision]]:
+    """Security revises then approves, final approves: three decisions on one conversation."""
+    cid = flow.start(CODE_TASK)
+    flow.work()
+    flow.decide_as("alice", flow.only_open_review(cid).id, "revise", target_agent="coder",
+                   instructions="add a timeout to every call")
+    flow.work()
+    flow.decide_as("alice", flow.only_open_review(cid).id, "approve", reason="safe now")
+    flow.decide_as("carol", flow.only_open_review(cid).id, "approve")
+    assert flow.conversation(cid).status == "approved"
+    return cid, decisions()
+
+
+def test_decisions_per_day_and_median_hours_per_role(people):
+    _, (revise, approve, final) = _code_review_decided()
+    # Pin the times: requests opened on day 1; decided 2 h, 4 h and 10 h later, the last one
+    # (opened at 20:00 UTC) on day 2.
+    for decision, hours in ((revise, 2), (approve, 4), (final, 10)):
+        opened = DAY1 + timedelta(hours=20 if decision is final else 8)
+        _set(ReviewRequest, decision.review_request_id, created_at=opened)
+        _set(Decision, decision.id, created_at=opened + timedelta(hours=hours))
+
+    per_day = _stats(audit_stats.decisions_per_day)
+    assert [(d.day, d.key, d.count) for d in per_day] == [
+        ("2030-03-10", "approve", 1), ("2030-03-10", "revise", 1), ("2030-03-11", "approve", 1),
+    ]
+
+    medians = {m.role: (m.median_hours, m.decisions) for m in _stats(audit_stats.median_hours_to_decision)}
+    assert medians == {"security_reviewer": (3.0, 2), "final_approver": (10.0, 1)}
+
+    # The window: nothing before `since`.
+    assert [d.day for d in _stats(audit_stats.decisions_per_day, since=DAY1 + timedelta(days=1))] == ["2030-03-11"]
+
+
+def test_days_are_utc_whatever_the_database_session_time_zone(people):
+    _, (revise, _approve, _final) = _code_review_decided()
+    _set(Decision, revise.id, created_at=DAY1 + timedelta(hours=23, minutes=30))
+    with UnitOfWork() as uow:
+        if uow.dialect == "postgresql":
+            # 23:30 UTC is already the next day in Auckland; the chart must still say day 1.
+            uow.session.exec(text("SET TIME ZONE 'Pacific/Auckland'"))
+        rows = audit_stats.decisions_per_day(uow, flow.actor("dave"), since=SINCE)
+    assert ("2030-03-10", "revise", 1) in [(d.day, d.key, d.count) for d in rows]
+
+
+def test_sla_breaches_per_day_count_escalated_and_expired_requests(people):
+    escalating = flow.start(CODE_TASK)
+    expiring = flow.start(CODE_TASK, on_overdue="abort")
+    flow.work()
+    for cid in (escalating, expiring):
+        _set(ReviewRequest, flow.only_open_review(cid).id, due_at=utcnow() - timedelta(minutes=5))
+    with UnitOfWork() as uow:
+        handled = escalate_overdue(uow)
+        uow.commit()
+    assert len(handled) == 2
+
+    rows = _stats(audit_stats.sla_breaches_per_day, since=audit_stats.window_start(7))
+    today = utcnow().date().isoformat()
+    assert {(d.day, d.key): d.count for d in rows} == {(today, "escalated"): 1, (today, "expired"): 1}
+
+
+def test_tokens_per_day_sum_prompt_and_completion_tokens(people):
+    cid = flow.start(CODE_TASK)
+    flow.work()
+    first, *rest = [m for m in flow.messages(cid)]
+    _set(Message, first.id, created_at=DAY1, prompt_tokens=100, completion_tokens=20)
+    for i, message in enumerate(rest):
+        _set(Message, message.id, created_at=DAY1 + timedelta(days=1, hours=i), prompt_tokens=5, completion_tokens=1)
+
+    rows = _stats(audit_stats.tokens_per_day)
+    assert [(d.day, d.count) for d in rows] == [("2030-03-10", 120), ("2030-03-11", 6 * len(rest))]
+
+
+def test_only_managers_and_admins_read_the_numbers(people):
+    for fn in (audit_stats.decisions_per_day, audit_stats.median_hours_to_decision,
+               audit_stats.sla_breaches_per_day, audit_stats.tokens_per_day):
+        with pytest.raises(PermissionDenied):
+            _stats(fn, "alice")
+        assert _stats(fn, "erin") == []  # an admin may; nothing happened yet
+    with UnitOfWork() as uow, pytest.raises(PermissionDenied):
+        audit_context.event_context(uow, flow.actor("bob"), 1)
+
+
+def test_decision_event_shows_the_exact_code_that_was_approved(people):
+    cid, (_revise, approve, _final) = _code_review_decided()
+    [event] = [e for e in audit_events("decision.recorded") if e.details["decision_id"] == approve.id]
+    with UnitOfWork() as uow:
+        context = audit_context.event_context(uow, flow.actor("dave"), event.seq)
+    reviewed = context.reviewed
+    assert context.event.actor == "alice" and reviewed.hash_matches
+    assert reviewed.content_hash == event.content_hash and reviewed.subject_type == "code_revision"
+    latest = {r.key: r for r in flow.detail(cid).revisions}  # ordered by number: the last one wins
+    assert [p.text for p in reviewed.parts] == [latest[k].content for k in sorted(latest)]
+    assert "revision 2" in reviewed.parts[0].title
+
+
+def test_tool_call_event_shows_requested_and_edited_arguments(people):
+    cid = flow.start(DEPLOY_TASK, task_type="ops")
+    flow.work()
+    review = flow.only_open_review(cid)
+    edited = {"service": "billing-api", "version": "v2.4.2", "environment": "staging"}
+    flow.decide_as("alice", review.id, "approve", edited_args=edited)
+    [event] = audit_events("decision.recorded", review_id=review.id)
+    with UnitOfWork() as uow:
+        reviewed = audit_context.event_context(uow, flow.actor("erin"), event.seq).reviewed
+    assert reviewed.hash_matches and reviewed.subject_type == "tool_call"
+    requested, approved = reviewed.parts
+    assert '"version": "2.4.1"' in requested.text and '"version": "v2.4.2"' in approved.text
+    assert "edited" in approved.title
+
+
+def test_known_actions_and_events_without_a_review(people):
+    with UnitOfWork() as uow:
+        dave = flow.actor("dave")
+        assert "user.created" in audit_context.known_actions(uow, dave)
+        context = audit_context.event_context(uow, dave, 1)
+    assert context.event.action == "user.created" and context.reviewed is None
+
+
+def test_start_options_route_only_what_differs_from_the_default():
+    assert start_options.task_types() == ["code", "copy", "ops", "auto"]
+    assert start_options.template_agents("auto") == ["planner", "coder", "copywriter", "operator"]
+    assert start_options.default_policy("copy", "copy")["agents"] == ("copywriter",)
+    assert start_options.default_policy("auto", "auto")["agents"] == ("coder", "copywriter", "operator")
+    assert "deploy_to_prod" in start_options.tool_names()
+    routing = start_options.model_routing({"planner": ("scripted", "scripted"), "coder": ("openai", "gpt-4o")})
+    assert routing == {"coder": {"provider": "openai", "model": "gpt-4o"}}
