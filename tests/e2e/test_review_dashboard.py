@@ -207,3 +207,25 @@ def test_agent_markup_renders_as_inert_text(app_server: RunningApp, page: Page):
     page.locator("#transcript").get_by_text("click me").first.click()
     page.wait_for_timeout(500)
     assert page.evaluate("window.__pwned") is None and dialogs == []
+
+
+def test_queue_updates_live_for_new_requests_and_claims(app_server: RunningApp, browser: Browser):
+    first = make_user(app_server, "security_reviewer", prefix="q1")
+    second = make_user(app_server, "security_reviewer", prefix="q2")
+    starter = make_user(app_server, "product_reviewer", prefix="dev")
+    pages = []
+    for name in (first, second):
+        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+        sign_in(page, app_server, name)
+        pages.append(page)
+    title = "Harden the password reset flow"
+    start(app_server, starter, title)  # the in-app runner opens a security review: no reload needed
+    rows = [page.locator(".queue-row").filter(has_text=title) for page in pages]
+    for row in rows:
+        expect(row).to_be_visible(timeout=30_000)
+    rows[0].locator(".claim-button").click()
+    expect(rows[1].locator(".assignee")).to_have_text(first)  # the other reviewer sees the claim live
+    expect(rows[1].locator(".claim-button")).to_have_count(0)
+    pages[1].fill("#queue-search", "no such title")
+    expect(rows[1]).to_have_count(0)
+    expect(pages[0].locator(".queue-row").filter(has_text=title)).to_be_visible()
