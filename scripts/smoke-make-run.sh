@@ -24,6 +24,6 @@ for _ in $(seq 1 600); do
     sleep 1
 done
 curl -sf "http://127.0.0.1:$port/api/health" | grep -q '"database":"ok"' || { tail -40 "$clone/make-run.log"; die "no healthy /api/health"; }
-curl -sf "http://127.0.0.1:$port/login" | grep -q "<html" || { tail -40 "$clone/make-run.log"; die "no page at /login"; }
+curl -sfL "http://127.0.0.1:$port/login" | grep -qi "<html" || { tail -40 "$clone/make-run.log"; die "no page at /login"; }
 grep -q "alice/demo" "$clone/make-run.log" || die "make run did not print the demo logins"
 log "smoke test passed: make run served /login and /api/health from a fresh clone"
