@@ -7,10 +7,10 @@ import asyncio
 import logging
 
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services import leases
+from hitl_dashboard.services import leases, live
 from hitl_dashboard.services.escalation import escalate_overdue
 from hitl_dashboard.services.runner import new_runner_id, run_conversation
-from hitl_dashboard.services.webhook_delivery import deliver_due
+from hitl_dashboard.services.webhook_delivery import start_delivery_round
 from hitl_dashboard.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -27,6 +27,8 @@ async def run_worker_forever(runner_id: str | None = None, stop: asyncio.Event |
     """Up to RUNNER_CONCURRENCY conversations at once: their model calls overlap, and the lease
     on each conversation keeps every other runner (in this process or another) off it."""
     runner_id = runner_id or new_runner_id()
+    wake = _WakeOnChange(asyncio.get_running_loop())
+    live.register_sink(wake)  # a decision made in this process starts the next turn at once
     slots = max(1, get_settings().runner_concurrency)
     running: dict[int, asyncio.Task] = {}
     log.info("runner %s started with %d slots", runner_id, slots)
@@ -34,7 +36,7 @@ async def run_worker_forever(runner_id: str | None = None, stop: asyncio.Event |
         while stop is None or not stop.is_set():
             try:
                 escalate_once()
-                await deliver_due()
+                start_delivery_round()
                 for done in [cid for cid, task in running.items() if task.done()]:
                     running.pop(done)
                 free = slots - len(running)
@@ -46,7 +48,7 @@ async def run_worker_forever(runner_id: str | None = None, stop: asyncio.Event |
                     for conversation_id in candidates[:free]:
                         running[conversation_id] = asyncio.create_task(run_conversation(conversation_id, runner_id))
                         started += 1
-                await asyncio.sleep(0.05 if started else get_settings().worker_poll_seconds)
+                await wake.wait(0.05 if started else get_settings().worker_poll_seconds)
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - the loop must outlive one bad conversation or a DB blip
@@ -55,3 +57,30 @@ async def run_worker_forever(runner_id: str | None = None, stop: asyncio.Event |
     finally:
         for task in running.values():
             task.cancel()
+
+
+class _WakeOnChange:
+    """A live sink that cuts the idle poll short when something changed in this process."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop, self.event = loop, asyncio.Event()
+
+    async def chunk(self, conversation_id: int, source: str, message_id: str, text: str) -> None:
+        return None
+
+    def changed(self, conversation_id: int) -> None:
+        try:
+            same_loop = asyncio.get_running_loop() is self.loop
+        except RuntimeError:
+            same_loop = False
+        if same_loop:
+            self.event.set()
+        else:
+            self.loop.call_soon_threadsafe(self.event.set)
+
+    async def wait(self, timeout: float) -> None:
+        try:
+            await asyncio.wait_for(self.event.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+        self.event.clear()
