@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -105,3 +106,15 @@ def test_revisions_and_diff(api_app: ApiApp) -> None:
     foreign = client.get(f"/api/conversations/{other}/revisions").json()[0]["id"]
     assert client.get(f"/api/conversations/{cid}/diff", params={"from": r1, "to": foreign}).status_code == 404
     assert client.get(f"/api/conversations/{cid}/diff", params={"from": r1}).status_code == 422
+
+
+def test_a_model_the_server_cannot_reach_fails_that_conversation_only(api_app: ApiApp) -> None:
+    client = api_app.client(api_app.token(["security_reviewer"]))
+    broken = start(client, model_routing={"coder": {"provider": "openai", "model": "gpt-4o-mini"}})
+    healthy = start(client)
+    wait_for_review(client, healthy)  # the runner went on with the others
+    deadline = time.monotonic() + 30
+    while client.get(f"/api/conversations/{broken}").json()["status"] != "failed":
+        assert time.monotonic() < deadline, "the broken conversation never failed"
+        time.sleep(0.2)
+    assert "OPENAI_API_KEY" in client.get(f"/api/conversations/{broken}").json()["status_reason"]

@@ -73,7 +73,8 @@ def test_decision_errors_and_idempotent_retry(api_app: ApiApp, people) -> None:
 
     assert alice.post("/api/reviews/999999/decision", json={"action": "approve"}).status_code == 404
     for body, field in [({"action": "revise"}, "instructions"), ({"action": "abort"}, "reason"),
-                        ({"action": "maybe"}, "action"), ({"action": "approve", "target_agent": "ghost"}, "target_agent"),
+                        ({"action": "maybe"}, "action"),
+                        ({"action": "approve", "target_agent": "ghost"}, "target_agent"),
                         ({"action": "approve", "edited_args": {"service": "x"}}, "edited_args"),
                         ({"action": "revise", "line_comments": [{"key": "a", "line": 0, "text": "x"}]}, "line")]:
         response = alice.post(url, json=body)

@@ -77,7 +77,8 @@ def test_gate_policy_rules_fire_with_reasons():
     assert [h.rule for h in done] == ["on_done"]
 
 
-@pytest.mark.parametrize("bad", [{"mode": "sometimes"}, {"regex": "("}, {"colour": "red"}])
+@pytest.mark.parametrize("bad", [{"mode": "sometimes"}, {"regex": "("}, {"colour": "red"}, {"keywords": "DROP"},
+                                 {"agents": [1, 2]}, {"min_confidence": "high"}, {"regex": "a" * 501}])
 def test_bad_gate_policies_are_refused(bad):
     with pytest.raises(InvalidInput):
         GatePolicy.from_dict(bad)
@@ -106,3 +107,13 @@ def test_audit_chain_detects_edit_and_gap():
     edited[1] = (2, events[1][1], events[1][2], {"seq": 2, "action": "forged"})
     assert verify_chain(edited).first_bad_seq == 2
     assert verify_chain([events[0], events[2]]).problem == "event 2 is missing"
+
+
+def test_a_catastrophic_regex_cannot_hang_the_runner():
+    import time
+
+    policy = GatePolicy.from_dict({"mode": "never", "regex": r"(a+)+$"})
+    started = time.monotonic()
+    hits = policy.evaluate(TurnView("coder", "a" * 5000 + "!"))
+    assert time.monotonic() - started < 2
+    assert [h.rule for h in hits] == ["regex"] and "took too long" in hits[0].detail

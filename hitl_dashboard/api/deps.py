@@ -1,8 +1,13 @@
-"""Request dependencies: a unit of work, and the caller (bearer token + rate limits)."""
+"""Request dependencies: the caller (bearer token + rate limits).
+
+Routes open their unit of work themselves (`with UnitOfWork() as uow:` inside the endpoint),
+not as a yield dependency: FastAPI closes those after the response, from the event loop, and
+on SQLite an open transaction holds the write lock until then. Anything on the loop that waits
+for that lock (the in-process runner does) would then wait for itself, for busy_timeout."""
 
 from __future__ import annotations
 
-from typing import Annotated, Iterator
+from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -14,11 +19,6 @@ from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.tokens import hash_token, resolve_token
 
 bearer = HTTPBearer(auto_error=False, description="An API token: `python -m hitl_dashboard tokens create USER`")
-
-
-def get_uow() -> Iterator[UnitOfWork]:
-    with UnitOfWork() as uow:
-        yield uow
 
 
 def _unauthorized(message: str) -> HTTPException:
@@ -49,4 +49,3 @@ def current_actor(
 
 
 CurrentActor = Annotated[Actor, Depends(current_actor)]
-Uow = Annotated[UnitOfWork, Depends(get_uow)]

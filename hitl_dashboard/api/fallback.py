@@ -10,7 +10,7 @@ from functools import lru_cache
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]
 
 
 def add_api_fallback(api: FastAPI, prefix: str) -> None:
@@ -27,5 +27,6 @@ def add_api_fallback(api: FastAPI, prefix: str) -> None:
     def api_fallback(request: Request, path: str) -> JSONResponse:
         allowed = next((methods for pattern, methods in documented() if pattern.match(request.url.path)), None)
         if allowed:
-            return JSONResponse({"detail": "Method Not Allowed"}, status_code=405, headers={"Allow": ", ".join(allowed)})
+            return JSONResponse({"detail": "Method Not Allowed"}, status_code=405,
+                                headers={"Allow": ", ".join(allowed)})
         return JSONResponse({"detail": f"no API endpoint at {request.url.path}"}, status_code=404)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+
+import regex as timed_regex  # the `regex` package: like re, but a search can be given a timeout
 from typing import Any, Literal
 
 from hitl_dashboard.domain.errors import InvalidInput
 
 GateMode = Literal["after_agent", "on_done", "never"]
 _DONE = re.compile(r"\b(TERMINATE|DONE)\b|Ready for review\.", re.IGNORECASE)
+REGEX_TIMEOUT_S = 0.2
+MAX_REGEX_CHARS = 500
 _TASK_TYPE_LINE = re.compile(r"TASK TYPE:\s*(code|copy|ops)\b", re.IGNORECASE)
 _CONFIDENCE = re.compile(r"CONFIDENCE:\s*([01](?:\.\d+)?)", re.IGNORECASE)
 
@@ -70,8 +74,13 @@ class GatePolicy:
         for word in self.keywords:
             if word.upper() in upper:
                 hits.append(GateHit("keyword", f"'{word}' in {turn.agent}'s message"))
-        if self.regex and re.search(self.regex, turn.text):
-            hits.append(GateHit("regex", f"/{self.regex}/ matched {turn.agent}'s message"))
+        if self.regex:
+            try:
+                if timed_regex.search(self.regex, turn.text, timeout=REGEX_TIMEOUT_S):
+                    hits.append(GateHit("regex", f"/{self.regex}/ matched {turn.agent}'s message"))
+            except TimeoutError:
+                # A pathological pattern must not hang the runner; fail closed: a human looks.
+                hits.append(GateHit("regex", f"/{self.regex}/ took too long on {turn.agent}'s message"))
         confidence = turn.confidence
         if self.min_confidence is not None and confidence is not None and confidence < self.min_confidence:
             hits.append(
@@ -91,13 +100,22 @@ class GatePolicy:
         if data.get("mode", "after_agent") not in ("after_agent", "on_done", "never"):
             raise InvalidInput("gate policy mode must be after_agent, on_done or never", "gate_policy")
         if data.get("regex"):
+            if not isinstance(data["regex"], str) or len(data["regex"]) > MAX_REGEX_CHARS:
+                raise InvalidInput(f"gate policy regex must be text of at most {MAX_REGEX_CHARS} characters",
+                                   "gate_policy")
             try:
-                re.compile(data["regex"])
-            except re.error as exc:
+                timed_regex.compile(data["regex"])
+            except timed_regex.error as exc:
                 raise InvalidInput(f"gate policy regex is invalid: {exc}", "gate_policy") from exc
         for name in ("agents", "keywords", "tools"):
             if name in data:
-                data[name] = tuple(data[name])
+                value = data[name]
+                if isinstance(value, str) or not all(isinstance(v, str) for v in value or ()):
+                    raise InvalidInput(f"gate policy {name} must be a list of names", "gate_policy")
+                data[name] = tuple(value)
+        for name, kind in (("min_confidence", (int, float)), ("max_turns_without_review", int)):
+            if data.get(name) is not None and (isinstance(data[name], bool) or not isinstance(data[name], kind)):
+                raise InvalidInput(f"gate policy {name} must be a number", "gate_policy")
         return cls(**data)
 
 

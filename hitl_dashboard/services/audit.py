@@ -27,11 +27,15 @@ def _events(uow: UnitOfWork) -> Iterator[AuditEvent]:
         page = uow.session.exec(
             select(AuditEvent).where(AuditEvent.seq > after).order_by(AuditEvent.seq).limit(PAGE)
         ).all()
+        # End the read transaction before handing rows to a consumer that may be slow (a streamed
+        # HTTP export): on SQLite every transaction holds the write lock. The trail is append-only,
+        # so paging by seq needs no snapshot. Callers are read-only.
+        uow.session.expunge_all()
+        uow.session.rollback()
         if not page:
             return
         yield from page
         after = page[-1].seq
-        uow.session.expunge_all()
 
 
 def verify(uow: UnitOfWork, actor: Actor | None) -> ChainReport:

@@ -17,7 +17,9 @@ from hitl_dashboard.services.conversation_queries import get_conversation
 
 MAX_TASK_CHARS = 20_000
 TASK_TYPES = {t.value for t in TaskType} | {"auto"}
-ALLOWED_ROUTING_KEYS = {"provider", "model", "base_url", "timeout_s", "max_retries", "delay_ms"}
+# No base_url: endpoints (and the keys that go with them) are the operator's configuration; a
+# caller-chosen URL would receive the server's API key.
+ALLOWED_ROUTING_KEYS = {"provider", "model", "timeout_s", "max_retries", "delay_ms"}
 
 
 @dataclass

@@ -69,7 +69,9 @@ def list_reviews(
     return _query(uow, roles, statuses, conversation_id, limit, offset)
 
 
-def next_review(uow: UnitOfWork, actor: Actor, role: str, *, conversation_id: int | None = None) -> ReviewListItem | None:
+def next_review(
+    uow: UnitOfWork, actor: Actor, role: str, *, conversation_id: int | None = None
+) -> ReviewListItem | None:
     check_can_claim(actor, role)  # "next" is for claiming: only a role you hold (admins: any)
     found = _query(uow, [role], [ReviewStatus.PENDING.value], conversation_id, 1, 0)
     return found[0] if found else None

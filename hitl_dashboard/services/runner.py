@@ -77,7 +77,11 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
     if task and task.get("type") == "tool_execution":
         task = await run_approved_tool(conversation_id, task["tool_call_id"], runner_id)
     specs = model_specs(TEMPLATES[snapshot.template].agents, snapshot.model_routing, default_model_spec())
-    session = TeamSession(snapshot.template, snapshot.task_type, specs, stream=get_settings().model_stream)
+    try:
+        session = TeamSession(snapshot.template, snapshot.task_type, specs, stream=get_settings().model_stream)
+    except Exception as exc:  # noqa: BLE001 - a misconfigured model fails this conversation, not the runner loop
+        _mark_failed(conversation_id, runner_id, f"cannot set up the agents' models: {exc}")
+        return
     try:
         await session.restore(snapshot.checkpoint)
         while True:

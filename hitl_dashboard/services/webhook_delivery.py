@@ -60,6 +60,24 @@ async def deliver_due(limit: int = 20) -> DeliveryReport:
     return report
 
 
+_round: asyncio.Task | None = None
+
+
+def start_delivery_round() -> None:
+    """For the runner loop: start a delivery round unless one is still going. The round runs as
+    its own task, so a slow receiver (up to the send timeout) never holds up the agents."""
+    global _round
+    if _round is None or _round.done():
+        _round = asyncio.create_task(_deliver_logged())
+
+
+async def _deliver_logged() -> None:
+    try:
+        await deliver_due()
+    except Exception:  # noqa: BLE001 - a database blip: the next round tries again
+        log.exception("webhook delivery round failed")
+
+
 def _claim_due(limit: int) -> list[_Job]:
     now = utcnow()
     claim_until = now + timedelta(seconds=get_settings().webhook_timeout_s + CLAIM_MARGIN_S)

@@ -47,7 +47,8 @@ def _summary(event: str, data: dict[str, Any]) -> str:
     review, conversation = data.get("review") or {}, data.get("conversation") or {}
     title = _escape(conversation.get("title") or f"conversation {review.get('conversation_id')}")
     if event == "review.requested":
-        return f"Review #{review.get('id')} requested from {review.get('role')} for \"{title}\": {_escape(review.get('reason'))}"
+        reason = _escape(review.get("reason"))
+        return f"Review #{review.get('id')} requested from {review.get('role')} for \"{title}\": {reason}"
     if event == "review.escalated":
         target = data.get("to_role") or "nobody (the conversation was stopped)"
         return f"Review #{review.get('id')} ({review.get('role')}) is overdue and went to {target}"

@@ -27,6 +27,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     e2e = [item for item in items if here in Path(str(item.fspath)).parents]
     for item in e2e:
         item.add_marker(pytest.mark.e2e)
+    # The hosted test serves a second app from the same checkout; its frontend build (which
+    # bakes in the port) replaces the first app's, so it must come after every other browser test.
+    e2e.sort(key=lambda item: "test_hosted_live" in str(item.fspath))
     chosen = set(map(id, e2e))
     items[:] = [item for item in items if id(item) not in chosen] + e2e
 

@@ -77,7 +77,8 @@ def start_app(tmp_path_factory: pytest.TempPathFactory, backend: str, **settings
         "API_ADDRESS_RATE_LIMIT": UNLIMITED,
         **settings,
     }
-    env.pop("REDIS_URL", None)  # one worker, in-memory rate limits
+    for name in ("REDIS_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "MODEL_PROVIDER"):
+        env.pop(name, None)  # one worker, in-memory rate limits, the offline scripted model
     process = _spawn(env, running.log_path)
     try:
         wait_until_serving(process, running)

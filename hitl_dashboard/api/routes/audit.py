@@ -8,7 +8,7 @@ from typing import Annotated, Iterator, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 
-from hitl_dashboard.api.deps import CurrentActor, Uow
+from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES
 from hitl_dashboard.api.schemas.audit import AuditEventPublic, AuditPage, ChainReportPublic
 from hitl_dashboard.api.schemas.common import MAX_ID, Limit, Text, UtcDatetime
@@ -22,7 +22,7 @@ Name = Text(64)
 
 @router.get("", response_model=AuditPage)
 def list_events(
-    actor: CurrentActor, uow: Uow,
+    actor: CurrentActor,
     user: Annotated[Name | None, Query(description="who acted")] = None,
     role: Annotated[Name | None, Query(description="the role they acted in")] = None,
     action: Annotated[Name | None, Query(description="e.g. decision.recorded")] = None,
@@ -33,33 +33,34 @@ def list_events(
     limit: Limit = 100,
 ) -> AuditPage:
     """Newest first. Page on with before_seq=next_before_seq."""
-    events = audit_queries.list_events(uow, actor, user=user, role=role, action=action,
-                                       conversation_id=conversation_id, since=since, until=until,
-                                       before_seq=before_seq, limit=limit)
-    items = [AuditEventPublic.model_validate(e) for e in events]
+    with UnitOfWork() as uow:
+        events = audit_queries.list_events(uow, actor, user=user, role=role, action=action,
+                                           conversation_id=conversation_id, since=since, until=until,
+                                           before_seq=before_seq, limit=limit)
+        items = [AuditEventPublic.model_validate(e) for e in events]
     return AuditPage(items=items, next_before_seq=items[-1].seq if len(items) == limit else None)
 
 
 @router.get("/export", responses={200: {"content": {t: {} for t in MEDIA_TYPES.values()},
                                         "description": "The whole trail, oldest first, streamed"}})
-def export(actor: CurrentActor, uow: Uow,
+def export(actor: CurrentActor,
            format: Annotated[Literal["csv", "jsonl"], Query()] = "jsonl") -> StreamingResponse:
     """Streamed in constant memory, whatever the trail's length."""
-    audit.export_lines(uow, actor, format)  # the permission check, before the status line goes out
-    uow.rollback()  # FastAPI keeps the request's session open while streaming: free its transaction
+    with UnitOfWork() as uow:
+        audit.export_lines(uow, actor, format)  # the permission check, before the status line goes out
     return StreamingResponse(_stream(format), media_type=MEDIA_TYPES[format],
                              headers={"Content-Disposition": f'attachment; filename="audit.{format}"'})
 
 
 def _stream(fmt: str) -> Iterator[str]:
-    # Its own unit of work: the request's one is closed once the response starts.
     with UnitOfWork() as uow:
         yield from audit.export_lines(uow, None, fmt)
 
 
 @router.get("/verify", response_model=ChainReportPublic)
-def verify(actor: CurrentActor, uow: Uow) -> ChainReportPublic:
+def verify(actor: CurrentActor) -> ChainReportPublic:
     """Recompute the hash chain: ok, or the first event that was altered or removed."""
-    report = audit.verify(uow, actor)
+    with UnitOfWork() as uow:
+        report = audit.verify(uow, actor)
     return ChainReportPublic(ok=report.ok, checked=report.checked, first_bad_seq=report.first_bad_seq,
                              problem=report.problem)

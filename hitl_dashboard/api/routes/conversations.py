@@ -6,21 +6,22 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, status
 
-from hitl_dashboard.api.deps import CurrentActor, Uow
+from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES, NOT_FOUND
 from hitl_dashboard.api.schemas.common import IdPath, Limit, Offset
 from hitl_dashboard.api.schemas.conversations import (
     ConversationCreate, ConversationPublic, ConversationSummaryPublic, RevisionPublic, SignOffStepPublic,
 )
 from hitl_dashboard.api.schemas.reviews import ReviewPublic
+from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus, TaskType
-from hitl_dashboard.services import conversation_queries
+from hitl_dashboard.services import conversation_queries, live
 from hitl_dashboard.services.conversations import StartCommand, start_conversation
 
 router = APIRouter(prefix="/conversations", tags=["conversations"], responses=COMMON_RESPONSES)
 
 
-def _public(uow, conversation_id: int) -> ConversationPublic:
+def _public(uow: UnitOfWork, conversation_id: int) -> ConversationPublic:
     detail = conversation_queries.conversation_detail(uow, conversation_id)
     c = detail.conversation
     return ConversationPublic(
@@ -35,7 +36,7 @@ def _public(uow, conversation_id: int) -> ConversationPublic:
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=ConversationPublic)
-def start(body: ConversationCreate, actor: CurrentActor, uow: Uow) -> ConversationPublic:
+def start(body: ConversationCreate, actor: CurrentActor) -> ConversationPublic:
     """Start a conversation; the agents begin at once (the runner picks it up)."""
     command = StartCommand(
         task=body.task, task_type=body.task_type, title=body.title, template=body.template,
@@ -43,27 +44,31 @@ def start(body: ConversationCreate, actor: CurrentActor, uow: Uow) -> Conversati
         model_routing={agent: route.model_dump(exclude_none=True) for agent, route in body.model_routing.items()},
         on_overdue=body.on_overdue,
     )
-    conversation = start_conversation(uow, actor, command)
-    uow.commit()
-    return _public(uow, conversation.id)
+    with UnitOfWork() as uow:
+        conversation = start_conversation(uow, actor, command)
+        uow.commit()
+    live.publish_turn(conversation.id)  # browsers watching the lists see it at once
+    with UnitOfWork() as uow:
+        return _public(uow, conversation.id)
 
 
 @router.get("", response_model=list[ConversationSummaryPublic])
 def list_conversations(
-    actor: CurrentActor, uow: Uow,
+    actor: CurrentActor,
     status: Annotated[ConversationStatus | None, Query()] = None,
     task_type: Annotated[TaskType | None, Query()] = None,
     limit: Limit = 50, offset: Offset = 0,
 ) -> list[ConversationSummaryPublic]:
-    rows = conversation_queries.list_conversations(
-        uow, status=status.value if status else None, task_type=task_type.value if task_type else None,
-        limit=limit, offset=offset,
-    )
+    with UnitOfWork() as uow:
+        rows = conversation_queries.list_conversations(
+            uow, status=status.value if status else None, task_type=task_type.value if task_type else None,
+            limit=limit, offset=offset,
+        )
     return [ConversationSummaryPublic(**row.__dict__) for row in rows]
 
 
 @router.get("/{conversation_id}", response_model=ConversationPublic, responses=NOT_FOUND)
-def get_conversation(conversation_id: IdPath, actor: CurrentActor, uow: Uow) -> ConversationPublic:
+def get_conversation(conversation_id: IdPath, actor: CurrentActor) -> ConversationPublic:
     """Status, sign-off progress for the content under review, open review requests, revisions."""
-    return _public(uow, conversation_id)
-
+    with UnitOfWork() as uow:
+        return _public(uow, conversation_id)

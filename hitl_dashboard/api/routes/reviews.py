@@ -6,15 +6,16 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Header, Query, Response, status
 
-from hitl_dashboard.api.deps import CurrentActor, Uow
+from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES, CONFLICT, NOT_FOUND
 from hitl_dashboard.api.schemas.common import MAX_ID, IdPath, Limit, Offset
 from hitl_dashboard.api.schemas.reviews import (
     DecisionCreate, DecisionOutcomePublic, ReviewListItemPublic, ReviewPublic,
 )
+from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput, LineComment
 from hitl_dashboard.domain.enums import Role
-from hitl_dashboard.services import claims, review_queries
+from hitl_dashboard.services import claims, live, review_queries
 from hitl_dashboard.services.decide import decide
 
 router = APIRouter(prefix="/reviews", tags=["reviews"], responses=COMMON_RESPONSES)
@@ -29,60 +30,69 @@ def _item(item: review_queries.ReviewListItem) -> ReviewListItemPublic:
 
 @router.get("", response_model=list[ReviewListItemPublic])
 def list_reviews(
-    actor: CurrentActor, uow: Uow,
+    actor: CurrentActor,
     role: Annotated[Role | None, Query(description="default: every queue you may see")] = None,
     status_: Annotated[StatusFilter, Query(alias="status")] = "open",
     conversation_id: ConversationFilter = None,
     limit: Limit = 50, offset: Offset = 0,
 ) -> list[ReviewListItemPublic]:
     """Review requests, due first. status=open means pending or claimed."""
-    items = review_queries.list_reviews(uow, actor, role=role.value if role else None, status=status_,
-                                        conversation_id=conversation_id, limit=limit, offset=offset)
+    with UnitOfWork() as uow:
+        items = review_queries.list_reviews(uow, actor, role=role.value if role else None, status=status_,
+                                            conversation_id=conversation_id, limit=limit, offset=offset)
     return [_item(i) for i in items]
 
 
 @router.get("/next", response_model=ReviewListItemPublic,
             responses={204: {"description": "Nothing is waiting for this role"}})
-def next_review(actor: CurrentActor, uow: Uow, role: Annotated[Role, Query()],
+def next_review(actor: CurrentActor, role: Annotated[Role, Query()],
                 conversation_id: ConversationFilter = None):
     """The unclaimed request due first, for a role you hold (admins: any role)."""
-    item = review_queries.next_review(uow, actor, role.value, conversation_id=conversation_id)
+    with UnitOfWork() as uow:
+        item = review_queries.next_review(uow, actor, role.value, conversation_id=conversation_id)
     if item is None:
         return Response(status_code=status.HTTP_204_NO_CONTENT)
     return _item(item)
 
 
 @router.post("/{review_id}/claim", response_model=ReviewPublic, responses={**NOT_FOUND, **CONFLICT})
-def claim(review_id: IdPath, actor: CurrentActor, uow: Uow) -> ReviewPublic:
+def claim(review_id: IdPath, actor: CurrentActor) -> ReviewPublic:
     """Take a review request, so other reviewers see it is being worked on."""
-    request = claims.claim(uow, actor, review_id)
-    uow.commit()
+    with UnitOfWork() as uow:
+        request = claims.claim(uow, actor, review_id)
+        uow.commit()
+    live.publish_turn(request.conversation_id)
     return ReviewPublic.model_validate(request)
 
 
 @router.post("/{review_id}/release", response_model=ReviewPublic, responses={**NOT_FOUND, **CONFLICT})
-def release(review_id: IdPath, actor: CurrentActor, uow: Uow) -> ReviewPublic:
+def release(review_id: IdPath, actor: CurrentActor) -> ReviewPublic:
     """Give a claimed request back to the queue."""
-    request = claims.release(uow, actor, review_id)
-    uow.commit()
+    with UnitOfWork() as uow:
+        request = claims.release(uow, actor, review_id)
+        uow.commit()
+    live.publish_turn(request.conversation_id)
     return ReviewPublic.model_validate(request)
 
 
 @router.post("/{review_id}/decision", response_model=DecisionOutcomePublic, responses={**NOT_FOUND, **CONFLICT})
 def decision(
-    review_id: IdPath, body: DecisionCreate, actor: CurrentActor, uow: Uow,
+    review_id: IdPath, body: DecisionCreate, actor: CurrentActor,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", min_length=1, max_length=200)] = None,
 ) -> DecisionOutcomePublic:
     """Approve, revise, abort or skip. The same Idempotency-Key twice applies the decision once
     (the second answer has replayed=true); a stale expected_version is a 409."""
-    outcome = decide(uow, actor, review_id, DecisionInput(
+    decision_input = DecisionInput(
         action=body.action, reason=body.reason, instructions=body.instructions, target_agent=body.target_agent,
         edited_args=body.edited_args,
         line_comments=tuple(LineComment(c.key, c.line, c.text) for c in body.line_comments),
         idempotency_key=idempotency_key, expected_version=body.expected_version,
         override_reason=body.override_reason,
-    ))
-    uow.commit()
+    )
+    with UnitOfWork() as uow:
+        outcome = decide(uow, actor, review_id, decision_input)
+        uow.commit()
+    live.publish_turn(outcome.conversation_id)  # browsers on the conversation and the queues
     return DecisionOutcomePublic(
         decision_id=outcome.decision_id, review_id=outcome.review_request_id,
         conversation_id=outcome.conversation_id, action=outcome.action,

@@ -7,7 +7,7 @@ from typing import Annotated, Iterator, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 
-from hitl_dashboard.api.deps import CurrentActor, Uow
+from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES, NOT_FOUND
 from hitl_dashboard.api.schemas.common import MAX_ID, IdPath, Limit, Seq
 from hitl_dashboard.api.schemas.conversations import (
@@ -24,14 +24,13 @@ JSONL_DOC = {200: {"content": {"application/x-ndjson": {}}, "description": "with
 
 @router.get("/transcript", response_model=TranscriptPage, responses=JSONL_DOC)
 def transcript(
-    conversation_id: IdPath, actor: CurrentActor, uow: Uow,
-    after_seq: Seq = 0, limit: Limit = 100,
+    conversation_id: IdPath, actor: CurrentActor, after_seq: Seq = 0, limit: Limit = 100,
     format: Annotated[Literal["json", "jsonl"], Query()] = "json",
 ):
     """Messages after `after_seq`, oldest first. format=jsonl streams every remaining message."""
-    page = conversation_queries.transcript(uow, conversation_id, after_seq=after_seq, limit=limit)  # 404 first
+    with UnitOfWork() as uow:
+        page = conversation_queries.transcript(uow, conversation_id, after_seq=after_seq, limit=limit)  # 404 first
     if format == "jsonl":
-        uow.rollback()  # end this transaction: on SQLite it would hold the write lock while we stream
         return StreamingResponse(_jsonl(conversation_id, after_seq), media_type="application/x-ndjson")
     items = [MessagePublic.model_validate(m) for m in page]
     return TranscriptPage(items=items, next_after_seq=items[-1].seq if len(items) == limit else None)
@@ -50,19 +49,21 @@ def _jsonl(conversation_id: int, after_seq: int) -> Iterator[str]:
 
 
 @router.get("/revisions", response_model=list[RevisionPublic])
-def list_revisions(conversation_id: IdPath, actor: CurrentActor, uow: Uow) -> list[RevisionPublic]:
+def list_revisions(conversation_id: IdPath, actor: CurrentActor) -> list[RevisionPublic]:
     """Every proposed file version, by key then number (content via /diff)."""
-    return [RevisionPublic.model_validate(r) for r in revisions.list_revisions(uow, conversation_id)]
+    with UnitOfWork() as uow:
+        return [RevisionPublic.model_validate(r) for r in revisions.list_revisions(uow, conversation_id)]
 
 
 @router.get("/diff", response_model=RevisionDiffPublic)
 def diff(
-    conversation_id: IdPath, actor: CurrentActor, uow: Uow,
+    conversation_id: IdPath, actor: CurrentActor,
     from_id: Annotated[int, Query(alias="from", ge=1, le=MAX_ID, description="revision id (see /revisions)")],
     to_id: Annotated[int, Query(alias="to", ge=1, le=MAX_ID, description="revision id (see /revisions)")],
 ) -> RevisionDiffPublic:
     """Unified diff between two revisions of this conversation, named by revision id, with both contents."""
-    found = revisions.revision_diff(uow, conversation_id, from_id, to_id)
+    with UnitOfWork() as uow:
+        found = revisions.revision_diff(uow, conversation_id, from_id, to_id)
     return RevisionDiffPublic(
         before=RevisionWithContentPublic.model_validate(found.before),
         after=RevisionWithContentPublic.model_validate(found.after),

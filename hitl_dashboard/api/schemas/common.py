@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from typing import Annotated
 
 from fastapi import Path, Query
-from pydantic import AfterValidator, StringConstraints
+from pydantic import AfterValidator, BeforeValidator, StringConstraints
 
+_NUMBER = re.compile(r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$")
 # Ids are 32-bit on every database we support; larger numbers are simply unknown (404/422).
 MAX_ID = 2**31 - 1
 
@@ -24,6 +26,13 @@ def _storable(value: str) -> str:
     return value
 
 
+def _iso_only(value: object) -> object:
+    # pydantic would read "0.5" as seconds since 1970; the schema promises ISO 8601 date-times.
+    if isinstance(value, (int, float)) or (isinstance(value, str) and _NUMBER.match(value)):
+        raise ValueError("expected an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z")
+    return value
+
+
 def _utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
@@ -37,7 +46,7 @@ def Text(max_length: int, min_length: int = 0):  # noqa: N802 - reads as a type 
     return Annotated[str, StringConstraints(min_length=min_length, max_length=max_length), AfterValidator(_storable)]
 
 
-UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
+UtcDatetime = Annotated[datetime, BeforeValidator(_iso_only), AfterValidator(_utc)]
 IdPath = Annotated[int, Path(ge=1, le=MAX_ID)]
 Limit = Annotated[int, Query(ge=1, le=500)]
 Offset = Annotated[int, Query(ge=0, le=1_000_000)]

@@ -22,9 +22,9 @@ class GatePolicyCreate(BaseModel):
     agents: list[AgentName] = Field(default_factory=list, max_length=4)
     keywords: list[Text(100, 1)] = Field(default_factory=list, max_length=20)
     regex: Text(200) | None = None
-    min_confidence: float | None = Field(default=None, ge=0, le=1)
+    min_confidence: float | None = Field(default=None, ge=0, le=1, strict=True)
     tools: list[Literal["deploy_to_prod"]] = Field(default_factory=list, max_length=10)
-    max_turns_without_review: int = Field(default=12, ge=1, le=1000)
+    max_turns_without_review: int = Field(default=12, ge=1, le=1000, strict=True)
 
 
 class ModelRouteCreate(BaseModel):
@@ -34,9 +34,9 @@ class ModelRouteCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     provider: Literal["scripted", "openai"] = "scripted"
     model: Text(100, 1) | None = None
-    timeout_s: float | None = Field(default=None, gt=0, le=600)
-    max_retries: int | None = Field(default=None, ge=1, le=10)
-    delay_ms: float | None = Field(default=None, ge=0, le=60_000)
+    timeout_s: float | None = Field(default=None, gt=0, le=600, strict=True)
+    max_retries: int | None = Field(default=None, ge=1, le=10, strict=True)
+    delay_ms: float | None = Field(default=None, ge=0, le=60_000, strict=True)
 
 
 class ConversationCreate(BaseModel):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -57,7 +57,7 @@ class ReviewListItemPublic(BaseModel):
 class LineCommentCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     key: Text(255, 1)
-    line: int = Field(ge=1, le=1_000_000)
+    line: int = Field(ge=1, le=1_000_000, strict=True)
     text: Text(20_000, 1)
 
 
@@ -68,10 +68,10 @@ class DecisionCreate(BaseModel):
     action: Action
     reason: Text(20_000) | None = None
     instructions: Text(20_000) | None = None
-    target_agent: Text(64) | None = None
+    target_agent: Literal["planner", "coder", "copywriter", "operator"] | None = None
     edited_args: dict[str, Any] | None = Field(default=None, description="Tool call reviews: approved arguments")
     line_comments: list[LineCommentCreate] = Field(default_factory=list, max_length=200)
-    expected_version: int | None = Field(default=None, ge=1, le=MAX_ID)
+    expected_version: int | None = Field(default=None, ge=1, le=MAX_ID, strict=True)
     override_reason: Text(20_000) | None = None
 
     @field_validator("edited_args")
