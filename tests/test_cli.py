@@ -119,10 +119,13 @@ def test_db_upgrade_then_demo_seed_on_a_fresh_database(tmp_path):
     assert cli_json("audit", "verify", env=env)["ok"] is True
 
 
-def test_retry_resumes_a_failed_conversation(db):
+def test_retry_resumes_a_failed_conversation(db, monkeypatch):
+    from hitl_dashboard.settings import reset_settings_cache
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    reset_settings_cache()
     make_people()
-    unreachable = {"planner": {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "max_retries": 1,
-                               "timeout_s": 2}}
+    unreachable = {"planner": {"provider": "openai", "model": "gpt-test", "max_retries": 1, "timeout_s": 2}}
     conversation_id = start(TASK, model_routing=unreachable)
     work()
     assert conversation(conversation_id).status == "failed"

@@ -37,12 +37,16 @@ def new_runner_id() -> str:
 
 
 def default_model_spec() -> ModelSpec:
+    """The configured endpoint travels with every spec, so a conversation that routes one agent
+    to "openai" (while the default is scripted) reaches the operator's endpoint, never another."""
     s = get_settings()
-    if s.model_provider == "openai":
-        return ModelSpec(provider="openai", model=s.openai_model, base_url=s.openai_base_url,
-                         api_key=s.openai_api_key, timeout_s=s.model_timeout_s, max_retries=s.model_max_retries,
-                         retry_base_delay_s=s.model_retry_base_s)
-    return ModelSpec(provider="scripted", delay_ms=s.scripted_delay_ms, chunk_delay_ms=s.scripted_chunk_delay_ms)
+    return ModelSpec(
+        provider="openai" if s.model_provider == "openai" else "scripted",
+        model=s.openai_model,  # unused by the scripted model
+        base_url=s.openai_base_url, api_key=s.openai_api_key, timeout_s=s.model_timeout_s,
+        max_retries=s.model_max_retries, retry_base_delay_s=s.model_retry_base_s,
+        delay_ms=s.scripted_delay_ms, chunk_delay_ms=s.scripted_chunk_delay_ms,
+    )
 
 
 async def run_conversation(conversation_id: int, runner_id: str) -> bool:
