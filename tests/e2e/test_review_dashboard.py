@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
+from sqlmodel import select
 
 from hitl_dashboard.db.models import Decision
 from hitl_dashboard.db.uow import UnitOfWork
@@ -88,8 +89,8 @@ def test_security_reviewer_revises_then_two_sign_offs_approve(app_server: Runnin
     expect(page.locator("#status-banner")).to_contain_text("Approved")  # live in the first browser too
 
     with UnitOfWork(app_server.engine) as uow:
-        actions = [(d.action, d.role) for d in uow.session.query(Decision).filter(Decision.conversation_id == cid)
-                   .order_by(Decision.id)]
+        actions = [(d.action, d.role) for d in uow.session.exec(
+            select(Decision).where(Decision.conversation_id == cid).order_by(Decision.id))]
     assert actions == [("revise", "security_reviewer"), ("approve", "security_reviewer"),
                        ("approve", "final_approver")]
 
@@ -146,7 +147,7 @@ def forge_approval(page: Page, review) -> str:
 
 def decisions_on(app: RunningApp, cid: int) -> int:
     with UnitOfWork(app.engine) as uow:
-        return uow.session.query(Decision).filter(Decision.conversation_id == cid).count()
+        return len(uow.session.exec(select(Decision).where(Decision.conversation_id == cid)).all())
 
 
 def test_product_reviewer_cannot_decide_a_security_request(app_server: RunningApp, browser: Browser):
