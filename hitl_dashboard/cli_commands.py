@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import asyncio
 import json
 import sys
@@ -171,9 +172,10 @@ def _queue(args) -> int:
     with UnitOfWork() as uow:
         actor = users.get_actor(uow, args.as_user) if args.as_user else _someone_with(uow, args.role)
         items = queues.role_queue(uow, actor, args.role, search=args.search)
-    rows = [[i.review_id, i.conversation_id, i.title[:40], i.kind, i.subject_label, i.rule, i.status,
+    rows = [[i.id, i.conversation_id, i.title[:40], i.kind, i.subject_label, i.rule, i.status,
              i.assignee or "", f"{i.due_at:%Y-%m-%d %H:%M}"] for i in items]
-    emit(args, items, table(rows, ["review", "conv", "title", "kind", "subject", "rule", "status", "assignee", "due"])
+    data = [{"review_id": i.id, **{k: v for k, v in dataclasses.asdict(i).items() if k != "id"}} for i in items]
+    emit(args, data, table(rows, ["review", "conv", "title", "kind", "subject", "rule", "status", "assignee", "due"])
          if items else f"the {args.role} queue is empty")
     return 0
 

@@ -75,7 +75,7 @@ def test_an_overdue_request_escalates_to_admin_exactly_once_keeping_its_kind(peo
     assert _escalate() == []  # a second pass (another tick, another runner) finds nothing
 
     escalated = {old: _assert_escalated_once(old) for old in (signoff.id, tool.id)}
-    assert {i.review_id for i in queue("erin", "admin")} == {r.id for r in escalated.values()}
+    assert {i.id for i in queue("erin", "admin")} == {r.id for r in escalated.values()}
     assert queue("alice", "security_reviewer") == []
     # The admin decides the escalated tool call as its required role: no override needed.
     decide_as("erin", escalated[tool.id].id, "approve")

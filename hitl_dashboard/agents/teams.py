@@ -12,7 +12,7 @@ from autogen_core.models import ChatCompletionClient
 
 from hitl_dashboard.agents.tools import TOOLS, ApprovalRequiredTool
 from hitl_dashboard.domain.policies import planned_task_type
-from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE, TEMPLATES, TeamTemplate
+from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE, TeamTemplate
 
 SYSTEM_PROMPTS = {
     "planner": (

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy.orm import aliased
-from sqlmodel import select
+from sqlmodel import or_, select
 
 from hitl_dashboard.db.models import Conversation, ReviewRequest, User, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
@@ -66,18 +66,19 @@ def list_reviews(
     if not roles:
         return []
     statuses = {"open": list(OPEN_REVIEW_STATUSES), "all": None}.get(status, [status])
-    return _query(uow, roles, statuses, conversation_id, limit, offset)
+    return query_reviews(uow, roles, statuses, conversation_id, limit, offset)
 
 
 def next_review(
     uow: UnitOfWork, actor: Actor, role: str, *, conversation_id: int | None = None
 ) -> ReviewListItem | None:
     check_can_claim(actor, role)  # "next" is for claiming: only a role you hold (admins: any)
-    found = _query(uow, [role], [ReviewStatus.PENDING.value], conversation_id, 1, 0)
+    found = query_reviews(uow, [role], [ReviewStatus.PENDING.value], conversation_id, 1, 0)
     return found[0] if found else None
 
 
-def _query(uow, roles, statuses, conversation_id, limit, offset) -> list[ReviewListItem]:
+def query_reviews(uow, roles, statuses, conversation_id, limit, offset, *, search: str | None = None
+                  ) -> list[ReviewListItem]:
     assignee = aliased(User)
     query = (
         select(ReviewRequest, Conversation.title, Conversation.task_type,
@@ -92,6 +93,9 @@ def _query(uow, roles, statuses, conversation_id, limit, offset) -> list[ReviewL
         query = query.where(ReviewRequest.status.in_(statuses))
     if conversation_id is not None:
         query = query.where(ReviewRequest.conversation_id == conversation_id)
+    if search:
+        pattern = f"%{search.strip()[:100]}%"
+        query = query.where(or_(Conversation.title.ilike(pattern), ReviewRequest.reason.ilike(pattern)))
     return [
         ReviewListItem(r.id, r.version, r.required_role, r.conversation_id, title, task_type, r.kind,
                        r.subject_type, r.subject_label, r.rule, r.reason, list(r.risk_flags), tokens, r.status,

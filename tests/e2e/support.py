@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 
 from playwright.sync_api import Page, expect
@@ -47,3 +48,14 @@ def sign_in(page: Page, app: RunningApp, username: str, lands_on: str = "**/queu
     page.click("#sign-in")
     page.wait_for_url(lands_on, timeout=20_000)
     expect(page.locator("#signed-in-user")).to_have_text(username)
+
+
+def wait_for(predicate, timeout: float = 30.0, what: str = "condition"):
+    """Poll until predicate() is truthy; returns its value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")

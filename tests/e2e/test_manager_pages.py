@@ -3,7 +3,6 @@ refusal, the users page, and starting a conversation from the new-conversation p
 
 from __future__ import annotations
 
-import time
 import uuid
 from pathlib import Path
 
@@ -18,20 +17,10 @@ from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.services.decide import decide
 from hitl_dashboard.services.users import actor_of
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start
+from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
 
 VIEWPORT = {"width": 1280, "height": 800}
 CODE_TASK = "Add rate limiting to the password reset endpoint"
-
-
-def wait_for(predicate, timeout: float = 30.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def decide_as(app: RunningApp, username: str, review: ReviewRequest, action: str, **kw) -> None:

@@ -13,17 +13,7 @@ from sqlmodel import select
 from hitl_dashboard.db.models import Decision
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start
-
-
-def wait_for(predicate, timeout: float = 30.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
+from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
 
 
 def test_security_reviewer_revises_then_two_sign_offs_approve(app_server: RunningApp, browser: Browser,
@@ -84,7 +74,7 @@ def test_security_reviewer_revises_then_two_sign_offs_approve(app_server: Runnin
     row = final_page.locator(".queue-row").filter(has_text=title)
     expect(row).to_contain_text("app/retry.py r2")
     row.locator(".queue-title").click()
-    final_page.click("#decide-approve")
+    final_page.dblclick("#decide-approve")  # a double click records one decision (checked below)
     expect(final_page.locator("#status-banner")).to_contain_text("Approved")
     expect(page.locator("#status-banner")).to_contain_text("Approved")  # live in the first browser too
 

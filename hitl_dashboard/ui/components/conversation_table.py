@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import reflex as rx
 
+from hitl_dashboard.ui.components.badges import STATUS_COLORS
 from hitl_dashboard.ui.states.conversations import ConversationListState, ConversationRow
-
-STATUS_COLORS = {
-    "running": "blue",
-    "awaiting_review": "amber",
-    "approved": "green",
-    "aborted": "gray",
-    "failed": "red",
-}
 
 
 def status_badge(status: rx.Var[str], label: rx.Var[str]) -> rx.Component:

@@ -40,7 +40,7 @@ def queue_rows(actor: Actor, role: str, limit: int = 100) -> list[QueueRow]:
     for item in items:
         due, urgency = countdown(item.due_at)
         rows.append(QueueRow(
-            review_id=item.review_id, version=item.version, conversation_id=item.conversation_id,
+            review_id=item.id, version=item.version, conversation_id=item.conversation_id,
             title=item.title, task_type=item.task_type, kind=item.kind, subject=item.subject_label,
             subject_kind=SUBJECT_LABELS.get(item.subject_type, item.subject_type), rule=item.rule,
             reason=item.reason, risk_flags=item.risk_flags, tokens=f"{item.tokens:,}", age=age(item.created_at),
