@@ -220,3 +220,29 @@ def test_queue_updates_live_for_new_requests_and_claims(app_server: RunningApp, 
     pages[1].fill("#queue-search", "no such title")
     expect(rows[1]).to_have_count(0)
     expect(pages[0].locator(".queue-row").filter(has_text=title)).to_be_visible()
+
+
+def test_admin_finds_escalated_requests_in_the_admin_queue(app_server: RunningApp, page: Page):
+    from datetime import timedelta
+
+    from hitl_dashboard.db.models import ReviewRequest, utcnow
+    from hitl_dashboard.services.escalation import escalate_overdue
+
+    admin = make_user(app_server, "admin", prefix="adm")
+    starter = make_user(app_server, "product_reviewer", prefix="dev")
+    title = "Rotate the webhook signing secrets"
+    cid = start(app_server, starter, title)
+    [review] = wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    with UnitOfWork(app_server.engine) as uow:
+        overdue = uow.session.get(ReviewRequest, review.id)
+        overdue.due_at = utcnow() - timedelta(minutes=5)
+        uow.session.add(overdue)
+        uow.commit()
+    with UnitOfWork(app_server.engine) as uow:
+        assert escalate_overdue(uow) == [review.id]
+        uow.commit()
+    sign_in(page, app_server, admin)
+    page.click("#tab-admin")
+    row = page.locator(".queue-row").filter(has_text=title)
+    expect(row).to_contain_text("escalated")
+    expect(row.locator(".queue-reason")).to_contain_text("security_reviewer review overdue")

@@ -39,9 +39,11 @@ class AppState(rx.State):
 
     @rx.var
     def review_roles(self) -> list[str]:
-        """The queues this user sees: the review roles held, or all of them for an admin."""
+        """The queues this user sees: the review roles held; every queue for an admin."""
         all_roles = ["security_reviewer", "product_reviewer", "final_approver"]
-        return all_roles if "admin" in self.roles else [r for r in all_roles if r in self.roles]
+        if "admin" in self.roles:  # admins also own the queue that overdue requests escalate to
+            return all_roles + ["admin"]
+        return [r for r in all_roles if r in self.roles]
 
     @rx.var
     def can_read_audit(self) -> bool:
