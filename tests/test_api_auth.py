@@ -3,6 +3,7 @@ documents; the body size limit (413)."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from hitl_dashboard.db.models import ApiToken, utcnow
@@ -72,8 +73,18 @@ def test_oversized_bodies_are_413(api_app: ApiApp) -> None:
         for _ in range(30):
             yield b"x" * 10_000
 
-    streamed = client.post("/api/conversations", content=chunks(), headers={"Content-Type": "application/json"})
-    assert streamed.status_code == 413
+    # The server answers 413 and stops reading; the client may still be sending, so the answer
+    # can race with the connection close. Every answer must be 413, and at least one must arrive.
+    answers = []
+    for _ in range(5):
+        try:
+            answers.append(api_app.client(api_app.token(["security_reviewer"])).post(
+                "/api/conversations", content=chunks(), headers={"Content-Type": "application/json"}).status_code)
+        except (httpx.RemoteProtocolError, httpx.WriteError, httpx.ReadError):
+            continue
+        if answers:
+            break
+    assert answers and set(answers) == {413}
     # A new connection: the server may close one whose body it stopped reading.
     fresh = api_app.client(api_app.token(["security_reviewer"]))
     assert fresh.post("/api/conversations", json={"task": "fits"}).status_code == 201
