@@ -117,6 +117,16 @@ def runner_holding_a_lease(engine, runner) -> bool:
     return any(f":{runner.pid}:" in owner for (owner,) in owners)
 
 
+def wait_until_holding(engine, runner, seconds: float = 1.5) -> bool:
+    """Right after a decision a turn starts; catch the first runner while it works on one."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if runner_holding_a_lease(engine, runner):
+            return True
+        time.sleep(0.02)
+    return False
+
+
 def test_cluster_loses_and_duplicates_nothing(cluster: Cluster):
     engine = get_engine(cluster.database_url)
     starter = user_with_token(engine, "starter", ["product_reviewer"])
@@ -150,7 +160,7 @@ def test_cluster_loses_and_duplicates_nothing(cluster: Cluster):
         if statuses == Counter({"approved": len(ids)}):
             break
         assert not statuses.get("failed") and not statuses.get("aborted"), statuses
-        if not killed and decided >= 4 and runner_holding_a_lease(engine, first_runner):
+        if not killed and decided >= 4 and wait_until_holding(engine, first_runner):
             os.killpg(first_runner.pid, signal.SIGKILL)  # mid-turn: it holds a lease right now
             first_runner.wait()
             cluster.start_runner()
