@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 from typing import Any, Optional
 
 from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlalchemy.orm import defer
 from sqlmodel import Field, SQLModel
 
 
@@ -58,6 +59,12 @@ class Conversation(SQLModel, table=True):
     lease_expires_at: Optional[datetime] = None
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+def without_checkpoint() -> list:
+    """Loader options: everything but the (large, growing) team checkpoint, which only the
+    runner reads. Writing a new checkpoint does not need the old one loaded either."""
+    return [defer(Conversation.checkpoint)]
 
 
 class Message(SQLModel, table=True):

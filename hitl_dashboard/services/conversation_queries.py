@@ -7,7 +7,7 @@ from datetime import datetime
 
 from sqlmodel import select
 
-from hitl_dashboard.db.models import Conversation, Message
+from hitl_dashboard.db.models import Conversation, Message, without_checkpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import NotFound
 
@@ -26,7 +26,7 @@ class ConversationSummary:
 def list_conversations(
     uow: UnitOfWork, *, status: str | None = None, task_type: str | None = None, limit: int = 50, offset: int = 0
 ) -> list[ConversationSummary]:
-    query = select(Conversation).order_by(Conversation.id.desc()).limit(limit).offset(offset)
+    query = select(Conversation).options(*without_checkpoint()).order_by(Conversation.id.desc()).limit(limit).offset(offset)
     if status:
         query = query.where(Conversation.status == status)
     if task_type:
@@ -40,7 +40,7 @@ def list_conversations(
 
 
 def get_conversation(uow: UnitOfWork, conversation_id: int) -> Conversation:
-    conversation = uow.session.get(Conversation, conversation_id)
+    conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint())
     if conversation is None:
         raise NotFound(f"conversation {conversation_id} does not exist")
     return conversation

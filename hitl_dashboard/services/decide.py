@@ -12,7 +12,7 @@ from sqlmodel import select
 from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.agents.tool_specs import validate_tool_args
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, Decision, Message, ReviewRequest, ToolCall, utcnow
+from hitl_dashboard.db.models import Conversation, Decision, Message, ReviewRequest, ToolCall, utcnow, without_checkpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput, render_line_comments, validate_decision
 from hitl_dashboard.domain.enums import (
@@ -40,7 +40,7 @@ class DecisionOutcome:
 
 def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInput) -> DecisionOutcome:
     request = get_request(uow, review_id)
-    conversation = uow.session.get(Conversation, request.conversation_id)
+    conversation = uow.session.get(Conversation, request.conversation_id, options=without_checkpoint())
     agents = TEMPLATES[conversation.template].agents
     validate_decision(decision, kind=ReviewKind(request.kind), agents=agents)
     is_override = check_can_decide(
@@ -115,7 +115,7 @@ def _earlier(uow: UnitOfWork, key: str, review_id: int, actor: Actor) -> Decisio
         raise Conflict(f"idempotency key '{key}' was already used for review request {row.review_request_id}")
     if row.reviewer_id != actor.user_id:
         raise Conflict(f"idempotency key '{key}' was already used by another reviewer")
-    conversation = uow.session.get(Conversation, row.conversation_id)
+    conversation = uow.session.get(Conversation, row.conversation_id, options=without_checkpoint())
     now_open = uow.session.exec(
         select(ReviewRequest.id).where(ReviewRequest.conversation_id == row.conversation_id,
                                        ReviewRequest.status.in_(OPEN_REVIEW_STATUSES))

@@ -7,7 +7,7 @@ from sqlalchemy import update
 from sqlmodel import select
 
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, ReviewRequest, utcnow
+from hitl_dashboard.db.models import Conversation, ReviewRequest, utcnow, without_checkpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ConversationStatus, ReviewStatus
 from hitl_dashboard.domain.sla import escalation_target
@@ -25,7 +25,7 @@ def escalate_overdue(uow: UnitOfWork, *, limit: int = 200) -> list[int]:
     ).all()
     handled = []
     for request in overdue:
-        conversation = uow.session.get(Conversation, request.conversation_id)
+        conversation = uow.session.get(Conversation, request.conversation_id, options=without_checkpoint())
         target = escalation_target(request.required_role)
         abort = conversation.on_overdue == "abort" or target is None
         new_status = ReviewStatus.EXPIRED if abort else ReviewStatus.ESCALATED

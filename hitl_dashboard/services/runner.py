@@ -17,7 +17,7 @@ from hitl_dashboard.agents.model_clients import ModelSpec
 from hitl_dashboard.agents.session import TeamSession, TurnFailed, model_specs
 from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, utcnow
+from hitl_dashboard.db.models import Conversation, utcnow, without_checkpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
 from hitl_dashboard.services import leases, live, webhooks
@@ -97,7 +97,7 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
             with UnitOfWork() as uow:
                 if not leases.renew(uow.session, conversation_id, runner_id, get_settings().lease_seconds):
                     raise LeaseLost()
-                conversation = uow.session.get(Conversation, conversation_id)
+                conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint())
                 outcome = apply_turn(uow.session, conversation, turn)
                 uow.commit()
             live.publish_turn(conversation_id)
@@ -121,7 +121,7 @@ class _Snapshot:
 
 def _mark_failed(conversation_id: int, runner_id: str, reason: str) -> None:
     with UnitOfWork() as uow:
-        conversation = uow.session.get(Conversation, conversation_id)
+        conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint())
         if conversation.lease_owner != runner_id:
             raise LeaseLost()
         conversation.status = ConversationStatus.FAILED

@@ -9,7 +9,7 @@ import json
 
 from hitl_dashboard.agents.tool_specs import execute_tool
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, ToolCall, utcnow
+from hitl_dashboard.db.models import Conversation, ToolCall, utcnow, without_checkpoint
 from hitl_dashboard.db.uow import UnitOfWork
 
 
@@ -43,7 +43,7 @@ async def run_approved_tool(conversation_id: int, tool_call_id: int, runner_id: 
             "source": "tool_runner",
             "content": f"APPROVED tool call {name}({json.dumps(args, sort_keys=True)}) ran. Result: {result}",
         }
-        conversation = uow.session.get(Conversation, conversation_id)
+        conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint())
         conversation.next_input = message
         uow.session.add(conversation)
         uow.commit()
