@@ -1,0 +1,88 @@
+"""Decision submitted -> the next agent's model call starting, with the runner in the same
+process (the embedded default, RUNNER_IN_WEB), on SQLite. The design asks for p95 <= 100 ms,
+load of the checkpoint included.
+
+    .venv/bin/python bench/decision_latency.py --decisions 30
+
+Each round: a code conversation pauses for security review; a REVISE is recorded (in a
+worker thread, as the web app does); we time until the coder's model is called."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from hitl_dashboard.agents import model_clients  # noqa: E402
+from hitl_dashboard.agents.scripted import ScriptedChatCompletionClient  # noqa: E402
+
+CALLS: list[tuple[str, float]] = []
+
+
+class TimedScripted(ScriptedChatCompletionClient):
+    async def create(self, messages, **kwargs):  # noqa: ANN001, ANN003
+        CALLS.append((self.agent_role, time.perf_counter()))
+        return await super().create(messages, **kwargs)
+
+    async def create_stream(self, messages, **kwargs):  # noqa: ANN001, ANN003
+        CALLS.append((self.agent_role, time.perf_counter()))
+        async for item in super().create_stream(messages, **kwargs):
+            yield item
+
+
+async def main(decisions: int) -> list[float]:
+    from hitl_dashboard.services.worker import run_worker_forever
+    from tests.support import flow
+
+    flow.make_people()
+    stop = asyncio.Event()
+    worker = asyncio.create_task(run_worker_forever("bench", stop))
+    latencies = []
+    for i in range(decisions):
+        cid = await asyncio.to_thread(flow.start, f"Add retry with backoff to client {i}")
+        while not await asyncio.to_thread(flow.open_reviews, cid):
+            await asyncio.sleep(0.01)
+        [review] = await asyncio.to_thread(flow.open_reviews, cid)
+        before = len(CALLS)
+        submitted = time.perf_counter()
+        await asyncio.to_thread(flow.decide_as, "alice", review.id, "revise", instructions="add a timeout")
+        from hitl_dashboard.services import live
+
+        live.publish_turn(cid)  # what the web app does after a decision
+        while not any(role == "coder" for role, _ in CALLS[before:]):
+            await asyncio.sleep(0.001)
+        started = next(t for role, t in CALLS[before:] if role == "coder")
+        latencies.append(started - submitted)
+        while not await asyncio.to_thread(flow.open_reviews, cid):  # let the turn finish cleanly
+            await asyncio.sleep(0.01)
+    stop.set()
+    worker.cancel()
+    return latencies
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--decisions", type=int, default=30)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["DATABASE_URL"] = f"sqlite:///{tmp}/bench.db"
+        from hitl_dashboard.db.migrations import upgrade_to_head
+
+        upgrade_to_head()
+        original = model_clients.build_model_client
+        model_clients.build_model_client = lambda spec, role: TimedScripted(role)
+        import hitl_dashboard.agents.session as session_module
+
+        session_module.build_model_client = model_clients.build_model_client
+        values = sorted(asyncio.run(main(args.decisions)))
+    p95 = values[max(0, int(len(values) * 0.95) - 1)]
+    print(f"decisions: {len(values)}")
+    print(f"decision -> next model call p50: {statistics.median(values) * 1000:.1f} ms")
+    print(f"decision -> next model call p95: {p95 * 1000:.1f} ms")
