@@ -7,9 +7,12 @@ from datetime import datetime
 
 from sqlmodel import select
 
-from hitl_dashboard.db.models import Conversation, Message, without_checkpoint
+from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest, without_checkpoint
 from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewKind
 from hitl_dashboard.domain.errors import NotFound
+from hitl_dashboard.domain.signoff import progress
+from hitl_dashboard.services.review_requests import signoff_approvals
 
 
 @dataclass(frozen=True)
@@ -66,11 +69,6 @@ class ConversationDetail:
 
 
 def conversation_detail(uow: UnitOfWork, conversation_id: int) -> ConversationDetail:
-    from hitl_dashboard.db.models import CodeRevision, ReviewRequest
-    from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewKind
-    from hitl_dashboard.domain.signoff import progress
-    from hitl_dashboard.services.decide import _approvals
-
     conversation = get_conversation(uow, conversation_id)
     requests = list(uow.session.exec(
         select(ReviewRequest).where(ReviewRequest.conversation_id == conversation_id).order_by(ReviewRequest.id)
@@ -78,7 +76,7 @@ def conversation_detail(uow: UnitOfWork, conversation_id: int) -> ConversationDe
     open_requests = [r for r in requests if r.status in OPEN_REVIEW_STATUSES]
     signoffs = [r for r in requests if r.kind == ReviewKind.SIGNOFF and r.status != "dismissed"]
     current_hash = signoffs[-1].content_hash if signoffs else None
-    steps = progress(conversation.task_type, _approvals(uow.session, conversation_id), current_hash or "")
+    steps = progress(conversation.task_type, signoff_approvals(uow.session, conversation_id), current_hash or "")
     revisions = list(uow.session.exec(
         select(CodeRevision).where(CodeRevision.conversation_id == conversation_id)
         .order_by(CodeRevision.key, CodeRevision.number)

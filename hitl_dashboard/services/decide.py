@@ -20,10 +20,10 @@ from hitl_dashboard.domain.enums import (
 )
 from hitl_dashboard.domain.errors import Conflict
 from hitl_dashboard.domain.permissions import Actor, check_can_decide
-from hitl_dashboard.domain.signoff import Approval, next_role
+from hitl_dashboard.domain.signoff import next_role
 from hitl_dashboard.services import webhooks
 from hitl_dashboard.services.claims import get_request
-from hitl_dashboard.services.review_requests import Subject, dismiss_open_requests, open_request
+from hitl_dashboard.services.review_requests import Subject, dismiss_open_requests, open_request, signoff_approvals
 from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
 
 
@@ -178,7 +178,7 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
         return None
     if decision.action == Action.SKIP:  # a sign-off skip put the request back in the queue
         return None
-    approvals = _approvals(session, conversation.id)
+    approvals = signoff_approvals(session, conversation.id)
     role = next_role(conversation.task_type, approvals, request.content_hash)
     if role is None:
         _set_status(session, conversation, ConversationStatus.APPROVED, "every required role approved", actor)
@@ -206,16 +206,6 @@ def _apply_tool_decision(session, actor, conversation, request, decision, edited
             f"DENIED tool call {call.tool_name}({json.dumps(call.arguments, sort_keys=True)}): it was not run. "
             f"Reviewer {actor.username} says: {why}")
     return None
-
-
-def _approvals(session, conversation_id: int) -> list[Approval]:
-    rows = session.exec(
-        select(Decision.role, Decision.content_hash)
-        .join(ReviewRequest, ReviewRequest.id == Decision.review_request_id)
-        .where(Decision.conversation_id == conversation_id, Decision.action == Action.APPROVE,
-               ReviewRequest.kind == ReviewKind.SIGNOFF)
-    ).all()
-    return [Approval(role, digest) for role, digest in rows]
 
 
 def _resume(conversation: Conversation, source: str, content: str) -> None:

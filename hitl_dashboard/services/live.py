@@ -5,6 +5,7 @@ publisher when runners are separate processes). No sink: nothing is sent, nothin
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Awaitable, Callable, Protocol
 
@@ -48,3 +49,16 @@ def publish_turn(conversation_id: int) -> None:
             sink.changed(conversation_id)
         except Exception:  # noqa: BLE001
             log.exception("live sink failed on a change")
+
+
+def call_on_loop(loop: asyncio.AbstractEventLoop, callback: Callable[..., object], *args: object) -> None:
+    """Sinks are told of changes from the event loop or from worker threads (sync API routes,
+    asyncio.to_thread); either way the callback runs on the sink's own loop."""
+    try:
+        same_loop = asyncio.get_running_loop() is loop
+    except RuntimeError:
+        same_loop = False
+    if same_loop:
+        callback(*args)
+    else:
+        loop.call_soon_threadsafe(callback, *args)

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from sqlmodel import Session, select
 
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, ReviewRequest, utcnow
-from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewStatus
+from hitl_dashboard.db.models import Conversation, Decision, ReviewRequest, utcnow
+from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, Action, ReviewKind, ReviewStatus
+from hitl_dashboard.domain.signoff import Approval
 from hitl_dashboard.domain.sla import due_at
 from hitl_dashboard.services import webhooks
 from hitl_dashboard.settings import get_settings
@@ -85,3 +86,14 @@ def dismiss_open_requests(session: Session, conversation_id: int, *, actor: str,
                      review_request_id=request.id, content_hash=request.content_hash, details={"why": why})
         count += 1
     return count
+
+
+def signoff_approvals(session: Session, conversation_id: int) -> list[Approval]:
+    """Every approval of a sign-off request in the conversation, with the content it approved."""
+    rows = session.exec(
+        select(Decision.role, Decision.content_hash)
+        .join(ReviewRequest, ReviewRequest.id == Decision.review_request_id)
+        .where(Decision.conversation_id == conversation_id, Decision.action == Action.APPROVE,
+               ReviewRequest.kind == ReviewKind.SIGNOFF)
+    ).all()
+    return [Approval(role, digest) for role, digest in rows]

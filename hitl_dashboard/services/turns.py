@@ -37,9 +37,9 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult) -
         conversation.prompt_tokens += message.prompt_tokens
         conversation.completion_tokens += message.completion_tokens
 
-    if _open_tool_approvals(session, conversation, turn.messages, stored):
-        return _pause(conversation)
     policy = GatePolicy.from_dict(conversation.gate_policy)
+    if _open_tool_approvals(session, conversation, policy, turn.messages, stored):
+        return _pause(conversation)
     hits, flags, last_text = [], [], None
     for message, row in zip(turn.messages, stored):
         if message.kind != "text":
@@ -141,8 +141,7 @@ def _store_revisions(session, conversation, messages, stored) -> list[CodeRevisi
     return revisions
 
 
-def _open_tool_approvals(session, conversation, messages, stored) -> bool:
-    policy = GatePolicy.from_dict(conversation.gate_policy)
+def _open_tool_approvals(session, conversation, policy: GatePolicy, messages, stored) -> bool:
     opened = False
     for produced, row in zip(messages, stored):
         for intent in produced.tool_calls:

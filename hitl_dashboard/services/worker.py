@@ -69,14 +69,7 @@ class _WakeOnChange:
         return None
 
     def changed(self, conversation_id: int) -> None:
-        try:
-            same_loop = asyncio.get_running_loop() is self.loop
-        except RuntimeError:
-            same_loop = False
-        if same_loop:
-            self.event.set()
-        else:
-            self.loop.call_soon_threadsafe(self.event.set)
+        live.call_on_loop(self.loop, self.event.set)
 
     async def wait(self, timeout: float) -> None:
         try:

@@ -13,12 +13,12 @@ import reflex as rx
 
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services import live
+from hitl_dashboard.services.review_queries import QUEUE_ROLES
 from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed, conversation_token, queue_token
 from hitl_dashboard.ui.views.conversation_view import conversation_view
 from hitl_dashboard.ui.views.queue_view import queue_rows
 
 log = logging.getLogger(__name__)
-REVIEW_ROLES = ("security_reviewer", "product_reviewer", "final_approver", "admin")
 # Only used to read whole queues for the shared feeds; never to decide anything.
 QUEUE_READER = Actor(0, "live-feed", frozenset({"admin"}))
 CHUNK_FLUSH_S = 0.05
@@ -33,14 +33,7 @@ class ReflexLiveSink:
 
     # -- committed changes ------------------------------------------------------------------
     def changed(self, conversation_id: int) -> None:
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self.loop:
-            self._schedule(conversation_id)
-        else:  # a worker thread (sync API route, to_thread): hop onto the app's loop
-            self.loop.call_soon_threadsafe(self._schedule, conversation_id)
+        live.call_on_loop(self.loop, self._schedule, conversation_id)
 
     def _schedule(self, conversation_id: int) -> None:
         if conversation_id in self._pending:
@@ -94,7 +87,7 @@ async def refresh_conversation(app: rx.App, conversation_id: int) -> None:
         feed.fill(view)
 
 
-async def refresh_queues(app: rx.App, roles: tuple[str, ...] = REVIEW_ROLES) -> None:
+async def refresh_queues(app: rx.App, roles: tuple[str, ...] = QUEUE_ROLES) -> None:
     for role in roles:
         rows = await asyncio.to_thread(queue_rows, QUEUE_READER, role)
         async with app.modify_state(rx.BaseStateToken(ident=queue_token(role), cls=QueueFeed)) as root:

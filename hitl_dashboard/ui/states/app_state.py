@@ -14,6 +14,7 @@ import reflex as rx
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.services.review_queries import QUEUE_ROLES
 from hitl_dashboard.ui import routes
 
 
@@ -40,10 +41,9 @@ class AppState(rx.State):
     @rx.var
     def review_roles(self) -> list[str]:
         """The queues this user sees: the review roles held; every queue for an admin."""
-        all_roles = ["security_reviewer", "product_reviewer", "final_approver"]
         if "admin" in self.roles:  # admins also own the queue that overdue requests escalate to
-            return all_roles + ["admin"]
-        return [r for r in all_roles if r in self.roles]
+            return list(QUEUE_ROLES)
+        return [r for r in QUEUE_ROLES if r in self.roles]
 
     @rx.var
     def can_read_audit(self) -> bool:

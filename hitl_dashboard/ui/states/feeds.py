@@ -7,6 +7,7 @@ Opening a feed checks the signed-in user first; the data itself is loaded by the
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import reflex as rx
 
@@ -103,9 +104,8 @@ class ConversationFeed(rx.SharedState):
     streaming_text: str = ""
 
     def fill(self, view: ConversationView) -> None:
-        for name in ("id", "title", "task", "task_type", "status", "banner", "initiator_id", "tokens", "agents",
-                     "messages", "steps", "reviews", "revisions", "found"):
-            setattr(self, name, getattr(view, name))
+        for item in dataclasses.fields(view):
+            setattr(self, item.name, getattr(view, item.name))
         self.streaming_source, self.streaming_text = "", ""
 
     @rx.var
