@@ -17,6 +17,7 @@ from autogen_agentchat.messages import (
 
 from hitl_dashboard.agents.model_clients import ModelSpec, build_model_client
 from hitl_dashboard.agents.teams import build_team
+from hitl_dashboard.agents.tools import PENDING_MARKER
 from hitl_dashboard.domain.templates import TEMPLATES
 
 ChunkCallback = Callable[[str, str, str], Awaitable[None]]  # (source, message_id, text)
@@ -41,6 +42,9 @@ class ProducedMessage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     tool_calls: list[ToolIntent] = field(default_factory=list)
+    # A tool result that only says "waiting for approval": the real result is written to the
+    # transcript when the approved call runs, so this placeholder is never shown as final.
+    awaiting_approval: bool = False
 
 
 @dataclass
@@ -109,7 +113,8 @@ def _convert(item: Any) -> ProducedMessage | None:
         return ProducedMessage(item.source, "tool_call", body, prompt, completion, intents)
     if isinstance(item, ToolCallExecutionEvent):
         body = "\n".join(f"{r.name}: {r.content}" for r in item.content)
-        return ProducedMessage(item.source, "tool_result", body)
+        waiting = all(r.content.startswith(PENDING_MARKER) for r in item.content)
+        return ProducedMessage(item.source, "tool_result", body, awaiting_approval=waiting)
     return None  # summaries, thoughts and team events repeat what is already recorded
 
 

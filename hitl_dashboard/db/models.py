@@ -107,7 +107,11 @@ class ToolCall(SQLModel, table=True):
     tool_name: str = Field(max_length=64)
     arguments: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     args_hash: str = Field(max_length=64)
-    status: str = Field(default="pending", max_length=16)  # pending|approved|denied|executed|failed
+    # pending -> approved | denied; approved -> executing -> executed | failed (see tool_execution)
+    status: str = Field(default="pending", max_length=16)
+    # The agent turn (checkpoint version) that asked for it: the team resumes once per turn,
+    # after every call of that turn is decided.
+    turn: int = 0
     approved_arguments: Optional[dict] = _json()
     result: Optional[str] = Field(default=None, sa_column=Column(Text))
     executed_at: Optional[datetime] = None
@@ -143,6 +147,10 @@ class ReviewRequest(SQLModel, table=True):
 
 class Decision(SQLModel, table=True):
     __tablename__ = "decisions"
+    # Idempotency keys belong to their reviewer: nobody can occupy someone else's key.
+    __table_args__ = (
+        UniqueConstraint("reviewer_id", "idempotency_key", name="uq_decisions_reviewer_idempotency_key"),
+    )
     id: Optional[int] = Field(default=None, primary_key=True)
     review_request_id: int = Field(foreign_key="review_requests.id", index=True)
     conversation_id: int = Field(foreign_key="conversations.id", index=True)
@@ -157,7 +165,9 @@ class Decision(SQLModel, table=True):
     is_override: bool = False
     override_reason: Optional[str] = Field(default=None, sa_column=Column(Text))
     content_hash: str = Field(max_length=64)
-    idempotency_key: Optional[str] = Field(default=None, max_length=200, unique=True)
+    idempotency_key: Optional[str] = Field(default=None, max_length=200)
+    # sha256 of what was asked (review, action, texts, arguments): a reused key must ask the same.
+    request_fingerprint: Optional[str] = Field(default=None, max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hitl_dashboard.domain.enums import Action, ReviewKind
-from hitl_dashboard.domain.errors import InvalidInput
+from hitl_dashboard.domain.errors import InvalidInput, MalformedRequest
+from hitl_dashboard.domain.hashing import content_hash
 
 MAX_TEXT = 20_000
+MAX_IDEMPOTENCY_KEY = 200
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,24 @@ class DecisionInput:
     idempotency_key: str | None = None
     expected_version: int | None = None
     override_reason: str | None = None
+    # The content hash of what the reviewer was shown: refused if the review's content differs.
+    expected_content_hash: str | None = None
+
+    def fingerprint(self, review_id: int) -> str:
+        """What was asked, minus the key: a reused key must ask exactly the same thing."""
+        asked = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "idempotency_key"}
+        asked["line_comments"] = [[c.key, c.line, c.text] for c in self.line_comments]
+        return content_hash({"review_id": review_id, **asked})
+
+
+def check_idempotency_key(key: str | None) -> None:
+    """1-200 printable ASCII characters (the IETF Idempotency-Key draft: a plain string token)."""
+    if key is None:
+        return
+    if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY:
+        raise MalformedRequest(f"Idempotency-Key must be 1-{MAX_IDEMPOTENCY_KEY} characters long")
+    if any(not " " < ch <= "~" for ch in key):
+        raise MalformedRequest("Idempotency-Key may only hold printable ASCII characters without spaces")
 
 
 def validate_decision(decision: DecisionInput, *, kind: ReviewKind, agents: tuple[str, ...]) -> None:
@@ -37,8 +57,7 @@ def validate_decision(decision: DecisionInput, *, kind: ReviewKind, agents: tupl
         value = getattr(decision, name)
         if value is not None and len(value) > MAX_TEXT:
             raise InvalidInput(f"{name} is longer than {MAX_TEXT} characters", name)
-    if decision.idempotency_key is not None and not (1 <= len(decision.idempotency_key) <= 200):
-        raise InvalidInput("idempotency key must be 1-200 characters", "idempotency_key")
+    check_idempotency_key(decision.idempotency_key)
     if decision.action == Action.ABORT and not (decision.reason or "").strip():
         raise InvalidInput("an abort needs a reason", "reason")
     if decision.action == Action.REVISE and kind != ReviewKind.TOOL_CALL:

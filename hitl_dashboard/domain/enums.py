@@ -37,6 +37,18 @@ class MessageKind(StrEnum):
     SYSTEM = "system"
 
 
+class ToolCallStatus(StrEnum):
+    """pending -> approved | denied; approved -> executing -> executed | failed. 'executing' is
+    committed before the tool runs, so a runner that dies mid-call never runs it again."""
+
+    PENDING = "pending"
+    APPROVED = "approved"
+    DENIED = "denied"
+    EXECUTING = "executing"
+    EXECUTED = "executed"
+    FAILED = "failed"
+
+
 class ReviewKind(StrEnum):
     """What a review request asks: sign off content, pass a gate, or run a tool call."""
 

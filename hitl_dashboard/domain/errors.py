@@ -17,6 +17,10 @@ class Conflict(DomainError):
     """The thing changed under you (stale version, already decided, claimed by someone else)."""
 
 
+class MalformedRequest(DomainError):
+    """The request itself is unreadable (a malformed header, say): HTTP 400, not 422."""
+
+
 class InvalidInput(DomainError):
     def __init__(self, message: str, field: str | None = None):
         super().__init__(message)

@@ -18,12 +18,15 @@ from hitl_dashboard.domain.decisions import DecisionInput, render_line_comments,
 from hitl_dashboard.domain.enums import (
     OPEN_REVIEW_STATUSES, Action, ConversationStatus, MessageKind, ReviewKind, ReviewStatus,
 )
-from hitl_dashboard.domain.errors import Conflict
+from hitl_dashboard.domain.errors import Conflict, InvalidInput
 from hitl_dashboard.domain.permissions import Actor, check_can_decide
 from hitl_dashboard.domain.signoff import next_role
 from hitl_dashboard.services import webhooks
 from hitl_dashboard.services.claims import get_request
-from hitl_dashboard.services.review_requests import Subject, dismiss_open_requests, open_request, signoff_approvals
+from hitl_dashboard.services.review_requests import (
+    Subject, closed_how, dismiss_open_requests, open_request, signoff_approvals,
+)
+from hitl_dashboard.services.tool_decisions import cancel_pending_calls, describe_call, record_tool_decision
 from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
 
 
@@ -47,8 +50,9 @@ def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInpu
         actor, required_role=request.required_role, initiator_id=conversation.initiator_id,
         action=decision.action, override_reason=decision.override_reason,
     )
+    fingerprint = decision.fingerprint(review_id)
     if decision.idempotency_key:  # after the permission checks: a replay must not bypass them
-        earlier = _earlier(uow, decision.idempotency_key, review_id, actor)
+        earlier = _earlier(uow, decision.idempotency_key, fingerprint, actor)
         if earlier is not None:
             return earlier
     _check_open(uow, actor, request, decision)
@@ -56,6 +60,7 @@ def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInpu
     if decision.edited_args is not None:
         tool_call = uow.session.get(ToolCall, request.subject_id)
         edited = validate_tool_args(tool_call.tool_name, decision.edited_args)
+        edited = None if edited == tool_call.arguments else edited  # unchanged is not an edit
     new_status = ReviewStatus.PENDING if _is_signoff_skip(request, decision) else ReviewStatus.DECIDED
     result = uow.session.exec(
         update(ReviewRequest)
@@ -67,10 +72,11 @@ def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInpu
     if result.rowcount != 1:
         # A retry of the same decision that lost the race to its own first attempt (PostgreSQL: the
         # UPDATE waited for that commit, and this statement-level snapshot now sees its row).
-        earlier = _earlier(uow, decision.idempotency_key, review_id, actor) if decision.idempotency_key else None
+        earlier = _earlier(uow, decision.idempotency_key, fingerprint, actor) if decision.idempotency_key else None
         if earlier is not None:
             return earlier
-        raise Conflict(f"review request {review_id} was decided by someone else a moment ago")
+        uow.session.refresh(request)
+        raise Conflict(f"review request {review_id} was closed a moment ago: {closed_how(uow.session, request)}")
     row = Decision(
         review_request_id=review_id, conversation_id=conversation.id, action=decision.action,
         reason=decision.reason, instructions=decision.instructions, target_agent=decision.target_agent,
@@ -78,6 +84,7 @@ def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInpu
         reviewer_id=actor.user_id, role=request.required_role, is_override=is_override,
         override_reason=decision.override_reason if is_override else None,
         content_hash=request.content_hash, idempotency_key=decision.idempotency_key,
+        request_fingerprint=fingerprint if decision.idempotency_key else None,
     )
     uow.session.add(row)
     try:
@@ -85,7 +92,7 @@ def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInpu
     except IntegrityError:
         # Same idempotency key raced in from another request: the first one wins.
         uow.rollback()
-        earlier = _earlier(uow, decision.idempotency_key, review_id, actor)
+        earlier = _earlier(uow, decision.idempotency_key, fingerprint, actor)
         if earlier is None:
             raise Conflict("this decision conflicted with another one; reload and try again") from None
         return earlier
@@ -97,7 +104,7 @@ def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInpu
                  "target_agent": decision.target_agent, "edited_args": edited,
                  "override_reason": row.override_reason, "decision_id": row.id},
     )
-    _transcript_note(uow, conversation, actor, request, decision)
+    _transcript_note(uow, conversation, actor, request, decision, is_override, edited)
     webhooks.review_decided(uow.session, row, request, conversation, actor.username)
     next_review = _apply(uow, actor, conversation, request, decision, edited)
     conversation.updated_at = utcnow()
@@ -107,26 +114,32 @@ def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInpu
                            next_review.id if next_review else None)
 
 
-def _earlier(uow: UnitOfWork, key: str, review_id: int, actor: Actor) -> DecisionOutcome | None:
-    row = uow.session.exec(select(Decision).where(Decision.idempotency_key == key)).first()
+def _earlier(uow: UnitOfWork, key: str, fingerprint: str, actor: Actor) -> DecisionOutcome | None:
+    """The decision this reviewer already made with this key, if the request is the same one.
+    Keys are per reviewer: another user's key is none of our business and is never named."""
+    row = uow.session.exec(
+        select(Decision).where(Decision.reviewer_id == actor.user_id, Decision.idempotency_key == key)
+    ).first()
     if row is None:
         return None
-    if row.review_request_id != review_id:
-        raise Conflict(f"idempotency key '{key}' was already used for review request {row.review_request_id}")
-    if row.reviewer_id != actor.user_id:
-        raise Conflict(f"idempotency key '{key}' was already used by another reviewer")
+    if row.request_fingerprint is not None and row.request_fingerprint != fingerprint:
+        raise InvalidInput(f"Idempotency-Key '{key}' was already used for a different request; "
+                           "send a new key for a new decision", "idempotency_key")
     conversation = uow.session.get(Conversation, row.conversation_id, options=without_checkpoint())
     now_open = uow.session.exec(
         select(ReviewRequest.id).where(ReviewRequest.conversation_id == row.conversation_id,
                                        ReviewRequest.status.in_(OPEN_REVIEW_STATUSES))
         .order_by(ReviewRequest.id).limit(1)
     ).first()
-    return DecisionOutcome(row.id, review_id, row.conversation_id, row.action, conversation.status, now_open, True)
+    return DecisionOutcome(row.id, row.review_request_id, row.conversation_id, row.action, conversation.status,
+                           now_open, True)
 
 
 def _check_open(uow: UnitOfWork, actor: Actor, request: ReviewRequest, decision: DecisionInput) -> None:
     if request.status not in OPEN_REVIEW_STATUSES:
-        raise Conflict(f"review request {request.id} is already {request.status}")
+        raise Conflict(f"review request {request.id} is closed: {closed_how(uow.session, request)}")
+    if decision.expected_content_hash is not None and decision.expected_content_hash != request.content_hash:
+        raise Conflict(f"review request {request.id} is about other content than the one you were shown; reload it")
     if decision.expected_version is not None and decision.expected_version != request.version:
         raise Conflict(
             f"review request {request.id} changed (version {request.version}, you saw {decision.expected_version});"
@@ -140,11 +153,22 @@ def _is_signoff_skip(request: ReviewRequest, decision: DecisionInput) -> bool:
     return decision.action == Action.SKIP and request.kind == ReviewKind.SIGNOFF
 
 
-def _transcript_note(uow, conversation: Conversation, actor: Actor, request, decision: DecisionInput) -> None:
-    text = f"{decision.action.upper()} by {actor.username} ({request.required_role})"
+def _transcript_note(uow, conversation: Conversation, actor: Actor, request, decision: DecisionInput,
+                     is_override: bool, edited: dict | None) -> None:
+    """What was decided, exactly: an override says so and why; a tool call shows the arguments
+    that will run next to the ones the agent proposed."""
+    who = (f"{actor.username} (admin override of the {request.required_role} review: {decision.override_reason})"
+           if is_override else f"{actor.username} ({request.required_role})")
+    text = f"{decision.action.upper()} by {who}"
     detail = decision.instructions or decision.reason
     if detail:
         text += f": {detail}"
+    if request.kind == ReviewKind.TOOL_CALL:
+        call = uow.session.get(ToolCall, request.subject_id)
+        if decision.action == Action.APPROVE:
+            text += f"\nApproved to run: {describe_call(call.tool_name, call.arguments, edited)}"
+        elif decision.action != Action.ABORT:
+            text += f"\nDenied: {call.tool_name}({json.dumps(call.arguments, sort_keys=True)}) will not run"
     if decision.line_comments:
         text += "\n" + render_line_comments(decision.line_comments)
     uow.session.add(Message(conversation_id=conversation.id, seq=conversation.next_seq, source=actor.username,
@@ -157,10 +181,13 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
     session = uow.session
     if decision.action == Action.ABORT:
         dismiss_open_requests(session, conversation.id, actor=actor.username, why="conversation aborted")
+        cancel_pending_calls(session, conversation.id, why=f"the conversation was aborted by {actor.username}")
         _set_status(session, conversation, ConversationStatus.ABORTED, decision.reason, actor)
         return None
     if request.kind == ReviewKind.TOOL_CALL:
-        return _apply_tool_decision(session, actor, conversation, request, decision, edited)
+        why = decision.instructions or decision.reason
+        record_tool_decision(session, actor, conversation, request, decision.action, why, edited)
+        return None
     if decision.action == Action.REVISE:
         dismiss_open_requests(session, conversation.id, actor=actor.username, why="revision requested")
         target = decision.target_agent or PRODUCER_BY_TASK_TYPE[conversation.task_type]
@@ -189,23 +216,6 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
         subject=Subject(request.subject_type, request.subject_id, request.subject_label, request.content_hash),
         risk_flags=list(request.risk_flags), actor=actor.username,
     )
-
-
-def _apply_tool_decision(session, actor, conversation, request, decision, edited) -> None:
-    call = session.get(ToolCall, request.subject_id)
-    if decision.action == Action.APPROVE:
-        call.status, call.approved_arguments = "approved", edited if edited is not None else call.arguments
-        session.add(call)
-        conversation.next_input = {"type": "tool_execution", "tool_call_id": call.id}
-        conversation.status, conversation.status_reason = ConversationStatus.RUNNING, None
-        return None
-    call.status = "denied"
-    session.add(call)
-    why = decision.instructions or decision.reason or "no reason given"
-    _resume(conversation, request.required_role,
-            f"DENIED tool call {call.tool_name}({json.dumps(call.arguments, sort_keys=True)}): it was not run. "
-            f"Reviewer {actor.username} says: {why}")
-    return None
 
 
 def _resume(conversation: Conversation, source: str, content: str) -> None:

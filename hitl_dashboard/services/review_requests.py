@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from sqlmodel import Session, select
 
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, Decision, ReviewRequest, utcnow
+from hitl_dashboard.db.models import AuditEvent, Conversation, Decision, ReviewRequest, User, utcnow
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, Action, ReviewKind, ReviewStatus
 from hitl_dashboard.domain.signoff import Approval
 from hitl_dashboard.domain.sla import due_at
@@ -97,3 +97,22 @@ def signoff_approvals(session: Session, conversation_id: int) -> list[Approval]:
                ReviewRequest.kind == ReviewKind.SIGNOFF)
     ).all()
     return [Approval(role, digest) for role, digest in rows]
+
+
+def closed_how(session: Session, request: ReviewRequest) -> str:
+    """Why a request is no longer open, for the reviewer who lost a race: who did what, when."""
+    decision = session.exec(
+        select(Decision).where(Decision.review_request_id == request.id).order_by(Decision.id.desc()).limit(1)
+    ).first()
+    if decision is not None and request.status == ReviewStatus.DECIDED:
+        who = session.get(User, decision.reviewer_id)
+        when = decision.created_at.strftime("%H:%M:%S UTC")
+        return f"{decision.action.upper()} by {who.username if who else 'a reviewer'} at {when}"
+    if request.status == ReviewStatus.DISMISSED:
+        event = session.exec(
+            select(AuditEvent).where(AuditEvent.review_request_id == request.id,
+                                     AuditEvent.action == "review.dismissed").order_by(AuditEvent.seq.desc()).limit(1)
+        ).first()
+        why = (event.details or {}).get("why") if event else None
+        return f"dismissed ({why}) by {event.actor}" if event else "dismissed"
+    return f"it is {request.status}"

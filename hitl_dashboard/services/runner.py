@@ -21,7 +21,7 @@ from hitl_dashboard.db.models import Conversation, utcnow, without_checkpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
 from hitl_dashboard.services import leases, live, webhooks
-from hitl_dashboard.services.tool_execution import run_approved_tool
+from hitl_dashboard.services.tool_execution import run_approved_tools, tool_call_ids
 from hitl_dashboard.services.turns import CONTINUE, apply_turn
 from hitl_dashboard.settings import get_settings
 
@@ -79,7 +79,7 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
         snapshot = _Snapshot(conversation)
     task = snapshot.next_input
     if task and task.get("type") == "tool_execution":
-        task = await run_approved_tool(conversation_id, task["tool_call_id"], runner_id)
+        task = await run_approved_tools(conversation_id, tool_call_ids(task), runner_id)
     specs = model_specs(TEMPLATES[snapshot.template].agents, snapshot.model_routing, default_model_spec())
     try:
         session = TeamSession(snapshot.template, snapshot.task_type, specs, stream=get_settings().model_stream)

@@ -26,22 +26,23 @@ CONTINUE, PAUSED, FINISHED = "continue", "paused", "finished"
 
 def apply_turn(session: Session, conversation: Conversation, turn: TurnResult) -> str:
     """Runs inside the transaction that also stores the checkpoint."""
-    stored = [_store_message(session, conversation, m) for m in turn.messages]
-    _follow_planner_route(session, conversation, turn.messages)
-    revisions = _store_revisions(session, conversation, turn.messages, stored)
+    messages = [m for m in turn.messages if not m.awaiting_approval]
+    stored = [_store_message(session, conversation, m) for m in messages]
+    _follow_planner_route(session, conversation, messages)
+    revisions = _store_revisions(session, conversation, messages, stored)
     conversation.checkpoint = turn.state
     conversation.checkpoint_version += 1
     conversation.next_input = None
     conversation.updated_at = utcnow()
-    for message in turn.messages:
+    for message in messages:
         conversation.prompt_tokens += message.prompt_tokens
         conversation.completion_tokens += message.completion_tokens
 
     policy = GatePolicy.from_dict(conversation.gate_policy)
-    if _open_tool_approvals(session, conversation, policy, turn.messages, stored):
+    if _open_tool_approvals(session, conversation, policy, messages, stored):
         return _pause(conversation)
     hits, flags, last_text = [], [], None
-    for message, row in zip(turn.messages, stored):
+    for message, row in zip(messages, stored):
         if message.kind != "text":
             continue
         hits += policy.evaluate(TurnView(message.source, message.content))
@@ -61,7 +62,7 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult) -
             risk_flags=sorted(set(flags)),
         )
         return _pause(conversation)
-    if policy.mode == "never" and any(TurnView(m.source, m.content).says_done for m in turn.messages):
+    if policy.mode == "never" and any(TurnView(m.source, m.content).says_done for m in messages):
         conversation.status = ConversationStatus.APPROVED
         conversation.status_reason = "completed without review (gate policy: never)"
         append_audit(session, actor="runner", action="conversation.completed_without_review",
@@ -148,7 +149,8 @@ def _open_tool_approvals(session, conversation, policy: GatePolicy, messages, st
             if intent.name not in policy.tools:
                 continue
             call = ToolCall(conversation_id=conversation.id, call_id=intent.call_id, tool_name=intent.name,
-                            arguments=intent.arguments, args_hash=content_hash(intent.arguments))
+                            arguments=intent.arguments, args_hash=content_hash(intent.arguments),
+                            turn=conversation.checkpoint_version)
             session.add(call)
             session.flush()
             open_request(

@@ -13,7 +13,7 @@ from hitl_dashboard.api.schemas.reviews import (
     DecisionCreate, DecisionOutcomePublic, ReviewListItemPublic, ReviewPublic,
 )
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.decisions import DecisionInput, LineComment
+from hitl_dashboard.domain.decisions import DecisionInput, LineComment, check_idempotency_key
 from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.services import claims, live, review_queries
 from hitl_dashboard.services.decide import decide
@@ -75,19 +75,23 @@ def release(review_id: IdPath, actor: CurrentActor) -> ReviewPublic:
     return ReviewPublic.model_validate(request)
 
 
-@router.post("/{review_id}/decision", response_model=DecisionOutcomePublic, responses={**NOT_FOUND, **CONFLICT})
+@router.post("/{review_id}/decision", response_model=DecisionOutcomePublic,
+             responses={**NOT_FOUND, **CONFLICT, 400: COMMON_RESPONSES[400] | {
+                 "description": "Malformed Idempotency-Key, or the body is not readable JSON"}})
 def decision(
     review_id: IdPath, body: DecisionCreate, actor: CurrentActor,
-    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key", min_length=1, max_length=200)] = None,
+    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> DecisionOutcomePublic:
-    """Approve, revise, abort or skip. The same Idempotency-Key twice applies the decision once
-    (the second answer has replayed=true); a stale expected_version is a 409."""
+    """Approve, revise, abort or skip. The same Idempotency-Key twice with the same body applies the
+    decision once (the second answer has replayed=true); with another body it is a 422. A malformed
+    key is a 400. A stale expected_version or expected_content_hash is a 409."""
+    check_idempotency_key(idempotency_key)
     decision_input = DecisionInput(
         action=body.action, reason=body.reason, instructions=body.instructions, target_agent=body.target_agent,
         edited_args=body.edited_args,
         line_comments=tuple(LineComment(c.key, c.line, c.text) for c in body.line_comments),
         idempotency_key=idempotency_key, expected_version=body.expected_version,
-        override_reason=body.override_reason,
+        override_reason=body.override_reason, expected_content_hash=body.expected_content_hash,
     )
     with UnitOfWork() as uow:
         outcome = decide(uow, actor, review_id, decision_input)

@@ -62,7 +62,9 @@ class LineCommentCreate(BaseModel):
 
 
 class DecisionCreate(BaseModel):
-    """The structured decision. Send an Idempotency-Key header to make retries safe."""
+    """The structured decision. Send an Idempotency-Key header to make retries safe: keys belong to
+    their user; the same key with the same body replays the first answer, with a different body
+    it is refused (422)."""
 
     model_config = ConfigDict(extra="forbid")
     action: Action
@@ -73,6 +75,10 @@ class DecisionCreate(BaseModel):
     line_comments: list[LineCommentCreate] = Field(default_factory=list, max_length=200)
     expected_version: int | None = Field(default=None, ge=1, le=MAX_ID, strict=True)
     override_reason: Text(20_000) | None = None
+    expected_content_hash: str | None = Field(
+        default=None, pattern=r"^[0-9a-f]{64}$",
+        description="The content_hash of the review you read: refused with 409 if the review is about other content",
+    )
 
     @field_validator("edited_args")
     @classmethod
