@@ -90,5 +90,40 @@ def test_decision_errors_and_idempotent_retry(api_app: ApiApp, people) -> None:
     assert again.status_code == 200 and again.json()["replayed"] is True
     assert again.json()["decision_id"] == first.json()["decision_id"]
     late = bob.post(url, json={"action": "approve"})
-    assert late.status_code == 409 and "already decided" in late.json()["detail"]
-    assert alice.post(url, json={"action": "approve"}, headers={"Idempotency-Key": ""}).status_code == 422
+    assert late.status_code == 409 and "APPROVE by alice" in late.json()["detail"]  # who won the race
+
+
+def test_idempotency_keys_compare_the_request_and_belong_to_their_user(api_app: ApiApp, people) -> None:
+    starter, alice, bob, _ = people
+    review = wait_for_review(alice, start(starter))
+    url = f"/api/reviews/{review['id']}/decision"
+    key = f"key-{uuid.uuid4().hex}"
+    first = alice.post(url, json={"action": "revise", "instructions": "add a timeout"}, headers={"Idempotency-Key": key})
+    assert first.status_code == 200, first.text
+    reused = alice.post(url, json={"action": "abort", "reason": "no"}, headers={"Idempotency-Key": key})
+    assert reused.status_code == 422, reused.text
+    assert "already used for a different request" in reused.json()["detail"][0]["msg"]
+    decisions = alice.get(f"/api/reviews?conversation_id={review['conversation_id']}&status=all").json()
+    assert [d["status"] for d in decisions if d["id"] == review["id"]] == ["decided"]
+    assert alice.get(f"/api/conversations/{review['conversation_id']}").json()["status"] == "running"  # still revise
+
+    # bob's key is his own: the same string as alice's key touches nothing of hers.
+    other = wait_for_review(bob, start(starter))
+    mine = bob.post(f"/api/reviews/{other['id']}/decision", json={"action": "approve"}, headers={"Idempotency-Key": key})
+    assert mine.status_code == 200 and mine.json()["replayed"] is False, mine.text
+
+    for bad in ["", "x" * 201, "has space", "tab\tkey"]:
+        response = alice.post(url, json={"action": "approve"}, headers={"Idempotency-Key": bad})
+        assert response.status_code == 400, (bad, response.text)
+        assert "Idempotency-Key" in response.json()["detail"]
+
+
+def test_a_decision_names_the_content_it_was_made_on(api_app: ApiApp, people) -> None:
+    starter, alice, _, _ = people
+    review = wait_for_review(alice, start(starter))
+    url = f"/api/reviews/{review['id']}/decision"
+    wrong = alice.post(url, json={"action": "approve", "expected_content_hash": "0" * 64})
+    assert wrong.status_code == 409 and "other content" in wrong.json()["detail"]
+    assert alice.post(url, json={"action": "approve", "expected_content_hash": "xyz"}).status_code == 422
+    right = alice.post(url, json={"action": "approve", "expected_content_hash": review["content_hash"]})
+    assert right.status_code == 200, right.text

@@ -84,7 +84,7 @@ async def refresh_conversation(app: rx.App, conversation_id: int) -> None:
         rx.BaseStateToken(ident=conversation_token(conversation_id), cls=ConversationFeed)
     ) as root:
         feed = await root.get_state(ConversationFeed)
-        feed.fill(view)
+        feed._fill(view)
 
 
 async def refresh_queues(app: rx.App, roles: tuple[str, ...] = QUEUE_ROLES) -> None:
@@ -92,7 +92,7 @@ async def refresh_queues(app: rx.App, roles: tuple[str, ...] = QUEUE_ROLES) -> N
         rows = await asyncio.to_thread(queue_rows, QUEUE_READER, role)
         async with app.modify_state(rx.BaseStateToken(ident=queue_token(role), cls=QueueFeed)) as root:
             feed = await root.get_state(QueueFeed)
-            feed.fill(role, rows)
+            feed._fill(role, rows)
 
 
 async def install(app: rx.App) -> None:

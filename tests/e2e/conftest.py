@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.openai_stub import OpenAIStub
 from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -35,7 +36,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session")
-def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
+def openai_stub() -> Iterator[OpenAIStub]:
+    """A real OpenAI-protocol endpoint for the app: conversations that route an agent to the
+    "openai" provider reach it; every other agent keeps the scripted offline model."""
+    with OpenAIStub() as stub:
+        yield stub
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory: pytest.TempPathFactory, openai_stub: OpenAIStub) -> Iterator[RunningApp]:
     workdir = tmp_path_factory.mktemp("e2e-app")
     database_url = f"sqlite:///{workdir / 'e2e.db'}"
     migrate(database_url)
@@ -50,6 +59,10 @@ def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]
         "REFLEX_STATES_WORKDIR": str(workdir / "states"),
         # Agents "type" visibly (word by word), so tests can watch a message stream in.
         "SCRIPTED_CHUNK_DELAY_MS": "8",
+        "OPENAI_BASE_URL": openai_stub.base_url,
+        # Tests read what the deploy tool really ran from here (outside the database).
+        "DEPLOY_LOG_PATH": str(workdir / "deploys.jsonl"),
+        "OPENAI_API_KEY": "e2e-test-key",
     }
     env.pop("REDIS_URL", None)  # embedded default: one worker, state on disk
     with app.log_path.open("wb") as log:

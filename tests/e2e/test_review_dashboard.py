@@ -46,14 +46,14 @@ def test_security_reviewer_revises_then_two_sign_offs_approve(app_server: Runnin
     page.fill("#line-comment-text", "name the constant MAX_RETRIES")
     page.click("#add-line-comment")
     expect(page.locator(".line-comment")).to_contain_text("name the constant MAX_RETRIES")
-    page.fill("#decision-instructions", "add a timeout to every call")
+    page.fill("[id^='decision-instructions-']", "add a timeout to every call")
     page.wait_for_timeout(800)  # typing is sent after a short debounce
     page.reload()  # the pending decision survives a reload
-    expect(page.locator("#decision-instructions")).to_have_value("add a timeout to every call")
+    expect(page.locator("[id^='decision-instructions-']")).to_have_value("add a timeout to every call")
     expect(page.locator(".line-comment")).to_have_count(1)
-    page.locator("#decision-target").click()
+    page.locator("[id^='decision-target-']").click()
     page.get_by_role("option", name="@coder").click()
-    page.click("#decide-revise")
+    page.click(".decide-revise")
 
     # The coder's new revision streams in live, then the diff shows the change.
     expect(page.locator("#typing-indicator")).to_contain_text("coder", timeout=20_000)
@@ -65,7 +65,7 @@ def test_security_reviewer_revises_then_two_sign_offs_approve(app_server: Runnin
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(screenshot_dir / "conversation.png"))
 
-    page.click("#decide-approve")
+    page.click(".decide-approve")
     expect(page.locator(".signoff-step").first).to_contain_text("approved")
 
     # The final approver, in another browser context, finds it in the final queue.
@@ -74,7 +74,7 @@ def test_security_reviewer_revises_then_two_sign_offs_approve(app_server: Runnin
     row = final_page.locator(".queue-row").filter(has_text=title)
     expect(row).to_contain_text("app/retry.py r2")
     row.locator(".queue-title").click()
-    final_page.dblclick("#decide-approve")  # a double click records one decision (checked below)
+    final_page.dblclick(".decide-approve")  # a double click records one decision (checked below)
     expect(final_page.locator("#status-banner")).to_contain_text("Approved")
     expect(page.locator("#status-banner")).to_contain_text("Approved")  # live in the first browser too
 
@@ -98,8 +98,8 @@ def test_two_browsers_watch_the_same_conversation_live(app_server: RunningApp, b
         page.goto(f"{app_server.base_url}/conversations/{cid}")
         expect(page.locator(".message")).to_have_count(3)
         pages.append(page)
-    pages[0].fill("#decision-instructions", "add type hints")
-    pages[0].click("#decide-revise")
+    pages[0].fill("[id^='decision-instructions-']", "add type hints")
+    pages[0].click(".decide-revise")
     for page in pages:  # neither reloads: the decision and the coder's new turn arrive live
         expect(page.locator(".message")).to_have_count(5, timeout=30_000)
         expect(page.locator(".message").last).to_contain_text("type hints")
@@ -118,8 +118,8 @@ def forge_approval(page: Page, review) -> str:
                 frame = json.loads(body)
                 frame[1]["name"] = frame[1]["name"].replace(
                     "conversation_page____conversation_page_state.toggle_split", "decision____decision_state.submit")
-                frame[1]["payload"] = {"review_id": review.id, "version": review.version, "kind": "signoff",
-                                       "action": "approve"}
+                frame[1]["payload"] = {"review_id": review.id, "version": review.version,
+                                       "content_hash": review.content_hash, "action": "approve"}
                 message = prefix + "," + json.dumps(frame)
                 sent.append(message)
             server.send(message)
@@ -152,7 +152,7 @@ def test_product_reviewer_cannot_decide_a_security_request(app_server: RunningAp
     page.goto(f"{app_server.base_url}/conversations/{cid}")
     expect(page.locator(".review-card")).to_contain_text("Security review")
     expect(page.locator(".cannot-decide")).to_be_visible()
-    expect(page.locator("#decide-approve")).to_have_count(0)
+    expect(page.locator(".decide-approve")).to_have_count(0)
 
     forge_approval(page, review)
     time.sleep(1.5)

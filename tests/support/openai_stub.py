@@ -37,6 +37,13 @@ class ToolCallReply:
 
 
 @dataclass(frozen=True)
+class ParallelToolCallsReply:
+    """One assistant message asking for several tool calls at once (OpenAI parallel function calling)."""
+
+    calls: tuple[ToolCallReply, ...]
+
+
+@dataclass(frozen=True)
 class ErrorReply:
     status: int = 500
     message: str = "stub: internal server error"
@@ -66,7 +73,7 @@ class BrokenStreamReply:
     good_chunks: int = 2
 
 
-Reply = TextReply | ToolCallReply | ErrorReply | HangReply | GarbageReply | BrokenStreamReply
+Reply = TextReply | ToolCallReply | ParallelToolCallsReply | ErrorReply | HangReply | GarbageReply | BrokenStreamReply
 
 
 class OpenAIStub:
@@ -184,6 +191,10 @@ def _usage(body: dict[str, Any], output: str) -> dict[str, int]:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
+def _calls(reply: ToolCallReply | ParallelToolCallsReply) -> tuple[ToolCallReply, ...]:
+    return reply.calls if isinstance(reply, ParallelToolCallsReply) else (reply,)
+
+
 def _tool_call(reply: ToolCallReply) -> dict[str, Any]:
     call_id = reply.call_id or f"call_{uuid.uuid4().hex[:12]}"
     function = {"name": reply.name, "arguments": json.dumps(reply.arguments)}
@@ -191,9 +202,10 @@ def _tool_call(reply: ToolCallReply) -> dict[str, Any]:
 
 
 def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
-    if isinstance(reply, ToolCallReply):
-        message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [_tool_call(reply)]}
-        finish, output = "tool_calls", json.dumps(reply.arguments)
+    if isinstance(reply, (ToolCallReply, ParallelToolCallsReply)):
+        calls = _calls(reply)
+        message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [_tool_call(c) for c in calls]}
+        finish, output = "tool_calls", " ".join(json.dumps(c.arguments) for c in calls)
     else:
         text = reply.text if isinstance(reply, (TextReply, BrokenStreamReply)) else ""
         message, finish, output = {"role": "assistant", "content": text}, "stop", text
@@ -218,16 +230,20 @@ def _stream_events(body: dict[str, Any], reply: Reply, include_usage: bool) -> l
     def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
         return json.dumps({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
 
-    if isinstance(reply, ToolCallReply):
-        call = _tool_call(reply)
-        args = call["function"]["arguments"]
-        half = len(args) // 2  # split the arguments so the client has to reassemble them
-        function = {"name": reply.name, "arguments": args[:half]}
-        head = {"index": 0, "id": call["id"], "type": "function", "function": function}
-        events = [chunk({"role": "assistant", "tool_calls": [head]})]
-        events.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": args[half:]}}]}))
+    if isinstance(reply, (ToolCallReply, ParallelToolCallsReply)):
+        events, outputs = [], []
+        for index, one in enumerate(_calls(reply)):
+            call = _tool_call(one)
+            args = call["function"]["arguments"]
+            half = len(args) // 2  # split the arguments so the client has to reassemble them
+            function = {"name": one.name, "arguments": args[:half]}
+            head = {"index": index, "id": call["id"], "type": "function", "function": function}
+            delta = {"role": "assistant", "tool_calls": [head]} if index == 0 else {"tool_calls": [head]}
+            events.append(chunk(delta))
+            events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": args[half:]}}]}))
+            outputs.append(args)
         events.append(chunk({}, "tool_calls"))
-        output = args
+        output = " ".join(outputs)
     else:
         output = reply.text if isinstance(reply, (TextReply, BrokenStreamReply)) else ""
         words = [w + " " for w in output.split(" ")]

@@ -1,5 +1,7 @@
 """Approve, revise (instructions aimed at an agent), abort or skip; tool calls with editable
-arguments. Shown only to users who may decide; the server checks again on submit."""
+arguments. Every card has its own form, keyed by its review id, and submits what it shows:
+the review id, version and content hash. Shown only to users who may decide; the server
+checks again on submit. Below the cards, the reviews that closed lately say how they ended."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from hitl_dashboard.ui.components.badges import due_badge, kind_badge
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.decision import DecisionState as D
 from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
-from hitl_dashboard.ui.views.conversation_view import ReviewRow
+from hitl_dashboard.ui.views.conversation_view import OutcomeRow, ReviewRow
 
 
 def may_decide(review: ReviewRow) -> rx.Var[bool]:
@@ -20,60 +22,92 @@ def is_initiator() -> rx.Var[bool]:
     return AppState.user_id == Feed.initiator_id
 
 
-def field_error(field: str) -> rx.Component:
-    return rx.cond((D.error != "") & (D.error_field == field),
-                   rx.text(D.error, color_scheme="red", size="1", class_name="field-error"))
+def rid(review: ReviewRow) -> rx.Var[str]:
+    return review.review_id.to_string()
 
 
-def action_button(review: ReviewRow, label: str, action: str, color: str, **props) -> rx.Component:
+def form_value(review: ReviewRow, name: str) -> rx.Var[str]:
+    return D.forms[rid(review)].to(dict).get(name, "").to(str)
+
+
+def set_field(review: ReviewRow, name: str):
+    return lambda value: D.set_field(review.review_id, name, value)
+
+
+def element_id(name: str, review: ReviewRow) -> rx.Var[str]:
+    return f"{name}-" + rid(review)
+
+
+def card_error(review: ReviewRow) -> rx.Var[str]:
+    return D.errors.get(rid(review), "").to(str)
+
+
+def field_error(review: ReviewRow, field: str) -> rx.Component:
+    return rx.cond((card_error(review) != "") & (D.error_fields.get(rid(review), "").to(str) == field),
+                   rx.text(card_error(review), color_scheme="red", size="1", class_name="field-error"))
+
+
+def action_button(review: ReviewRow, label, action: str, color: str, **props) -> rx.Component:
+    busy = D.submitting != ""
     return rx.button(
-        label, color_scheme=color, loading=D.submitting, disabled=D.submitting,
-        on_click=D.submit(review.review_id, review.version, review.kind, action),
-        id=f"decide-{action}", **props,
+        label, color_scheme=color, loading=D.submitting == rid(review), disabled=busy,
+        on_click=D.submit(review.review_id, review.version, review.content_hash, action),
+        id=element_id(f"decide-{action}", review), class_name=f"decide-{action}", **props,
     )
 
 
 def tool_arguments(review: ReviewRow) -> rx.Component:
+    edited = form_value(review, "args")
     return rx.cond(
         review.kind == "tool_call",
         rx.vstack(
             rx.hstack(rx.icon("wrench", size=14), rx.code(review.tool_name), rx.text("wants to run with:", size="2"),
                       align="center"),
-            rx.text_area(value=rx.cond(D.args_text != "", D.args_text, review.tool_args),
-                         on_change=D.set_args_text, rows="6", width="100%", font_family="monospace",
-                         id="tool-args"),
-            field_error("edited_args"),
+            rx.text_area(value=rx.cond(edited != "", edited, review.tool_args),
+                         on_change=set_field(review, "args"), rows="6", width="100%", font_family="monospace",
+                         id=element_id("tool-args", review)),
+            rx.cond((edited != "") & (edited != review.tool_args),
+                    rx.text("Edited: the arguments above run instead of the ones the agent proposed.", size="1",
+                            color_scheme="amber", class_name="args-edited")),
+            field_error(review, "edited_args"),
             spacing="1", width="100%",
         ),
+    )
+
+
+def target_select(review: ReviewRow) -> rx.Component:
+    target = form_value(review, "target")
+    return rx.select.root(
+        rx.select.trigger(id=element_id("decision-target", review)),
+        rx.select.content(
+            rx.select.item("the producing agent", value="default"),
+            rx.foreach(Feed.agents, lambda agent: rx.select.item("@" + agent, value=agent)),
+        ),
+        value=rx.cond(target != "", target, "default"), on_change=set_field(review, "target"), size="1",
     )
 
 
 def decision_form(review: ReviewRow) -> rx.Component:
     return rx.vstack(
         tool_arguments(review),
-        rx.text_area(value=D.instructions, on_change=D.set_instructions, rows="3", width="100%",
-                     placeholder="Instructions for the agent (for Revise)", id="decision-instructions"),
-        field_error("instructions"),
+        rx.text_area(value=form_value(review, "instructions"), on_change=set_field(review, "instructions"),
+                     rows="3", width="100%", placeholder="Instructions for the agent (for Revise)",
+                     id=element_id("decision-instructions", review)),
+        field_error(review, "instructions"),
         rx.hstack(
             rx.text("Send revision to", size="2"),
-            rx.select.root(
-                rx.select.trigger(id="decision-target"),
-                rx.select.content(
-                    rx.select.item("the producing agent", value="default"),
-                    rx.foreach(Feed.agents, lambda agent: rx.select.item("@" + agent, value=agent)),
-                ),
-                value=rx.cond(D.target != "", D.target, "default"), on_change=D.set_target, size="1",
-            ),
-            rx.input(value=D.reason, on_change=D.set_reason, placeholder="Reason (required to abort)",
-                     width="100%", id="decision-reason"),
+            target_select(review),
+            rx.input(value=form_value(review, "reason"), on_change=set_field(review, "reason"),
+                     placeholder="Reason (required to abort)", width="100%", id=element_id("decision-reason", review)),
             align="center", width="100%",
         ),
-        field_error("reason"),
+        field_error(review, "reason"),
         rx.cond(~AppState.roles.contains(review.role),
-                rx.input(value=D.override_reason, on_change=D.set_override_reason, width="100%",
-                         placeholder="Admin override: why you decide instead of the role", id="override-reason")),
-        field_error("override_reason"),
-        rx.cond(D.comments.length() > 0,
+                rx.input(value=form_value(review, "override_reason"), on_change=set_field(review, "override_reason"),
+                         width="100%", placeholder="Admin override: why you decide instead of the role",
+                         id=element_id("override-reason", review))),
+        field_error(review, "override_reason"),
+        rx.cond((D.comments.length() > 0) & (review.kind != "tool_call"),
                 rx.text(D.comments.length().to_string(), " line comment(s) go out with a revision.", size="1",
                         color_scheme="gray")),
         rx.hstack(
@@ -85,8 +119,9 @@ def decision_form(review: ReviewRow) -> rx.Component:
         ),
         rx.cond(is_initiator(), rx.text("You started this conversation, so you cannot approve it.", size="1",
                                         color_scheme="gray")),
-        rx.cond((D.error != "") & (D.error_field == ""),
-                rx.callout(D.error, icon="triangle-alert", color_scheme="red", width="100%", id="decision-error")),
+        rx.cond((card_error(review) != "") & (D.error_fields.get(rid(review), "").to(str) == ""),
+                rx.callout(card_error(review), icon="triangle-alert", color_scheme="red", width="100%",
+                           class_name="decision-error")),
         spacing="2", width="100%",
     )
 
@@ -95,7 +130,8 @@ def review_card(review: ReviewRow) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(
-                rx.heading(review.role_label, " review", size="3"),
+                rx.heading(rx.cond(review.kind == "tool_call", "Tool call approval",
+                                   review.role_label + " review"), size="3"),
                 kind_badge(review.kind),
                 rx.spacer(),
                 due_badge(review.due, review.urgency),
@@ -113,5 +149,28 @@ def review_card(review: ReviewRow) -> rx.Component:
     )
 
 
+def outcome_row(outcome: OutcomeRow) -> rx.Component:
+    return rx.vstack(
+        rx.hstack(rx.text(outcome.title, weight="medium", size="2"), rx.code(outcome.subject, size="1"),
+                  align="center", wrap="wrap"),
+        rx.text(outcome.outcome, size="2", class_name="outcome-what"),
+        rx.cond(outcome.override_reason != "",
+                rx.text("Admin override. Reason: ", outcome.override_reason, size="1", color_scheme="amber",
+                        class_name="outcome-override")),
+        rx.cond(outcome.tool != "", rx.text(outcome.tool, size="1", class_name="outcome-tool",
+                                            white_space="pre-wrap", word_break="break-word")),
+        spacing="1", width="100%", class_name="review-outcome", data_review_id=outcome.review_id,
+    )
+
+
 def decision_panel() -> rx.Component:
-    return rx.vstack(rx.foreach(Feed.reviews, review_card), spacing="3", width="100%", id="decision-panel")
+    return rx.vstack(
+        rx.cond(D.notice != "", rx.callout(D.notice, icon="info", color_scheme="amber", width="100%",
+                                           id="decision-notice")),
+        rx.foreach(Feed.reviews, review_card),
+        rx.cond(Feed.outcomes.length() > 0,
+                rx.card(rx.vstack(rx.text("Recently closed", weight="bold", size="2"),
+                                  rx.foreach(Feed.outcomes, outcome_row), spacing="2", width="100%"),
+                        width="100%", id="review-outcomes", variant="surface")),
+        spacing="3", width="100%", id="decision-panel",
+    )

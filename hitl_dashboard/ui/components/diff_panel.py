@@ -48,6 +48,8 @@ def comment_form() -> rx.Component:
                      placeholder="What should the agent change here?", width="100%", id="line-comment-text"),
             rx.button("Add comment", on_click=DecisionState.add_comment, size="2", id="add-line-comment"),
             rx.button("Cancel", on_click=DecisionState.cancel_comment, size="2", variant="ghost"),
+            rx.cond(DecisionState.comment_note != "", rx.text(DecisionState.comment_note, size="1",
+                                                               color_scheme="amber")),
             align="center", width="100%", id="line-comment-form",
         ),
     )

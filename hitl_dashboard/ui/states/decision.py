@@ -1,48 +1,55 @@
-"""The decision panel: a draft per conversation that survives reloads, and the submission.
+"""The decision panel: one form per review card, drafts that survive reloads, and the submission.
 
-The draft (instructions, target, reason, edited arguments, line comments) lives in the
-browser's LocalStorage. The idempotency key is derived from (user, review, version,
-action): a double click or a second tab sends the same key and is applied once."""
+Each card's form (instructions, target, reason, override reason, edited arguments) is keyed by
+its review id, so two tool-call cards of one turn never share a field. Drafts live in the
+browser's LocalStorage. Each draft carries a random key: the idempotency key of its decision
+is derived from it, so a double click or a second tab is applied once, and nobody can guess it.
+A submission carries the review id, version and content hash the card showed; the server
+refuses it if the review is about anything else."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 
 import reflex as rx
 
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.decisions import DecisionInput, LineComment
+from hitl_dashboard.domain.decisions import MAX_TEXT, DecisionInput, LineComment
 from hitl_dashboard.domain.enums import Action
-from hitl_dashboard.domain.errors import DomainError, InvalidInput
+from hitl_dashboard.domain.errors import Conflict, DomainError, InvalidInput, NotFound
 from hitl_dashboard.services import live
+from hitl_dashboard.services.claims import get_request
 from hitl_dashboard.services.decide import decide
 from hitl_dashboard.ui.states.app_state import AppState, path_id
 
 MAX_DRAFTS = 50
+FORM_FIELDS = ("instructions", "target", "reason", "override_reason", "args")
 
 
-def _decide(actor, review_id: int, decision: DecisionInput):
+def _decide(actor, review_id: int, conversation_id: int | None, decision: DecisionInput):
     with UnitOfWork() as uow:
+        if get_request(uow, review_id).conversation_id != conversation_id:
+            raise NotFound(f"review request {review_id} is not part of this conversation")
         outcome = decide(uow, actor, review_id, decision)
         uow.commit()
         return outcome
 
 
 class DecisionState(AppState):
+    # {"r<review id>": form, "c<conversation id>": {"comments": [...]}}
     drafts: str = rx.LocalStorage("{}", name="hitl_drafts", sync=True)
-    instructions: str = ""
-    target: str = ""
-    reason: str = ""
-    override_reason: str = ""
-    args_text: str = ""
+    forms: dict[str, dict[str, str]] = {}
+    errors: dict[str, str] = {}  # review id -> message
+    error_fields: dict[str, str] = {}  # review id -> the field the message is about ("" for the form)
+    notice: str = ""  # about a card that is gone (decided by someone else a moment ago)
+    submitting: str = ""  # the review id being sent
     comments: list[dict[str, str]] = []
     comment_key: str = ""
     comment_line: int = 0
     comment_text: str = ""
-    error: str = ""
-    error_field: str = ""
-    submitting: bool = False
+    comment_note: str = ""
 
     # -- drafts ---------------------------------------------------------------------------
     def _cid(self) -> str:
@@ -55,64 +62,55 @@ class DecisionState(AppState):
         except ValueError:
             return {}
 
-    def _save(self) -> None:
+    def _store(self, key: str, value: dict | None) -> None:
         drafts = self._all()
-        drafts[self._cid()] = {"instructions": self.instructions, "target": self.target, "reason": self.reason,
-                               "args": self.args_text, "comments": self.comments}
+        drafts.pop(key, None)
+        if value:
+            drafts[key] = value
         self.drafts = json.dumps(dict(list(drafts.items())[-MAX_DRAFTS:]))
 
     @rx.event
     def load_draft(self):
-        draft = self._all().get(self._cid(), {})
-        self.instructions, self.target = draft.get("instructions", ""), draft.get("target", "")
-        self.reason, self.args_text = draft.get("reason", ""), draft.get("args", "")
-        self.comments = [c for c in draft.get("comments", []) if isinstance(c, dict)]
-        self.comment_line, self.comment_text, self.error, self.error_field = 0, "", "", ""
-        self.override_reason = ""
-
-    def _clear(self) -> None:
-        self.instructions = self.target = self.reason = self.args_text = self.override_reason = ""
-        self.comments, self.comment_line, self.comment_text = [], 0, ""
         drafts = self._all()
-        drafts.pop(self._cid(), None)
-        self.drafts = json.dumps(drafts)
+        self.forms = {k[1:]: _clean_form(v) for k, v in drafts.items() if k.startswith("r") and isinstance(v, dict)}
+        saved = drafts.get("c" + self._cid(), {})
+        saved = saved.get("comments", []) if isinstance(saved, dict) else []
+        self.comments = [c for c in saved if isinstance(c, dict) and {"key", "line", "text"} <= c.keys()]
+        self.errors, self.error_fields, self.notice = {}, {}, ""
+        self.comment_line, self.comment_text, self.comment_note = 0, "", ""
 
     @rx.event
-    def set_instructions(self, value: str):
-        self.instructions = value
-        self._save()
+    def set_field(self, review_id: int, name: str, value: str):
+        """One field of one card's form. Only this browser's own draft changes."""
+        if name not in FORM_FIELDS or not isinstance(value, str):
+            return
+        rid = str(int(review_id))
+        value = "" if name == "target" and value == "default" else value[:MAX_TEXT]
+        form = {**self._form(rid), name: value}
+        self.forms = {**self.forms, rid: form}
+        self._store("r" + rid, form)
 
-    @rx.event
-    def set_target(self, value: str):
-        self.target = "" if value == "default" else value
-        self._save()
+    def _form(self, rid: str) -> dict[str, str]:
+        form = dict(self.forms.get(rid) or {})
+        form.setdefault("key", secrets.token_urlsafe(16))  # unguessable, one per draft
+        return form
 
-    @rx.event
-    def set_reason(self, value: str):
-        self.reason = value
-        self._save()
-
-    @rx.event
-    def set_override_reason(self, value: str):
-        self.override_reason = value
-
-    @rx.event
-    def set_args_text(self, value: str):
-        self.args_text = value
-        self._save()
-
-    @rx.event
-    def set_comment_text(self, value: str):
-        self.comment_text = value
+    def _forget_form(self, rid: str) -> None:
+        self.forms = {k: v for k, v in self.forms.items() if k != rid}
+        self._store("r" + rid, None)
 
     # -- line comments --------------------------------------------------------------------
+    @rx.event
+    def set_comment_text(self, value: str):
+        self.comment_text = str(value)[:MAX_TEXT]
+
     @rx.event
     def pick_line(self, line_id: str, key: str):
         """line_id from the diff viewer: 'R-12' (new side) or 'L-12' (old side)."""
         side, _, number = str(line_id).partition("-")
         if number.isdigit():
-            self.comment_key, self.comment_line, self.comment_text = key, int(number), ""
-            self.error = "" if side == "R" else "Note: that line number is in the older revision."
+            self.comment_key, self.comment_line, self.comment_text = str(key)[:255], int(number), ""
+            self.comment_note = "" if side == "R" else "Note: that line number is in the older revision."
 
     @rx.event
     def add_comment(self):
@@ -121,7 +119,7 @@ class DecisionState(AppState):
             return
         self.comments = self.comments + [{"key": self.comment_key, "line": str(self.comment_line), "text": text}]
         self.comment_line, self.comment_text = 0, ""
-        self._save()
+        self._store("c" + self._cid(), {"comments": self.comments})
 
     @rx.event
     def cancel_comment(self):
@@ -130,46 +128,67 @@ class DecisionState(AppState):
     @rx.event
     def remove_comment(self, index: int):
         self.comments = [c for i, c in enumerate(self.comments) if i != index]
-        self._save()
+        self._store("c" + self._cid(), {"comments": self.comments})
 
     # -- submit ---------------------------------------------------------------------------
     @rx.event
-    async def submit(self, review_id: int, version: int, kind: str, action: str):
+    async def submit(self, review_id: int, version: int, content_hash: str, action: str):
         if self.submitting:
             return
-        self.submitting, self.error, self.error_field = True, "", ""
+        rid = str(int(review_id))
+        self.submitting, self.notice = rid, ""
+        self._set_error(rid, "", "")
         yield
         try:
             actor = await self.actor()
-            decision = self._decision(int(review_id), int(version), kind, Action(action), actor.user_id)
-            outcome = await asyncio.to_thread(_decide, actor, int(review_id), decision)
+            decision = self._decision(rid, int(version), str(content_hash), Action(action))
+            cid = path_id(self.router.url.path)
+            outcome = await asyncio.to_thread(_decide, actor, int(review_id), cid, decision)
         except InvalidInput as exc:
-            self.error, self.error_field = str(exc), exc.field or ""
-        except DomainError as exc:
-            self.error = str(exc)
+            self._set_error(rid, str(exc), exc.field or "")
+        except (Conflict, NotFound) as exc:
+            self.notice = f"Review #{rid}: {exc}"  # the card may be gone by now: say it where it stays
+        except (DomainError, ValueError) as exc:
+            self._set_error(rid, str(exc), "")
         else:
-            self._clear()
+            self._forget_form(rid)
+            if action in (Action.REVISE, Action.ABORT):
+                self.comments = []
+                self._store("c" + self._cid(), None)
             live.publish_turn(outcome.conversation_id)
             yield rx.toast.success(f"{action.capitalize()} recorded" + (" (already sent)" if outcome.replayed else ""))
         finally:
-            self.submitting = False
+            self.submitting = ""
 
-    def _decision(self, review_id: int, version: int, kind: str, action: Action, user_id: int) -> DecisionInput:
+    def _set_error(self, rid: str, message: str, field: str) -> None:
+        self.errors = {**self.errors, rid: message}
+        self.error_fields = {**self.error_fields, rid: field}
+
+    def _decision(self, rid: str, version: int, content_hash: str, action: Action) -> DecisionInput:
+        form = self._form(rid)
+        self.forms = {**self.forms, rid: form}
+        self._store("r" + rid, form)
         edited = None
-        if kind == "tool_call" and action == Action.APPROVE and self.args_text.strip():
+        if action == Action.APPROVE and form.get("args", "").strip():
             try:
-                edited = json.loads(self.args_text)
+                edited = json.loads(form["args"])
             except ValueError as exc:
                 raise InvalidInput(f"the arguments are not valid JSON: {exc}", "edited_args") from exc
-        comments = tuple(LineComment(c["key"], int(c["line"]), c["text"]) for c in self.comments)
+        revise = action == Action.REVISE
+        comments = tuple(LineComment(c["key"], int(c["line"]), c["text"]) for c in self.comments) if revise else ()
         return DecisionInput(
             action=action,
-            reason=self.reason.strip() or None,
-            instructions=self.instructions.strip() or None if action == Action.REVISE else None,
-            target_agent=self.target or None if action == Action.REVISE else None,
+            reason=form.get("reason", "").strip() or None,
+            instructions=(form.get("instructions", "").strip() or None) if revise else None,
+            target_agent=(form.get("target") or None) if revise else None,
             edited_args=edited,
-            line_comments=comments if action == Action.REVISE else (),
-            idempotency_key=f"ui-{user_id}-{review_id}-v{version}-{action.value}",
+            line_comments=comments,
+            idempotency_key=f"ui-{form['key']}-{action.value}",
             expected_version=version,
-            override_reason=self.override_reason.strip() or None,
+            expected_content_hash=content_hash,
+            override_reason=form.get("override_reason", "").strip() or None,
         )
+
+
+def _clean_form(value: dict) -> dict[str, str]:
+    return {k: str(v)[:MAX_TEXT] for k, v in value.items() if k in FORM_FIELDS + ("key",) and isinstance(v, str)}

@@ -15,7 +15,7 @@ from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.domain.permissions import check_can_claim
 from hitl_dashboard.ui.states.app_state import AppState, path_id
 from hitl_dashboard.ui.views.conversation_view import (
-    ConversationView, MessageRow, ReviewRow, RevisionRow, StepRow, conversation_view,
+    ConversationView, MessageRow, OutcomeRow, ReviewRow, RevisionRow, StepRow, conversation_view,
 )
 from hitl_dashboard.ui.views.queue_view import QueueRow, queue_rows
 
@@ -55,7 +55,9 @@ class QueueFeed(rx.SharedState):
     rows: list[QueueRow] = []
     loaded: bool = False
 
-    def fill(self, role: str, rows: list[QueueRow]) -> None:
+    # Private (underscore): Reflex makes every public method an event any browser may send.
+    # Only the server fills a shared feed; a browser filling it would rewrite what others see.
+    def _fill(self, role: str, rows: list[QueueRow]) -> None:
         self.role, self.rows, self.loaded = role, rows, True
 
     @rx.event
@@ -81,7 +83,7 @@ class QueueFeed(rx.SharedState):
             return
         await _report(self, queue="")
         linked = await self._link_to(queue_token(role))
-        linked.fill(role, rows)
+        linked._fill(role, rows)
 
 
 class ConversationFeed(rx.SharedState):
@@ -98,12 +100,13 @@ class ConversationFeed(rx.SharedState):
     steps: list[StepRow] = []
     reviews: list[ReviewRow] = []
     revisions: list[RevisionRow] = []
+    outcomes: list[OutcomeRow] = []
     found: bool = False
     # The message being streamed right now (not yet committed): shown as "typing".
     streaming_source: str = ""
     streaming_text: str = ""
 
-    def fill(self, view: ConversationView) -> None:
+    def _fill(self, view: ConversationView) -> None:  # server only: see QueueFeed._fill
         for item in dataclasses.fields(view):
             setattr(self, item.name, getattr(view, item.name))
         self.streaming_source, self.streaming_text = "", ""
@@ -150,4 +153,4 @@ class ConversationFeed(rx.SharedState):
             return
         await _report(self, conversation="")
         linked = await self._link_to(conversation_token(conversation_id))
-        linked.fill(view)
+        linked._fill(view)

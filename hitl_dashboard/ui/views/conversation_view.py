@@ -11,6 +11,7 @@ from hitl_dashboard.db.models import CodeRevision, ToolCall, User
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ReviewKind
 from hitl_dashboard.services.conversation_queries import conversation_detail, transcript
+from hitl_dashboard.services.review_outcomes import recent_outcomes
 from hitl_dashboard.ui.views.formatting import countdown, role_label, stamp
 
 AGENT_COLORS = {"planner": "violet", "coder": "blue", "copywriter": "pink", "operator": "orange"}
@@ -52,6 +53,22 @@ class ReviewRow:
     assignee: str = ""
     tool_name: str = ""
     tool_args: str = ""
+    # What the reviewer is shown: the decision carries these back, and the server refuses a
+    # decision whose content hash is not the review's.
+    content_hash: str = ""
+    conversation_id: int = 0
+
+
+@dataclass
+class OutcomeRow:
+    """A review that closed recently: a card that goes away says why, and what really happened."""
+
+    review_id: int = 0
+    title: str = ""
+    subject: str = ""
+    outcome: str = ""
+    override_reason: str = ""
+    tool: str = ""
 
 
 @dataclass
@@ -79,6 +96,7 @@ class ConversationView:
     steps: list[StepRow] = field(default_factory=list)
     reviews: list[ReviewRow] = field(default_factory=list)
     revisions: list[RevisionRow] = field(default_factory=list)
+    outcomes: list[OutcomeRow] = field(default_factory=list)
     found: bool = False
 
 
@@ -100,13 +118,14 @@ def conversation_view(conversation_id: int) -> ConversationView:
         messages = transcript(uow, conversation_id, limit=100_000)
         c = detail.conversation
         reviews = [_review_row(uow, r) for r in detail.open_requests]
+        outcomes = [_outcome_row(o) for o in recent_outcomes(uow, conversation_id)]
     return ConversationView(
         id=c.id, title=c.title, task=c.task, task_type=c.task_type, status=c.status,
         banner=_banner(c.status, c.status_reason, reviews), initiator_id=c.initiator_id,
         tokens=f"{c.prompt_tokens + c.completion_tokens:,}", agents=list(TEMPLATES[c.template].agents),
         messages=[message_row(m) for m in messages],
         steps=[StepRow(s.role, role_label(s.role), s.approved) for s in detail.progress],
-        reviews=reviews, revisions=[_revision_row(r) for r in detail.revisions], found=True,
+        reviews=reviews, revisions=[_revision_row(r) for r in detail.revisions], outcomes=outcomes, found=True,
     )
 
 
@@ -116,12 +135,17 @@ def _review_row(uow, r) -> ReviewRow:
     row = ReviewRow(
         review_id=r.id, version=r.version, kind=r.kind, role=r.required_role, role_label=role_label(r.required_role),
         status=r.status, rule=r.rule, reason=r.reason, subject=r.subject_label, due=due, urgency=urgency,
-        assignee=assignee,
+        assignee=assignee, content_hash=r.content_hash, conversation_id=r.conversation_id,
     )
     if r.kind == ReviewKind.TOOL_CALL:
         call = uow.session.get(ToolCall, r.subject_id)
         row.tool_name, row.tool_args = call.tool_name, json.dumps(call.arguments, indent=2, sort_keys=True)
     return row
+
+
+def _outcome_row(o) -> OutcomeRow:
+    title = "Tool call approval" if o.kind == ReviewKind.TOOL_CALL else f"{role_label(o.role)} review"
+    return OutcomeRow(o.review_id, title, o.subject, o.outcome, o.override_reason, o.tool)
 
 
 def _revision_row(r: CodeRevision) -> RevisionRow:
