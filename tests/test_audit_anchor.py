@@ -215,3 +215,61 @@ def test_a_damaged_or_missing_anchor_file_is_a_clear_input_error(heads_file, tmp
     lines = len(heads_file.read_text().splitlines())
     assert result.stderr.strip() == (f"error: line {lines} of {heads_file} is not a published head "
                                      f"(hash must be 64 hex digits)")
+
+
+def test_the_audit_page_compares_the_chain_with_the_newest_published_head(heads_file, monkeypatch):
+    from hitl_dashboard.ui.states.audit_insights import chain_status
+
+    flow.make_people()
+    manager = flow.actor("dave")
+    flow.start(TASK)
+    last = audit_events()[-1]
+    chain, chain_text, anchor, anchor_text = chain_status(manager)
+    newest = published(heads_file)[-1]
+    assert (chain, anchor) == ("ok", "ok")
+    assert anchor_text == (f"Matches the head published at {newest['at'][:19].replace('T', ' ')} UTC "
+                           f"(seq {last.seq})")
+
+    delete_newest(1)
+    chain, chain_text, anchor, anchor_text = chain_status(manager)
+    assert (chain, chain_text) == ("ok", f"Audit chain verified ({last.seq - 1:,} events)")
+    assert anchor == "broken"
+    assert anchor_text.startswith(f"Does not match the published head: the audit log ends at seq {last.seq - 1} "
+                                  f"but seq {last.seq} (hash {last.hash[:12]}…) was published at")
+
+    monkeypatch.setenv("AUDIT_ANCHOR_SINKS", "log")  # no file: nothing to compare with on the page
+    reset_settings_cache()
+    assert chain_status(manager)[2:] == ("off", "")
+
+
+def test_the_page_reads_only_the_end_of_a_long_anchor_file(tmp_path):
+    from hitl_dashboard.domain.audit_anchor import PublishedHead
+    from hitl_dashboard.services.audit_anchor import append_head_line
+    from hitl_dashboard.services.audit_heads import TAIL_BYTES, newest_published, read_heads
+
+    heads_file = tmp_path / "heads.jsonl"
+    assert newest_published(heads_file) is None  # nothing published yet
+    for seq in range(1, 3000):  # about 3x TAIL_BYTES; the tail starts mid-line
+        append_head_line(heads_file, PublishedHead(seq, f"{seq:064x}", "2030-03-10T00:00:00+00:00"))
+    append_head_line(heads_file, PublishedHead(2999, "f" * 64, "2030-03-10T00:00:01+00:00"))
+    append_head_line(heads_file, PublishedHead(2998, "e" * 64, "2030-03-10T00:00:02+00:00"))  # out of order
+    assert heads_file.stat().st_size > 2 * TAIL_BYTES
+    assert newest_published(heads_file).seq == 2999
+    assert len(list(read_heads(heads_file))) == 3001
+
+
+def test_processes_appending_at_once_never_interleave_lines(tmp_path):
+    import subprocess
+    import sys
+
+    heads_file = tmp_path / "heads.jsonl"
+    script = ("import sys; from pathlib import Path; from hitl_dashboard.domain.audit_anchor import PublishedHead; "
+              "from hitl_dashboard.services.audit_anchor import append_head_line\n"
+              "for seq in range(int(sys.argv[2]), int(sys.argv[2]) + 2000):\n"
+              "    append_head_line(Path(sys.argv[1]), PublishedHead(seq, sys.argv[3] * 64, 'x' * 200))")
+    writers = [subprocess.Popen([sys.executable, "-c", script, str(heads_file), str(start), digit])
+               for start, digit in ((1, "a"), (10_001, "b"), (20_001, "c"))]
+    assert [w.wait(timeout=120) for w in writers] == [0, 0, 0]
+    heads = published(heads_file)
+    assert len(heads) == 6000
+    assert sorted(h["seq"] for h in heads) == [*range(1, 2001), *range(10_001, 12_001), *range(20_001, 22_001)]
