@@ -1,6 +1,7 @@
 """Command line: `python -m hitl_dashboard ...`. Each command takes --json.
 
-Exit codes: 0 ok, 2 invalid input, 3 not found, 4 permission denied, 5 conflict, 1 other."""
+Exit codes: 0 ok, 2 invalid input, 3 not found, 4 permission denied, 5 conflict, 6 audit chain broken
+(or missing a published head), 7 unsafe deployment, 1 other."""
 
 from __future__ import annotations
 

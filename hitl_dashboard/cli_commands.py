@@ -6,7 +6,6 @@ import argparse
 import dataclasses
 import asyncio
 import json
-import sys
 from typing import Callable
 
 from hitl_dashboard.cli_output import emit, table
@@ -14,7 +13,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import InvalidInput
-from hitl_dashboard.services import audit, claims, conversation_queries, live, queues, users
+from hitl_dashboard.services import claims, conversation_queries, live, queues, users
 from hitl_dashboard.services.conversations import StartCommand, retry_conversation, start_conversation
 from hitl_dashboard.services.decide import decide
 
@@ -90,15 +89,6 @@ def register_all(sub) -> None:
     p = add("worker", "worker", "run the agents (and SLA escalation)")
     p.add_argument("--until-idle", action="store_true", help="return when nothing is runnable")
 
-    a = sub.add_parser("audit", help="audit trail").add_subparsers(dest="audit_command", required=True)
-    p = a.add_parser("verify")
-    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
-    p.set_defaults(handler="audit verify")
-    p = a.add_parser("export")
-    p.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
-    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
-    p.set_defaults(handler="audit export")
-
     add("check", "check", "refuse to serve with demo credentials outside demo mode (run before serving)")
 
     demo = sub.add_parser("demo", help="demo data").add_subparsers(dest="demo_command", required=True)
@@ -107,7 +97,9 @@ def register_all(sub) -> None:
     p.set_defaults(handler="demo seed")
 
     from hitl_dashboard.cli_api_commands import register as register_api_commands  # tokens, webhooks
+    from hitl_dashboard.cli_audit_commands import register as register_audit_commands  # verify, export
     register_api_commands(sub)
+    register_audit_commands(sub)
 
 
 def _json_arg(text: str | None, field: str):
@@ -269,23 +261,6 @@ def _worker(args) -> int:
         asyncio.run(run_worker_forever())
     except KeyboardInterrupt:
         pass
-    return 0
-
-
-@command("audit verify")
-def _audit_verify(args) -> int:
-    with UnitOfWork() as uow:
-        report = audit.verify(uow, None)
-    emit(args, report, f"audit chain OK ({report.checked} events)" if report.ok
-         else f"audit chain BROKEN at event {report.first_bad_seq}: {report.problem}")
-    return 0 if report.ok else 6
-
-
-@command("audit export")
-def _audit_export(args) -> int:
-    with UnitOfWork() as uow:
-        for chunk in audit.export_lines(uow, None, args.format):
-            sys.stdout.write(chunk)
     return 0
 
 

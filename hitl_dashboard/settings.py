@@ -10,6 +10,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEMO_SECRET = "demo-secret-change-me"
+ANCHOR_SINKS = ("file", "log", "webhook")
+
+
+def _split(names: str) -> list[str]:
+    return [n.strip().lower() for n in names.split(",") if n.strip()]
 
 
 class Settings(BaseSettings):
@@ -63,12 +68,30 @@ class Settings(BaseSettings):
     webhook_retry_base_s: float = 30.0
     webhook_retry_max_s: float = 3600.0
 
+    # Audit anchors: every committed head of the audit chain (seq, hash) is published outside the
+    # database, so cutting events off the tail is detected (docs/audit.md). Sinks, comma-separated:
+    # "file" (JSON lines appended to audit_anchor_file), "log" (logger hitl_dashboard.audit.anchor),
+    # "webhook" (event audit.head to the webhooks subscribed to it); empty publishes nowhere.
+    audit_anchor_sinks: str = "file"
+    # Empty: beside the SQLite database file (hitl.db -> hitl.db-audit-heads.jsonl), or
+    # audit-heads-<database name>.jsonl in the project folder for a server database.
+    audit_anchor_file: str = ""
+
     @field_validator("api_rate_limit", "api_address_rate_limit")
     @classmethod
     def _valid_rate_limit(cls, value: str) -> str:
         from limits import parse_many
 
         parse_many(value)  # raises ValueError with the offending text
+        return value
+
+    @field_validator("audit_anchor_sinks")
+    @classmethod
+    def _known_anchor_sinks(cls, value: str) -> str:
+        unknown = sorted(set(_split(value)) - set(ANCHOR_SINKS))
+        if unknown:
+            raise ValueError(f"AUDIT_ANCHOR_SINKS: unknown sink {', '.join(unknown)}; use some of "
+                             f"{', '.join(ANCHOR_SINKS)}")
         return value
 
     @model_validator(mode="after")
@@ -78,6 +101,22 @@ class Settings(BaseSettings):
                 "SECRET_KEY is the demo default; set a real secret (or DEMO_MODE=true for a demo)."
             )
         return self
+
+    def anchor_sinks(self) -> frozenset[str]:
+        return frozenset(_split(self.audit_anchor_sinks))
+
+    def anchor_file(self) -> Path | None:
+        """The file of published heads, or None when the file sink is off."""
+        if "file" not in self.anchor_sinks():
+            return None
+        if self.audit_anchor_file:
+            return Path(self.audit_anchor_file)
+        from sqlalchemy.engine import make_url
+
+        url = make_url(self.database_url)
+        if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+            return Path(f"{url.database}-audit-heads.jsonl")
+        return PROJECT_ROOT / f"audit-heads-{url.database or 'db'}.jsonl"
 
     def sla_hours(self) -> dict[str, float]:
         return {

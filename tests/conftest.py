@@ -66,6 +66,8 @@ def db_url(request, tmp_path, monkeypatch):
 
     monkeypatch.setenv("SCRIPTED_DELAY_MS", "0")
     monkeypatch.setenv("DEPLOY_LOG_PATH", str(tmp_path / "deploys.jsonl"))
+    # Published audit heads (services/audit_anchor.py) stay with the test's database.
+    monkeypatch.setenv("AUDIT_ANCHOR_FILE", str(tmp_path / "audit-heads.jsonl"))
     pg_name = None
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path / 'hitl.db'}"

@@ -12,6 +12,17 @@ from hitl_dashboard.domain.audit_chain import GENESIS, event_hash
 
 # Any constant works; it only has to be the same for every writer.
 _AUDIT_LOCK_KEY = 7_317_001
+# Where a session keeps the newest (seq, hash) it appended, until its transaction ends; the
+# anchor publisher (services/audit_anchor.py) publishes it once the transaction has committed.
+PENDING_HEAD = "hitl_audit_pending_head"
+
+
+def pending_head(session: Session) -> tuple[int, str] | None:
+    return session.info.get(PENDING_HEAD)
+
+
+def forget_pending_head(session: Session) -> tuple[int, str] | None:
+    return session.info.pop(PENDING_HEAD, None)
 
 
 def append_audit(
@@ -44,4 +55,5 @@ def append_audit(
     )
     event.hash = event_hash(event.prev_hash, event.payload())
     session.add(event)
+    session.info[PENDING_HEAD] = (event.seq, event.hash)
     return event

@@ -1,1 +1,7 @@
 """Use cases. Each takes a unit of work and an actor; authorization is enforced here."""
+
+# Every writer of the audit trail goes through a service, so installing the anchor publisher here
+# guarantees each committed audit head is published, whichever process (web, worker, CLI) commits it.
+from hitl_dashboard.services import audit_anchor as _audit_anchor
+
+_audit_anchor.install()

@@ -38,10 +38,15 @@ def _events(uow: UnitOfWork) -> Iterator[AuditEvent]:
         after = page[-1].seq
 
 
+def chain_rows(uow: UnitOfWork) -> Iterator[tuple[int, str, str, dict]]:
+    """(seq, prev_hash, hash, payload) in seq order, as verify_chain reads them."""
+    return ((e.seq, e.prev_hash, e.hash, e.payload()) for e in _events(uow))
+
+
 def verify(uow: UnitOfWork, actor: Actor | None) -> ChainReport:
     if actor is not None:
         check_can_read_audit(actor)
-    return verify_chain((e.seq, e.prev_hash, e.hash, e.payload()) for e in _events(uow))
+    return verify_chain(chain_rows(uow))
 
 
 def _record(event: AuditEvent) -> dict:

@@ -58,6 +58,8 @@ def _summary(event: str, data: dict[str, Any]) -> str:
                 f"on review #{review.get('id')} of \"{title}\"")
     if event == "conversation.finished":
         return f"Conversation #{conversation.get('id')} \"{title}\" is {conversation.get('status')}"
+    if event == "audit.head":
+        return f"Audit chain head: seq {data.get('seq')}, hash {_escape(data.get('hash'))}"
     return event
 
 

@@ -19,7 +19,8 @@ from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, require_role
 from hitl_dashboard.settings import get_settings
 
-EVENTS = ("review.requested", "review.escalated", "review.decided", "conversation.finished")
+# audit.head: each committed head of the audit chain, when AUDIT_ANCHOR_SINKS includes "webhook".
+EVENTS = ("review.requested", "review.escalated", "review.decided", "conversation.finished", "audit.head")
 FORMATS = ("json", "slack")
 
 

@@ -36,7 +36,8 @@ def hosted_app(tmp_path_factory):
     env = {**tool_env(), "DATABASE_URL": url, "REDIS_URL": REDIS_URL, "DEMO_MODE": "false",
            "SECRET_KEY": secrets.token_urlsafe(32), "RUNNER_IN_WEB": "false", "GRANIAN_WORKERS": "2",
            "PORT": str(port), "BIND_HOST": "127.0.0.1", "REFLEX_STATES_WORKDIR": str(workdir / "states"),
-           "SCRIPTED_CHUNK_DELAY_MS": "15", "WORKER_POLL_SECONDS": "0.2"}
+           "SCRIPTED_CHUNK_DELAY_MS": "15", "WORKER_POLL_SECONDS": "0.2",
+           "AUDIT_ANCHOR_FILE": str(workdir / "audit-heads.jsonl")}
     with app.log_path.open("wb") as log:
         web = subprocess.Popen([str(SERVE)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                                start_new_session=True)

@@ -65,6 +65,9 @@ def test_manager_reads_decisions_their_context_chain_and_charts(app_server: Runn
     _open_audit(page, app_server, signed_off["manager"])
     expect(page.locator("#chain-status")).to_contain_text("Audit chain verified")
     expect(page.locator("#chain-status")).to_have_attribute("data-state", "ok")
+    # Compared with the newest head published to the anchor file (beside the app's SQLite database).
+    expect(page.locator("#anchor-status")).to_have_attribute("data-state", "ok")
+    expect(page.locator("#anchor-status")).to_contain_text("Matches the head published at")
 
     # Charts: one svg per card (recharts renders client-side, bundled: no network).
     for chart in ("decisions", "medians", "breaches", "tokens"):

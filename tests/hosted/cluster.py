@@ -53,6 +53,7 @@ class Cluster:
             "API_RATE_LIMIT": "100000/minute",
             "API_ADDRESS_RATE_LIMIT": "100000/minute",
             "WEBHOOK_RETRY_BASE_S": "0.2",
+            "AUDIT_ANCHOR_FILE": str(self.workdir / "audit-heads.jsonl"),
         }
 
     def start_web(self, port: int | None = None) -> int:

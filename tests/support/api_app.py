@@ -71,6 +71,7 @@ def start_app(tmp_path_factory: pytest.TempPathFactory, backend: str, **settings
         "BIND_HOST": "127.0.0.1",
         "REFLEX_STATES_WORKDIR": str(workdir / "states"),
         "DEPLOY_LOG_PATH": str(workdir / "deploys.jsonl"),
+        "AUDIT_ANCHOR_FILE": str(workdir / "audit-heads.jsonl"),
         "SCRIPTED_DELAY_MS": "0",
         "WORKER_POLL_SECONDS": "0.1",
         "API_RATE_LIMIT": UNLIMITED,

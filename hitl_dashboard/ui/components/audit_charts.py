@@ -21,6 +21,23 @@ def chain_badge() -> rx.Component:
     )
 
 
+def anchor_badge() -> rx.Component:
+    """The chain compared with the newest head published outside the database (hidden without a file sink)."""
+    return rx.cond(
+        Insights.anchor != "off",
+        rx.badge(
+            rx.icon(rx.match(Insights.anchor, ("ok", "anchor"), ("checking", "loader"), ("none", "anchor"),
+                             "shield-alert"), size=14),
+            Insights.anchor_text,
+            color_scheme=rx.match(Insights.anchor, ("ok", "green"), ("checking", "gray"), ("none", "gray"), "red"),
+            variant=rx.cond(Insights.anchor == "broken", "solid", "soft"),
+            size="2", id="anchor-status", data_state=Insights.anchor,
+            # The problem text can be long (it names the cut); let it wrap instead of widening the header.
+            style={"white_space": "normal"},
+        ),
+    )
+
+
 def _axes(x_key: str, decimals: bool = False) -> list[rx.Component]:
     tick = {"fontSize": 11}
     return [

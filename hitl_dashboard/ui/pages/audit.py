@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui.components.access import guarded
-from hitl_dashboard.ui.components.audit_charts import chain_badge, charts, window_picker
+from hitl_dashboard.ui.components.audit_charts import anchor_badge, chain_badge, charts, window_picker
 from hitl_dashboard.ui.components.audit_event_dialog import event_dialog
 from hitl_dashboard.ui.components.audit_table import event_table, filters, pager
 from hitl_dashboard.ui.components.layout import page_layout
@@ -26,7 +26,7 @@ def audit_page() -> rx.Component:
     return page_layout(
         rx.hstack(
             rx.heading("Audit trail", size="6", as_="h1"),
-            rx.cond(AppState.can_read_audit, chain_badge()),
+            rx.cond(AppState.can_read_audit, rx.hstack(chain_badge(), anchor_badge(), spacing="2", wrap="wrap")),
             rx.spacer(),
             rx.cond(AppState.can_read_audit, rx.hstack(
                 rx.text("Whole trail:", size="1", color_scheme="gray"),

@@ -10,10 +10,10 @@ from typing import Any
 import reflex as rx
 
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.errors import PermissionDenied
+from hitl_dashboard.domain.errors import InvalidInput, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services import audit_stats
-from hitl_dashboard.services.audit import verify
+from hitl_dashboard.services.audit_heads import status_against_newest_head
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.views.formatting import role_label
 
@@ -48,12 +48,26 @@ def chart_data(actor: Actor, days: int) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def chain_status(actor: Actor) -> tuple[str, str]:
+def chain_status(actor: Actor) -> tuple[str, str, str, str]:
+    """(chain state, chain text, anchor state, anchor text); the anchor is the newest head published
+    to the anchor file: off (no file sink) | none (nothing published yet) | ok | broken | unchecked."""
     with UnitOfWork() as uow:
-        report = verify(uow, actor)
-    if report.ok:
-        return "ok", f"Audit chain verified ({report.checked:,} events)"
-    return "broken", f"BROKEN at event {report.first_bad_seq}: {report.problem}"
+        status = status_against_newest_head(uow, actor)
+    chain, anchor = status.chain, status.anchor
+    if not chain.ok:
+        chain_state = ("broken", f"BROKEN at event {chain.first_bad_seq}: {chain.problem}")
+    else:
+        chain_state = ("ok", f"Audit chain verified ({chain.checked:,} events)")
+    if status.anchor_file is None:
+        return (*chain_state, "off", "")
+    if anchor is None:
+        return (*chain_state, "unchecked", "Published head not compared: the chain itself is broken")
+    if not anchor.ok:
+        return (*chain_state, "broken", f"Does not match the published head: {anchor.problem}")
+    if anchor.newest is None:
+        return (*chain_state, "none", "No head published yet")
+    return (*chain_state, "ok", f"Matches the head published at {anchor.newest.at[:19].replace('T', ' ')} UTC "
+                               f"(seq {anchor.newest.seq})")
 
 
 class AuditInsightsState(AppState):
@@ -65,6 +79,8 @@ class AuditInsightsState(AppState):
     charts_loaded: bool = False
     chain: str = "checking"  # checking | ok | broken | error
     chain_text: str = "Verifying the audit chain…"
+    anchor: str = "off"  # off | checking | none | ok | broken | unchecked | error; see chain_status
+    anchor_text: str = ""
 
     @rx.event
     async def load(self):
@@ -75,14 +91,19 @@ class AuditInsightsState(AppState):
         if not self.can_read_audit:
             return
         self.chain, self.chain_text = "checking", "Verifying the audit chain…"
+        self.anchor, self.anchor_text = "checking", "Comparing with the published head…"
         yield
         await self._charts(actor)
         yield
         try:
-            self.chain, self.chain_text = await asyncio.to_thread(chain_status, actor)
+            self.chain, self.chain_text, self.anchor, self.anchor_text = await asyncio.to_thread(chain_status, actor)
+        except InvalidInput as exc:  # a damaged anchor file: say which line
+            self.chain, self.chain_text = "error", "Could not verify the audit chain"
+            self.anchor, self.anchor_text = "error", str(exc)
         except Exception:  # noqa: BLE001 - a failed check must read as "not verified", never as fine
             log.exception("verifying the audit chain failed")
             self.chain, self.chain_text = "error", "Could not verify the audit chain; see the server log"
+            self.anchor, self.anchor_text = "error", "Could not compare with the published head"
 
     async def _charts(self, actor: Actor) -> None:
         data = await asyncio.to_thread(chart_data, actor, int(self.window))
