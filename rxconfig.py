@@ -3,9 +3,10 @@
 import reflex as rx
 
 from hitl_dashboard.db.engine import normalize_url
-from hitl_dashboard.settings import get_settings
+from hitl_dashboard.startup import settings_or_exit
 
-_settings = get_settings()
+# Bad settings end `reflex run` here with one line per problem, before any build starts.
+_settings = settings_or_exit()
 
 config = rx.Config(
     app_name="hitl_dashboard",

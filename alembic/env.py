@@ -5,6 +5,9 @@ from sqlmodel import SQLModel
 
 import hitl_dashboard.db.models  # noqa: F401  (registers the tables)
 from hitl_dashboard.db.engine import get_engine
+from hitl_dashboard.startup import settings_or_exit
+
+settings_or_exit()  # `alembic upgrade head` with bad settings: one line per problem, no traceback
 
 target_metadata = SQLModel.metadata
 

@@ -1,7 +1,9 @@
 """Command line: `python -m hitl_dashboard ...`. Each command takes --json.
 
-Exit codes: 0 ok, 2 invalid input, 3 not found, 4 permission denied, 5 conflict, 6 audit chain broken
-(or missing a published head), 7 unsafe deployment, 1 other."""
+Exit codes: 0 ok, 1 other, 2 invalid input or configuration (one line per bad environment
+variable), 3 not found, 4 permission denied, 5 conflict, 6 audit chain broken (or missing a
+published head), 7 unsafe deployment, 8 database not migrated (run `db upgrade`), 9 database
+unreachable."""
 
 from __future__ import annotations
 
@@ -10,9 +12,17 @@ import sys
 
 from hitl_dashboard.cli_commands import COMMANDS, register_all
 from hitl_dashboard.cli_output import fail
-from hitl_dashboard.domain.errors import Conflict, DomainError, InvalidInput, NotFound, PermissionDenied
+from hitl_dashboard.domain.errors import (
+    ConfigurationError, Conflict, DatabaseNotMigrated, DatabaseNotReady, DomainError, InvalidInput, NotFound,
+    PermissionDenied,
+)
 
 EXIT_CODES = {InvalidInput: 2, NotFound: 3, PermissionDenied: 4, Conflict: 5}
+EXIT_CONFIGURATION = 2
+EXIT_NOT_MIGRATED = 8
+EXIT_DATABASE_UNREACHABLE = 9
+# Commands that must run on a database whose schema is not at head (yet).
+WITHOUT_SCHEMA_CHECK = {"db upgrade"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,14 +39,28 @@ def main(argv: list[str] | None = None) -> int:
     handler = COMMANDS[args.handler]
     try:
         _publish_live_updates_if_configured()
+        if args.handler not in WITHOUT_SCHEMA_CHECK:
+            _require_current_schema()
         return handler(args) or 0
+    except ConfigurationError as exc:
+        return fail(args, exc, EXIT_CONFIGURATION)
+    except DatabaseNotMigrated as exc:
+        return fail(args, exc, EXIT_NOT_MIGRATED)
+    except DatabaseNotReady as exc:
+        return fail(args, exc, EXIT_DATABASE_UNREACHABLE)
     except DomainError as exc:
         code = next((c for kind, c in EXIT_CODES.items() if isinstance(exc, kind)), 1)
         return fail(args, exc, code)
-    except ValueError as exc:  # settings validation and similar
+    except ValueError as exc:
         return fail(args, exc, 2)
     except RuntimeError as exc:  # e.g. preflight.UnsafeDeployment
         return fail(args, exc, 7)
+
+
+def _require_current_schema() -> None:
+    from hitl_dashboard.db.migrations import require_current_schema
+
+    require_current_schema()
 
 
 def _publish_live_updates_if_configured() -> None:

@@ -34,10 +34,15 @@ def emit(args, data: Any, text: str | None = None) -> None:
 
 def fail(args, exc: Exception, code: int) -> int:
     field = getattr(exc, "field", None)
+    # A configuration error carries one line per bad variable; everything else is one message.
+    problems = getattr(exc, "problems", None)
+    lines = problems or [str(exc)]
     if getattr(args, "json", False):
-        print(json.dumps({"error": type(exc).__name__, "message": str(exc), "field": field}), file=sys.stderr)
+        error = {"error": type(exc).__name__, "message": str(exc), "field": field}
+        print(json.dumps(error | ({"problems": problems} if problems else {})), file=sys.stderr)
     else:
-        print(f"error: {exc}", file=sys.stderr)
+        for line in lines:
+            print(f"error: {line}", file=sys.stderr)
     return code
 
 

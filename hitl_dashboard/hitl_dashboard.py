@@ -5,10 +5,15 @@ import logging
 
 import reflex as rx
 
-from hitl_dashboard.api.app import api
-from hitl_dashboard.services.preflight import check_hosted_ready
-from hitl_dashboard.settings import get_settings
-from hitl_dashboard.ui.pages.registry import add_pages
+from hitl_dashboard.startup import ready_to_serve_or_exit
+
+# Bad settings, or demo credentials outside demo mode: one line and exit, before serving anything
+# and before the imports below, which read the settings.
+ready_to_serve_or_exit()
+
+from hitl_dashboard.api.app import api  # noqa: E402
+from hitl_dashboard.settings import get_settings  # noqa: E402
+from hitl_dashboard.ui.pages.registry import add_pages  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +53,6 @@ async def install_live_updates() -> None:
     await install(app)
 
 
-check_hosted_ready()  # refuse demo credentials outside demo mode, before serving anything
 app = rx.App(api_transformer=api)
 add_pages(app)
 app.register_lifespan_task(install_live_updates)

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from hitl_dashboard.domain.errors import ConfigurationError
+from hitl_dashboard.settings_problems import describe
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEMO_SECRET = "demo-secret-change-me"
@@ -28,13 +33,13 @@ class Settings(BaseSettings):
     public_url: str = "http://localhost:3000"
 
     # Models: "scripted" (offline, default) or "openai" (any OpenAI-compatible endpoint).
-    model_provider: str = "scripted"
+    model_provider: Literal["scripted", "openai"] = "scripted"
     openai_base_url: str | None = None
     openai_api_key: str | None = None
     openai_model: str = "gpt-4o-mini"
-    model_timeout_s: float = 60.0
-    model_max_retries: int = 3
-    model_retry_base_s: float = 0.5
+    model_timeout_s: float = Field(default=60.0, gt=0)
+    model_max_retries: int = Field(default=3, ge=0)
+    model_retry_base_s: float = Field(default=0.5, ge=0)
     # Stream tokens from the model (live typing in the dashboard); off = one reply per call.
     model_stream: bool = True
     # Slows the scripted model down; tests and demos use it to watch a turn in flight.
@@ -43,11 +48,11 @@ class Settings(BaseSettings):
     scripted_chunk_delay_ms: float = 0.0
 
     # Runner
-    lease_seconds: float = 30.0
-    worker_poll_seconds: float = 0.5
+    lease_seconds: float = Field(default=30.0, gt=0)
+    worker_poll_seconds: float = Field(default=0.5, gt=0)
     runner_in_web: bool = True
     # Conversations one runner process works on at once (their model calls overlap).
-    runner_concurrency: int = 8
+    runner_concurrency: int = Field(default=8, ge=1)
 
     # Review SLA in hours per role; escalation goes to the backup role.
     sla_hours_security_reviewer: float = 24.0
@@ -55,16 +60,16 @@ class Settings(BaseSettings):
     sla_hours_final_approver: float = 48.0
     sla_hours_admin: float = 24.0
 
-    max_text_chars: int = 20_000
+    max_text_chars: int = Field(default=20_000, ge=1)
 
     # HTTP API. Limits use the `limits` notation ("120/minute", "10/second;500/hour").
     api_rate_limit: str = "120/minute"  # per API token
     api_address_rate_limit: str = "600/minute"  # per client address, with or without a token
-    api_max_body_bytes: int = 256 * 1024
+    api_max_body_bytes: int = Field(default=256 * 1024, ge=1)
 
     # Webhooks: delivery timeout, attempts before giving up, exponential backoff between attempts.
-    webhook_timeout_s: float = 10.0
-    webhook_max_attempts: int = 8
+    webhook_timeout_s: float = Field(default=10.0, gt=0)
+    webhook_max_attempts: int = Field(default=8, ge=1)
     webhook_retry_base_s: float = 30.0
     webhook_retry_max_s: float = 3600.0
 
@@ -77,12 +82,49 @@ class Settings(BaseSettings):
     # audit-heads-<database name>.jsonl in the project folder for a server database.
     audit_anchor_file: str = ""
 
+    # Validators raise ValueError with the whole line after the variable name: the problem and
+    # what to do, never the value (settings_problems.describe adds the name).
     @field_validator("api_rate_limit", "api_address_rate_limit")
     @classmethod
     def _valid_rate_limit(cls, value: str) -> str:
         from limits import parse_many
 
-        parse_many(value)  # raises ValueError with the offending text
+        try:
+            parse_many(value)
+        except ValueError:
+            raise ValueError("is not a rate limit; use the `limits` notation, e.g. 120/minute "
+                             "or 10/second;500/hour") from None
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _valid_database_url(cls, value: str) -> str:
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
+        try:
+            backend = make_url(value).get_backend_name()
+        except (ArgumentError, ValueError):
+            backend = None
+        if backend not in ("sqlite", "postgresql", "postgres"):
+            raise ValueError("is not a SQLite or PostgreSQL URL; use e.g. sqlite:///path/to/hitl.db "
+                             "or postgresql://user@host:5432/hitl")
+        return value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _valid_redis_url(cls, value: str | None) -> str | None:
+        if value and urlsplit(value).scheme not in ("redis", "rediss", "unix"):
+            raise ValueError("is not a Redis URL; use e.g. redis://host:6379/0 (or unset it to run without Redis)")
+        return value or None
+
+    @field_validator("public_url", "openai_base_url")
+    @classmethod
+    def _valid_http_url(cls, value: str | None) -> str | None:
+        if value is not None:
+            parts = urlsplit(value)
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                raise ValueError("is not an http(s) URL; use e.g. https://host or http://127.0.0.1:8000/v1")
         return value
 
     @field_validator("audit_anchor_sinks")
@@ -90,16 +132,22 @@ class Settings(BaseSettings):
     def _known_anchor_sinks(cls, value: str) -> str:
         unknown = sorted(set(_split(value)) - set(ANCHOR_SINKS))
         if unknown:
-            raise ValueError(f"AUDIT_ANCHOR_SINKS: unknown sink {', '.join(unknown)}; use some of "
+            raise ValueError(f"names an unknown sink ({', '.join(unknown)}); use some of "
                              f"{', '.join(ANCHOR_SINKS)}")
         return value
 
     @model_validator(mode="after")
     def _refuse_default_secret_when_hosted(self) -> "Settings":
         if not self.demo_mode and self.secret_key == DEMO_SECRET:
-            raise ValueError(
-                "SECRET_KEY is the demo default; set a real secret (or DEMO_MODE=true for a demo)."
-            )
+            raise ValueError("SECRET_KEY: is the demo default while DEMO_MODE is false; set SECRET_KEY to "
+                             "a long random secret (or DEMO_MODE=true for a demo)")
+        return self
+
+    @model_validator(mode="after")
+    def _openai_needs_an_endpoint(self) -> "Settings":
+        if self.model_provider == "openai" and not (self.openai_api_key or self.openai_base_url):
+            raise ValueError("OPENAI_API_KEY: is not set while MODEL_PROVIDER is openai; set OPENAI_API_KEY "
+                             "(or OPENAI_BASE_URL for a local endpoint that needs no key)")
         return self
 
     def anchor_sinks(self) -> frozenset[str]:
@@ -129,7 +177,12 @@ class Settings(BaseSettings):
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    return Settings()
+    """The one place settings are built. Raises ConfigurationError, one line per problem."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        # `from None`: pydantic's text (with the input values) must not reach a traceback either.
+        raise ConfigurationError(describe(exc)) from None
 
 
 def reset_settings_cache() -> None:

@@ -3,24 +3,33 @@
 from __future__ import annotations
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 
 import hitl_dashboard
 from hitl_dashboard.api import health
 from hitl_dashboard.api.wiring import mount_api
 
 API_PREFIX = "/api"
+DOCS_URL = f"{API_PREFIX}/docs"
+DOCS_ASSETS_URL = f"{API_PREFIX}/docs-assets"
 
 
 def create_api() -> FastAPI:
-    # Docs live under /api so they never shadow a page route of the frontend.
+    # Docs live under /api so they never shadow a page route of the frontend. FastAPIOffline
+    # serves Swagger UI's script, stylesheet and icon from the app (a pinned package) instead of
+    # a CDN, so /api/docs works on a machine with no internet access.
     # FastAPI's own lifespan does not run under Reflex: background work is
     # registered with app.register_lifespan_task in the app module instead.
-    api = FastAPI(
+    api = FastAPIOffline(
         title="HITL Dashboard API",
         version=hitl_dashboard.__version__,
-        docs_url=f"{API_PREFIX}/docs",
+        docs_url=DOCS_URL,
         redoc_url=None,
         openapi_url=f"{API_PREFIX}/openapi.json",
+        swagger_ui_oauth2_redirect_url=f"{DOCS_URL}/oauth2-redirect",
+        static_url=DOCS_ASSETS_URL,
+        # No spec validation against an online service (and no request leaving the machine).
+        swagger_ui_parameters={"validatorUrl": None},
     )
     api.include_router(health.router, prefix=API_PREFIX, tags=["health"])
     mount_api(api, API_PREFIX)  # conversations, reviews, audit: routers, errors, body limit

@@ -25,3 +25,21 @@ class InvalidInput(DomainError):
     def __init__(self, message: str, field: str | None = None):
         super().__init__(message)
         self.field = field
+
+
+class ConfigurationError(Exception):
+    """The environment does not configure a runnable app. One line per problem, each naming the
+    environment variable and what to do; never the value (it may be a secret)."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+class DatabaseNotReady(Exception):
+    """The database cannot serve this version of the app: unreachable, or its schema is not at the
+    migrations' head. The message says what to run."""
+
+
+class DatabaseNotMigrated(DatabaseNotReady):
+    pass
