@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEMO_SECRET = "demo-secret-change-me"
+_LOOPBACK_NAMES = ("localhost", "127.0.0.1")
 
 
 class Settings(BaseSettings):
@@ -57,18 +59,32 @@ class Settings(BaseSettings):
     api_address_rate_limit: str = "600/minute"  # per client address, with or without a token
     api_max_body_bytes: int = 256 * 1024
 
+    # Sign-in attempts, counted per account (all addresses; the right password clears it) and per
+    # client address (an office behind one NAT shares it). Several tiers
+    # make the wait grow: 5 failures on an account cost a minute, 10 cost 15 minutes, 20 an hour.
+    sign_in_account_limit: str = "5/minute;10/15 minutes;20/hour"
+    sign_in_address_limit: str = "30/minute;100/15 minutes;300/hour"
+
     # Webhooks: delivery timeout, attempts before giving up, exponential backoff between attempts.
     webhook_timeout_s: float = 10.0
     webhook_max_attempts: int = 8
     webhook_retry_base_s: float = 30.0
     webhook_retry_max_s: float = 3600.0
 
-    @field_validator("api_rate_limit", "api_address_rate_limit")
+    @field_validator("api_rate_limit", "api_address_rate_limit", "sign_in_account_limit", "sign_in_address_limit")
     @classmethod
     def _valid_rate_limit(cls, value: str) -> str:
         from limits import parse_many
 
         parse_many(value)  # raises ValueError with the offending text
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _valid_public_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"PUBLIC_URL must be an http(s) URL such as https://review.example.com, not {value!r}")
         return value
 
     @model_validator(mode="after")
@@ -78,6 +94,20 @@ class Settings(BaseSettings):
                 "SECRET_KEY is the demo default; set a real secret (or DEMO_MODE=true for a demo)."
             )
         return self
+
+    def rate_limit_storage_uri(self) -> str:
+        """Where the `limits` counters live: Redis shares them between web workers; memory is per process."""
+        return self.redis_url or "memory://"
+
+    def allowed_origins(self) -> list[str]:
+        """Origins allowed by CORS and the websocket: the public URL only. A loopback public URL
+        also admits its other loopback spelling (localhost / 127.0.0.1), which is the same server."""
+        parts = urlsplit(self.public_url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        host, port = parts.hostname or "", f":{parts.port}" if parts.port else ""
+        if host not in _LOOPBACK_NAMES:
+            return [origin]
+        return [origin] + [f"{parts.scheme}://{name}{port}" for name in _LOOPBACK_NAMES if name != host]
 
     def sla_hours(self) -> dict[str, float]:
         return {

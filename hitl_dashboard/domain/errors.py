@@ -21,3 +21,11 @@ class InvalidInput(DomainError):
     def __init__(self, message: str, field: str | None = None):
         super().__init__(message)
         self.field = field
+
+
+class TooManyAttempts(DomainError):
+    """Throttled: too many recent failures. `retry_after_s` says when trying again makes sense."""
+
+    def __init__(self, message: str, retry_after_s: int):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
