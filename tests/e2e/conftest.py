@@ -50,6 +50,9 @@ def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]
         "REFLEX_STATES_WORKDIR": str(workdir / "states"),
         # Agents "type" visibly (word by word), so tests can watch a message stream in.
         "SCRIPTED_CHUNK_DELAY_MS": "8",
+        # Every browser here signs in from 127.0.0.1: the per-address count must not end the suite.
+        # The per-account limit keeps its default (tests/e2e/test_sign_in.py meets it).
+        "SIGN_IN_ADDRESS_LIMIT": "10000/minute",
     }
     env.pop("REDIS_URL", None)  # embedded default: one worker, state on disk
     with app.log_path.open("wb") as log:
