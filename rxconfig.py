@@ -16,6 +16,8 @@ config = rx.Config(
     # CORS on /api and the websocket's Origin check admit only the public URL (Reflex's default
     # is any origin, with credentials allowed). Same-origin pages are unaffected.
     cors_allowed_origins=_settings.allowed_origins(),
+    # The browser's address for the sign-in throttle, through this many trusted reverse proxies.
+    trusted_proxy_hops=_settings.trusted_proxy_hops,
     telemetry_enabled=False,
     show_built_with_reflex=False,
     # No public sitemap for an internal review tool; listing it here also silences

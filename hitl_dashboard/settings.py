@@ -64,6 +64,10 @@ class Settings(BaseSettings):
     # make the wait grow: 5 failures on an account cost a minute, 10 cost 15 minutes, 20 an hour.
     sign_in_account_limit: str = "5/minute;10/15 minutes;20/hour"
     sign_in_address_limit: str = "30/minute;100/15 minutes;300/hour"
+    # Reverse proxies in front of the app whose X-Forwarded-For entries are trusted for the browser's
+    # address (Reflex's trusted_proxy_hops). 0 = the peer address; behind one proxy set 1, or every
+    # user shares the proxy's address and its sign-in count.
+    trusted_proxy_hops: int = Field(default=0, ge=0)
 
     # Webhooks: delivery timeout, attempts before giving up, exponential backoff between attempts.
     webhook_timeout_s: float = 10.0

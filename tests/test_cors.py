@@ -63,3 +63,16 @@ def websocket_handshake_status(base_url: str, origin: str) -> int:
 def test_the_websocket_refuses_a_foreign_origin(app: ApiApp) -> None:
     assert websocket_handshake_status(app.base_url, PUBLIC) == 101
     assert websocket_handshake_status(app.base_url, FOREIGN) != 101
+
+
+def test_allowed_origins_come_from_public_url() -> None:
+    from pydantic import ValidationError
+
+    from hitl_dashboard.settings import Settings
+
+    assert Settings(public_url="https://review.example.com/").allowed_origins() == ["https://review.example.com"]
+    # A loopback address has two spellings for the same server; both reach it.
+    assert Settings(public_url="http://127.0.0.1:3000").allowed_origins() == [
+        "http://127.0.0.1:3000", "http://localhost:3000"]
+    with pytest.raises(ValidationError, match="PUBLIC_URL must be an http"):
+        Settings(public_url="review.example.com")
