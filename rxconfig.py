@@ -14,6 +14,11 @@ config = rx.Config(
     db_url=normalize_url(_settings.database_url),
     # With Redis, Reflex keeps state there and prod starts several backend workers.
     redis_url=_settings.redis_url,
+    # CORS on /api and the websocket's Origin check admit only the public URL (Reflex's default
+    # is any origin, with credentials allowed). Same-origin pages are unaffected.
+    cors_allowed_origins=_settings.allowed_origins(),
+    # The browser's address for the sign-in throttle, through this many trusted reverse proxies.
+    trusted_proxy_hops=_settings.trusted_proxy_hops,
     telemetry_enabled=False,
     show_built_with_reflex=False,
     # No public sitemap for an internal review tool; listing it here also silences

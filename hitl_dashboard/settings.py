@@ -20,6 +20,7 @@ ANCHOR_SINKS = ("file", "log", "webhook")
 
 def _split(names: str) -> list[str]:
     return [n.strip().lower() for n in names.split(",") if n.strip()]
+_LOOPBACK_NAMES = ("localhost", "127.0.0.1")
 
 
 class Settings(BaseSettings):
@@ -67,6 +68,16 @@ class Settings(BaseSettings):
     api_address_rate_limit: str = "600/minute"  # per client address, with or without a token
     api_max_body_bytes: int = Field(default=256 * 1024, ge=1)
 
+    # Sign-in attempts, counted per account (all addresses; the right password clears it) and per
+    # client address (an office behind one NAT shares it). Several tiers
+    # make the wait grow: 5 failures on an account cost a minute, 10 cost 15 minutes, 20 an hour.
+    sign_in_account_limit: str = "5/minute;10/15 minutes;20/hour"
+    sign_in_address_limit: str = "30/minute;100/15 minutes;300/hour"
+    # Reverse proxies in front of the app whose X-Forwarded-For entries are trusted for the browser's
+    # address (Reflex's trusted_proxy_hops). 0 = the peer address; behind one proxy set 1, or every
+    # user shares the proxy's address and its sign-in count.
+    trusted_proxy_hops: int = Field(default=0, ge=0)
+
     # Webhooks: delivery timeout, attempts before giving up, exponential backoff between attempts.
     webhook_timeout_s: float = Field(default=10.0, gt=0)
     webhook_max_attempts: int = Field(default=8, ge=1)
@@ -84,7 +95,7 @@ class Settings(BaseSettings):
 
     # Validators raise ValueError with the whole line after the variable name: the problem and
     # what to do, never the value (settings_problems.describe adds the name).
-    @field_validator("api_rate_limit", "api_address_rate_limit")
+    @field_validator("api_rate_limit", "api_address_rate_limit", "sign_in_account_limit", "sign_in_address_limit")
     @classmethod
     def _valid_rate_limit(cls, value: str) -> str:
         from limits import parse_many
@@ -165,6 +176,20 @@ class Settings(BaseSettings):
         if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
             return Path(f"{url.database}-audit-heads.jsonl")
         return PROJECT_ROOT / f"audit-heads-{url.database or 'db'}.jsonl"
+
+    def rate_limit_storage_uri(self) -> str:
+        """Where the `limits` counters live: Redis shares them between web workers; memory is per process."""
+        return self.redis_url or "memory://"
+
+    def allowed_origins(self) -> list[str]:
+        """Origins allowed by CORS and the websocket: the public URL only. A loopback public URL
+        also admits its other loopback spelling (localhost / 127.0.0.1), which is the same server."""
+        parts = urlsplit(self.public_url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        host, port = parts.hostname or "", f":{parts.port}" if parts.port else ""
+        if host not in _LOOPBACK_NAMES:
+            return [origin]
+        return [origin] + [f"{parts.scheme}://{name}{port}" for name in _LOOPBACK_NAMES if name != host]
 
     def sla_hours(self) -> dict[str, float]:
         return {

@@ -61,4 +61,4 @@ class RateLimiter:
 @lru_cache(maxsize=1)
 def get_rate_limiter() -> RateLimiter:
     settings = get_settings()
-    return RateLimiter(settings.redis_url or "memory://", settings.api_rate_limit, settings.api_address_rate_limit)
+    return RateLimiter(settings.rate_limit_storage_uri(), settings.api_rate_limit, settings.api_address_rate_limit)

@@ -63,6 +63,9 @@ def app_server(tmp_path_factory: pytest.TempPathFactory, openai_stub: OpenAIStub
         # Tests read what the deploy tool really ran from here (outside the database).
         "DEPLOY_LOG_PATH": str(workdir / "deploys.jsonl"),
         "OPENAI_API_KEY": "e2e-test-key",
+        # Every browser here signs in from 127.0.0.1: the per-address count must not end the suite.
+        # The per-account limit keeps its default (tests/e2e/test_sign_in.py meets it).
+        "SIGN_IN_ADDRESS_LIMIT": "10000/minute",
     }
     env.pop("REDIS_URL", None)  # embedded default: one worker, state on disk
     with app.log_path.open("wb") as log:

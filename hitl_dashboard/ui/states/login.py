@@ -28,7 +28,10 @@ class LoginState(AppState):
         from hitl_dashboard.services.sessions import sign_in
 
         try:
-            self.session_token = await asyncio.to_thread(sign_in, form.get("username", ""), form.get("password", ""))
+            # The websocket's peer address (Reflex honours X-Forwarded-For only with trusted_proxy_hops).
+            self.session_token = await asyncio.to_thread(
+                sign_in, str(form.get("username", "")), str(form.get("password", "")),
+                address=self.router.session.client_ip or "unknown")
             await self.actor()
         except DomainError as exc:
             self.error = str(exc)
