@@ -10,11 +10,13 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlalchemy.exc import OperationalError
 
-from hitl_dashboard.domain.errors import Conflict, DomainError, InvalidInput, NotFound, PermissionDenied
+from hitl_dashboard.domain.errors import (
+    Conflict, DomainError, InvalidInput, NotFound, PermissionDenied, TooManyAttempts,
+)
 
 log = logging.getLogger(__name__)
 
-STATUS_BY_ERROR = {NotFound: 404, PermissionDenied: 403, Conflict: 409, InvalidInput: 422}
+STATUS_BY_ERROR = {NotFound: 404, PermissionDenied: 403, Conflict: 409, InvalidInput: 422, TooManyAttempts: 429}
 
 
 class ErrorBody(BaseModel):

@@ -27,7 +27,6 @@ class InvalidInput(DomainError):
         self.field = field
 
 
-<<<<<<< HEAD
 class ConfigurationError(Exception):
     """The environment does not configure a runnable app. One line per problem, each naming the
     environment variable and what to do; never the value (it may be a secret)."""
@@ -44,11 +43,11 @@ class DatabaseNotReady(Exception):
 
 class DatabaseNotMigrated(DatabaseNotReady):
     pass
-=======
+
+
 class TooManyAttempts(DomainError):
     """Throttled: too many recent failures. `retry_after_s` says when trying again makes sense."""
 
     def __init__(self, message: str, retry_after_s: int):
         super().__init__(message)
         self.retry_after_s = retry_after_s
->>>>>>> h-signin
