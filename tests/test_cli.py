@@ -79,8 +79,13 @@ def test_an_operator_session_through_every_review_command(db):
                        "--key", "alice-1", "--expected-version", str(released["version"]))
     assert (decided["action"], decided["conversation_status"], decided["replayed"]) == (
         "approve", "awaiting_review", False)
-    again = cli_json("decide", str(review), "--as", "alice", "--action", "approve", "--key", "alice-1")
+    again = cli_json("decide", str(review), "--as", "alice", "--action", "approve", "--reason", "looks safe",
+                     "--key", "alice-1", "--expected-version", str(released["version"]))
     assert (again["decision_id"], again["replayed"]) == (decided["decision_id"], True)
+    # The same key with another request is refused (exit 2), and the first decision stands.
+    other = run_cli("--json", "decide", str(review), "--as", "alice", "--action", "abort", "--reason", "no",
+                    "--key", "alice-1", check=False)
+    assert other.returncode == 2 and "already used for a different request" in other.stdout
 
     shown = cli_json("show", str(conversation_id))
     assert (shown["status"], shown["checkpoint_version"]) == ("awaiting_review", 2)
