@@ -108,6 +108,8 @@ def register_all(sub) -> None:
 
     from hitl_dashboard.cli_api_commands import register as register_api_commands  # tokens, webhooks
     register_api_commands(sub)
+    from hitl_dashboard.cli_admin_commands import register as register_admin_commands  # abort
+    register_admin_commands(sub)
 
 
 def _json_arg(text: str | None, field: str):

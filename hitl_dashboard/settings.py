@@ -43,6 +43,11 @@ class Settings(BaseSettings):
     runner_in_web: bool = True
     # Conversations one runner process works on at once (their model calls overlap).
     runner_concurrency: int = 8
+    # A run that crashes unexpectedly is retried after base * 2^(n-1) s (capped); after
+    # runner_max_crashes crashes in a row the conversation fails (an admin can retry it).
+    runner_crash_backoff_s: float = 1.0
+    runner_crash_backoff_max_s: float = 300.0
+    runner_max_crashes: int = 8
 
     # Review SLA in hours per role; escalation goes to the backup role.
     sla_hours_security_reviewer: float = 24.0
