@@ -1,6 +1,7 @@
 """Issue 8.4 over HTTP, against the real app and its in-process runner (SQLite and PostgreSQL):
 a 300-character task no longer loops; a turn the database refuses fails the conversation once with
-a clear reason; POST .../retry resumes it after the fix; POST .../abort stops any conversation."""
+a clear reason; POST .../retry resumes it after the fix; POST .../abort stops any conversation
+(the failed case and a runner stopped mid-turn are in tests/test_stuck_conversations.py)."""
 
 from __future__ import annotations
 
@@ -72,7 +73,7 @@ def test_a_refused_turn_fails_once_with_a_reason_and_retry_resumes_it_after_the_
     assert admin.post(f"/api/conversations/{conversation_id}/retry").status_code == 409
 
 
-def test_an_admin_aborts_running_awaiting_and_failed_conversations(api_app: ApiApp) -> None:
+def test_an_admin_aborts_running_and_awaiting_conversations_others_may_not(api_app: ApiApp) -> None:
     admin_name, admin_token = api_app.user(["admin"])
     admin = api_app.client(admin_token)
     reviewer = api_app.client(api_app.token(["security_reviewer"]))
@@ -92,8 +93,9 @@ def test_an_admin_aborts_running_awaiting_and_failed_conversations(api_app: ApiA
     review = wait_for_review(reviewer, awaiting)
     body = admin.post(f"/api/conversations/{awaiting}/abort", json={"reason": "not needed"}).json()
     assert (body["status"], body["open_reviews"]) == ("aborted", [])
-    assert reviewer.post(f"/api/reviews/{review['id']}/decision",
-                         json={"action": "approve"}).status_code == 409  # dismissed: nothing to approve
+    other_reviewer = api_app.client(api_app.token(["security_reviewer"]))  # not the initiator
+    assert other_reviewer.post(f"/api/reviews/{review['id']}/decision",
+                               json={"action": "approve"}).status_code == 409  # dismissed: nothing to approve
 
     assert admin.post(f"/api/conversations/{awaiting}/abort", json={"reason": "again"}).status_code == 409
     assert admin.post("/api/conversations/2147483647/abort", json={"reason": "x"}).status_code == 404
