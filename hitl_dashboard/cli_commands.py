@@ -100,6 +100,8 @@ def register_all(sub) -> None:
     from hitl_dashboard.cli_audit_commands import register as register_audit_commands  # verify, export
     register_api_commands(sub)
     register_audit_commands(sub)
+    from hitl_dashboard.cli_admin_commands import register as register_admin_commands  # abort
+    register_admin_commands(sub)
 
 
 def _json_arg(text: str | None, field: str):

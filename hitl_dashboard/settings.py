@@ -54,6 +54,11 @@ class Settings(BaseSettings):
     runner_in_web: bool = True
     # Conversations one runner process works on at once (their model calls overlap).
     runner_concurrency: int = Field(default=8, ge=1)
+    # A run that crashes unexpectedly is retried after base * 2^(n-1) s (capped); after
+    # runner_max_crashes crashes in a row the conversation fails (an admin can retry it).
+    runner_crash_backoff_s: float = Field(default=1.0, gt=0)
+    runner_crash_backoff_max_s: float = Field(default=300.0, gt=0)
+    runner_max_crashes: int = Field(default=8, ge=1)
 
     # Review SLA in hours per role; escalation goes to the backup role.
     sla_hours_security_reviewer: float = 24.0

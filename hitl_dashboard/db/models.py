@@ -55,8 +55,11 @@ class Conversation(SQLModel, table=True):
     next_input: Optional[dict] = _json()
     turns_since_review: int = 0
     next_seq: int = 1
+    # A lease with no owner but an expiry in the future is a back-off: nobody runs it before then.
     lease_owner: Optional[str] = Field(default=None, max_length=80)
     lease_expires_at: Optional[datetime] = None
+    # Runs in a row that crashed without storing a turn (see services/run_failures).
+    crash_count: int = 0
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 

@@ -9,6 +9,7 @@ import regex as timed_regex  # the `regex` package: like re, but a search can be
 from typing import Any, Literal
 
 from hitl_dashboard.domain.errors import InvalidInput
+from hitl_dashboard.domain.stored_values import TOOL_NAME_CHARS, is_tool_name
 
 GateMode = Literal["after_agent", "on_done", "never"]
 _DONE = re.compile(r"\b(TERMINATE|DONE)\b|Ready for review\.", re.IGNORECASE)
@@ -113,6 +114,9 @@ class GatePolicy:
                 if isinstance(value, str) or not all(isinstance(v, str) for v in value or ()):
                     raise InvalidInput(f"gate policy {name} must be a list of names", "gate_policy")
                 data[name] = tuple(value)
+        if not all(is_tool_name(t) for t in data.get("tools", ())):
+            raise InvalidInput(f"gate policy tools must be tool names (identifiers of at most {TOOL_NAME_CHARS}"
+                               " characters)", "gate_policy")
         for name, kind in (("min_confidence", (int, float)), ("max_turns_without_review", int)):
             if data.get(name) is not None and (isinstance(data[name], bool) or not isinstance(data[name], kind)):
                 raise InvalidInput(f"gate policy {name} must be a number", "gate_policy")

@@ -4,6 +4,7 @@ import re
 from dataclasses import dataclass
 
 from hitl_dashboard.domain.hashing import sha256_text
+from hitl_dashboard.domain.stored_values import language_token, revision_key, storable_text
 
 _FENCE = re.compile(r"```([\w+#.-]*)[^\n]*\n(.*?)```", re.DOTALL)
 _FILE_LINE = re.compile(r"^\s*(?:#|//|--|/\*)\s*file:\s*(\S+)", re.IGNORECASE)
@@ -22,12 +23,13 @@ class ProposedCode:
 
 def extract_code_blocks(text: str) -> list[ProposedCode]:
     """Fenced blocks in order. A first line like `# file: app/x.py` names the key;
-    unnamed blocks are keyed `snippet-N` by position so revisions still line up."""
+    unnamed blocks are keyed `snippet-N` by position so revisions still line up. Keys and languages
+    are model output: they are made to fit their columns here (see domain/stored_values)."""
     blocks: list[ProposedCode] = []
     for index, match in enumerate(_FENCE.finditer(text), start=1):
-        language, body = match.group(1) or "text", match.group(2)
+        language, body = language_token(match.group(1)), storable_text(match.group(2))
         first_line = body.split("\n", 1)[0]
         named = _FILE_LINE.match(first_line)
-        key = named.group(1) if named else f"snippet-{index}"
+        key = revision_key(named.group(1)) if named else f"snippet-{index}"
         blocks.append(ProposedCode(key=key, language=language, content=body.rstrip("\n") + "\n"))
     return blocks

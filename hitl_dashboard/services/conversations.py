@@ -1,4 +1,4 @@
-"""Start a conversation; retry a failed one from its last checkpoint."""
+"""Start a conversation; retry a failed one from its last checkpoint; abort one in any state (admin)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,19 @@ from typing import Any
 
 from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, Message, utcnow
+from hitl_dashboard.db.models import Conversation, Message, utcnow, without_checkpoint
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.enums import ConversationStatus, MessageKind, TaskType
-from hitl_dashboard.domain.errors import Conflict, InvalidInput
+from hitl_dashboard.domain.enums import TERMINAL_STATUSES, ConversationStatus, MessageKind, TaskType
+from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor, require_role
 from hitl_dashboard.domain.policies import GatePolicy
+from hitl_dashboard.services import webhooks
 from hitl_dashboard.services.conversation_queries import get_conversation
+from hitl_dashboard.services.tool_decisions import cancel_pending_calls
+from hitl_dashboard.services.review_requests import dismiss_open_requests
 
 MAX_TASK_CHARS = 20_000
+MAX_REASON_CHARS = 2_000
 TASK_TYPES = {t.value for t in TaskType} | {"auto"}
 # No base_url: endpoints (and the keys that go with them) are the operator's configuration; a
 # caller-chosen URL would receive the server's API key.
@@ -108,8 +112,44 @@ def retry_conversation(uow: UnitOfWork, actor: Actor, conversation_id: int) -> C
     reason = conversation.status_reason
     conversation.status, conversation.status_reason = ConversationStatus.RUNNING, None
     conversation.lease_owner, conversation.lease_expires_at = None, None
+    conversation.crash_count = 0
     conversation.updated_at = utcnow()
     uow.session.add(conversation)
     append_audit(uow.session, actor=actor.username, actor_role="admin", action="conversation.retried",
                  conversation_id=conversation_id, details={"failure": reason})
+    return conversation
+
+
+def abort_conversation(uow: UnitOfWork, actor: Actor, conversation_id: int, reason: str) -> Conversation:
+    """Stop a conversation whatever it is doing (running, awaiting review, failed, backing off).
+
+    The row is locked first (PostgreSQL: a runner storing a turn finishes before, or waits and then
+    finds its lease gone); clearing the lease makes that runner's next renew fail, so it stops
+    without writing over the aborted status. Open review requests are dismissed."""
+    require_role(actor, "admin", what="abort a conversation")
+    reason = (reason or "").strip()
+    if not reason:
+        raise InvalidInput("a reason is required to abort a conversation", "reason")
+    if len(reason) > MAX_REASON_CHARS:
+        raise InvalidInput(f"the reason is longer than {MAX_REASON_CHARS} characters", "reason")
+    conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint(), with_for_update=True)
+    if conversation is None:
+        raise NotFound(f"conversation {conversation_id} does not exist")
+    if conversation.status in TERMINAL_STATUSES:
+        raise Conflict(f"conversation {conversation_id} is already {conversation.status}; it cannot be aborted")
+    was = conversation.status
+    dismiss_open_requests(uow.session, conversation_id, actor=actor.username, why="conversation aborted by an admin")
+    cancel_pending_calls(uow.session, conversation_id, why=f"the conversation was aborted by {actor.username}")
+    conversation.status = ConversationStatus.ABORTED
+    conversation.status_reason = f"aborted by {actor.username} (admin): {reason}"
+    conversation.next_input = None
+    uow.session.add(Message(conversation_id=conversation_id, seq=conversation.next_seq, source=actor.username,
+                            kind=MessageKind.SYSTEM, content=f"ABORTED by {actor.username} (admin): {reason}"))
+    conversation.next_seq += 1
+    conversation.lease_owner, conversation.lease_expires_at = None, None
+    conversation.updated_at = utcnow()
+    uow.session.add(conversation)
+    append_audit(uow.session, actor=actor.username, actor_role="admin", action="conversation.aborted",
+                 conversation_id=conversation_id, details={"reason": reason, "was": was})
+    webhooks.conversation_finished(uow.session, conversation)
     return conversation

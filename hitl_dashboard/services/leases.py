@@ -41,9 +41,11 @@ def try_take(session: Session, conversation_id: int, owner: str, seconds: float)
 
 
 def renew(session: Session, conversation_id: int, owner: str, seconds: float) -> bool:
+    """False once the lease is gone: expired and taken over, or cleared by an admin's abort."""
     result = session.exec(
         update(Conversation)
-        .where(Conversation.id == conversation_id, Conversation.lease_owner == owner)
+        .where(Conversation.id == conversation_id, Conversation.lease_owner == owner,
+               Conversation.status == ConversationStatus.RUNNING)
         .values(lease_expires_at=utcnow() + timedelta(seconds=seconds))
     )
     return result.rowcount == 1
@@ -58,5 +60,11 @@ def release(session: Session, conversation_id: int, owner: str) -> None:
 
 
 def any_running(session: Session) -> bool:
-    query = select(Conversation.id).where(Conversation.status == ConversationStatus.RUNNING).limit(1)
+    """A running conversation that some runner holds or will take: not one backing off after crashes
+    (no owner, expiry in the future), which `run_until_idle` must not wait minutes for."""
+    query = select(Conversation.id).where(
+        Conversation.status == ConversationStatus.RUNNING,
+        or_(Conversation.lease_owner.is_not(None), Conversation.lease_expires_at.is_(None),
+            Conversation.lease_expires_at < utcnow()),
+    ).limit(1)
     return session.exec(query).first() is not None

@@ -11,6 +11,7 @@ from hitl_dashboard.db.models import AuditEvent, Conversation, Decision, ReviewR
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, Action, ReviewKind, ReviewStatus
 from hitl_dashboard.domain.signoff import Approval
 from hitl_dashboard.domain.sla import due_at
+from hitl_dashboard.domain.stored_values import short_label
 from hitl_dashboard.services import webhooks
 from hitl_dashboard.settings import get_settings
 
@@ -46,7 +47,7 @@ def open_request(
         risk_flags=risk_flags or [],
         subject_type=subject.type,
         subject_id=subject.id,
-        subject_label=subject.label[:255],
+        subject_label=short_label(subject.label),
         content_hash=subject.content_hash,
         due_at=due_at(now, role, get_settings().sla_hours()),
         escalated_from_id=escalated_from_id,

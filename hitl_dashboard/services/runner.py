@@ -16,20 +16,16 @@ from hitl_dashboard.agents.errors import ModelCallFailed
 from hitl_dashboard.agents.model_clients import ModelSpec
 from hitl_dashboard.agents.session import TeamSession, TurnFailed, model_specs
 from hitl_dashboard.domain.templates import TEMPLATES
-from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, utcnow, without_checkpoint
+from hitl_dashboard.db.models import Conversation, without_checkpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
-from hitl_dashboard.services import leases, live, webhooks
+from hitl_dashboard.services import leases, live
+from hitl_dashboard.services.run_failures import LeaseLost, describe_storage_error, mark_failed, record_crash
 from hitl_dashboard.services.tool_execution import run_approved_tools, tool_call_ids
 from hitl_dashboard.services.turns import CONTINUE, apply_turn
 from hitl_dashboard.settings import get_settings
 
 log = logging.getLogger(__name__)
-
-
-class LeaseLost(Exception):
-    pass
 
 
 def new_runner_id() -> str:
@@ -57,18 +53,33 @@ async def run_conversation(conversation_id: int, runner_id: str) -> bool:
             return False
         uow.commit()
     heartbeat = asyncio.create_task(_heartbeat(conversation_id, runner_id, settings.lease_seconds))
+    crash: Exception | None = None
     try:
         await _run_leased(conversation_id, runner_id)
     except LeaseLost:
-        log.warning("runner %s lost the lease on conversation %s", runner_id, conversation_id)
+        log.warning("runner %s lost the lease on conversation %s (aborted, or taken over)", runner_id, conversation_id)
+    except Exception as exc:  # noqa: BLE001 - logged here, backed off below; never kills the worker loop
+        log.exception("runner %s crashed on conversation %s", runner_id, conversation_id)
+        crash = exc
     finally:
         heartbeat.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await heartbeat
+        _release(conversation_id, runner_id, crash)
+    return True
+
+
+def _release(conversation_id: int, runner_id: str, crash: Exception | None) -> None:
+    try:
+        if crash is not None:
+            record_crash(conversation_id, runner_id, crash)
+            return
         with UnitOfWork() as uow:
             leases.release(uow.session, conversation_id, runner_id)
             uow.commit()
-    return True
+    except Exception:  # noqa: BLE001 - e.g. the database is down: the lease then simply expires
+        log.exception("runner %s could not release conversation %s; its lease will expire", runner_id,
+                      conversation_id)
 
 
 async def _run_leased(conversation_id: int, runner_id: str) -> None:
@@ -84,28 +95,47 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
     try:
         session = TeamSession(snapshot.template, snapshot.task_type, specs, stream=get_settings().model_stream)
     except Exception as exc:  # noqa: BLE001 - a misconfigured model fails this conversation, not the runner loop
-        _mark_failed(conversation_id, runner_id, f"cannot set up the agents' models: {exc}")
+        mark_failed(conversation_id, runner_id, f"cannot set up the agents' models: {exc}")
         return
     try:
         await session.restore(snapshot.checkpoint)
+        turn_number = snapshot.checkpoint_version
         while True:
+            turn_number += 1
             try:
                 turn = await session.run_turn(task, on_chunk=live.chunk_publisher(conversation_id))
             except (TurnFailed, ModelCallFailed) as exc:
-                _mark_failed(conversation_id, runner_id, str(exc))
+                mark_failed(conversation_id, runner_id, str(exc))
                 return
-            with UnitOfWork() as uow:
-                if not leases.renew(uow.session, conversation_id, runner_id, get_settings().lease_seconds):
-                    raise LeaseLost()
-                conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint())
-                outcome = apply_turn(uow.session, conversation, turn)
-                uow.commit()
+            try:
+                outcome = _store_turn(conversation_id, runner_id, turn)
+            except LeaseLost:
+                raise
+            except Exception as exc:  # noqa: BLE001 - rolled back; retrying would fail the same way
+                log.exception("runner %s: storing turn %d of conversation %s failed", runner_id, turn_number,
+                              conversation_id)
+                mark_failed(conversation_id, runner_id,
+                            f"storing agent turn {turn_number} failed: {describe_storage_error(exc)}")
+                return
             live.publish_turn(conversation_id)
             if outcome != CONTINUE:
                 return
             task = None
     finally:
         await session.close()
+
+
+def _store_turn(conversation_id: int, runner_id: str, turn) -> str:
+    """One transaction: the turn's rows and its checkpoint, or nothing (the unit of work rolls back)."""
+    with UnitOfWork() as uow:
+        # Renewing also locks the row (PostgreSQL) and fails if an admin aborted the conversation.
+        if not leases.renew(uow.session, conversation_id, runner_id, get_settings().lease_seconds):
+            raise LeaseLost()
+        conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint())
+        outcome = apply_turn(uow.session, conversation, turn)
+        conversation.crash_count = 0  # a stored turn is progress: crashes before it no longer count
+        uow.commit()
+    return outcome
 
 
 class _Snapshot:
@@ -117,22 +147,7 @@ class _Snapshot:
         self.model_routing = dict(conversation.model_routing or {})
         self.checkpoint = conversation.checkpoint
         self.next_input = conversation.next_input
-
-
-def _mark_failed(conversation_id: int, runner_id: str, reason: str) -> None:
-    with UnitOfWork() as uow:
-        conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint())
-        if conversation.lease_owner != runner_id:
-            raise LeaseLost()
-        conversation.status = ConversationStatus.FAILED
-        conversation.status_reason = reason[:2000]
-        conversation.updated_at = utcnow()
-        uow.session.add(conversation)
-        append_audit(uow.session, actor="runner", action="conversation.failed", conversation_id=conversation_id,
-                     details={"reason": reason[:2000]})
-        webhooks.conversation_finished(uow.session, conversation)
-        uow.commit()
-    live.publish_turn(conversation_id)
+        self.checkpoint_version = conversation.checkpoint_version
 
 
 async def _heartbeat(conversation_id: int, runner_id: str, seconds: float) -> None:

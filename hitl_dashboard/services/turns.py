@@ -14,6 +14,7 @@ from hitl_dashboard.domain.enums import ConversationStatus, ReviewKind, SubjectT
 from hitl_dashboard.domain.hashing import content_hash
 from hitl_dashboard.domain.policies import GateHit, GatePolicy, TurnView, risk_flags
 from hitl_dashboard.domain.revisions import ProposedCode, extract_code_blocks
+from hitl_dashboard.domain.stored_values import CALL_ID_CHARS, SOURCE_CHARS, fit_with_hash, storable_text
 from hitl_dashboard.domain.signoff import TOOL_APPROVER, first_role
 from hitl_dashboard.services import webhooks
 from hitl_dashboard.services.review_requests import Subject, dismiss_open_requests, open_request
@@ -92,8 +93,8 @@ def _primary(hits: list[GateHit]) -> GateHit:
 
 def _store_message(session: Session, conversation: Conversation, produced: ProducedMessage) -> Message:
     row = Message(
-        conversation_id=conversation.id, seq=conversation.next_seq, source=produced.source, kind=produced.kind,
-        content=produced.content, prompt_tokens=produced.prompt_tokens,
+        conversation_id=conversation.id, seq=conversation.next_seq,
+        source=fit_with_hash(produced.source, SOURCE_CHARS), kind=produced.kind, content=storable_text(produced.content), prompt_tokens=produced.prompt_tokens,
         completion_tokens=produced.completion_tokens,
     )
     conversation.next_seq += 1
@@ -124,7 +125,7 @@ def _store_revisions(session, conversation, messages, stored) -> list[CodeRevisi
             continue
         blocks = extract_code_blocks(produced.content)
         if not blocks and produced.source == "copywriter":
-            blocks = [ProposedCode("copy.md", "markdown", produced.content.strip() + "\n")]
+            blocks = [ProposedCode("copy.md", "markdown", storable_text(produced.content.strip()) + "\n")]
         for block in blocks:
             latest = session.exec(
                 select(CodeRevision).where(CodeRevision.conversation_id == conversation.id,
@@ -148,7 +149,8 @@ def _open_tool_approvals(session, conversation, policy: GatePolicy, messages, st
         for intent in produced.tool_calls:
             if intent.name not in policy.tools:
                 continue
-            call = ToolCall(conversation_id=conversation.id, call_id=intent.call_id, tool_name=intent.name,
+            call = ToolCall(conversation_id=conversation.id, call_id=fit_with_hash(intent.call_id, CALL_ID_CHARS),
+                            tool_name=intent.name,  # listed in the gate policy, which admits only tool names
                             arguments=intent.arguments, args_hash=content_hash(intent.arguments),
                             turn=conversation.checkpoint_version)
             session.add(call)

@@ -38,7 +38,7 @@ async def run_worker_forever(runner_id: str | None = None, stop: asyncio.Event |
                 escalate_once()
                 start_delivery_round()
                 for done in [cid for cid, task in running.items() if task.done()]:
-                    running.pop(done)
+                    _log_if_crashed(runner_id, done, running.pop(done))
                 free = slots - len(running)
                 started = 0
                 if free > 0:
@@ -57,6 +57,17 @@ async def run_worker_forever(runner_id: str | None = None, stop: asyncio.Event |
     finally:
         for task in running.values():
             task.cancel()
+
+
+def _log_if_crashed(runner_id: str, conversation_id: int, task: asyncio.Task) -> None:
+    """Retrieve the task's outcome: run_conversation logs and backs off its own crashes, so an
+    exception here is a bug in that handling (e.g. the database went away while releasing)."""
+    if task.cancelled():
+        return
+    error = task.exception()
+    if error is not None:
+        log.error("runner %s: run of conversation %s ended with an error", runner_id, conversation_id,
+                  exc_info=error)
 
 
 class _WakeOnChange:

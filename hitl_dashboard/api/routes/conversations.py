@@ -1,4 +1,4 @@
-"""POST/GET /api/conversations and GET /api/conversations/{id}."""
+"""POST/GET /api/conversations, GET /api/conversations/{id}, and the admin's abort and retry."""
 
 from __future__ import annotations
 
@@ -7,16 +7,18 @@ from typing import Annotated
 from fastapi import APIRouter, Query, status
 
 from hitl_dashboard.api.deps import CurrentActor
-from hitl_dashboard.api.errors import COMMON_RESPONSES, NOT_FOUND
+from hitl_dashboard.api.errors import COMMON_RESPONSES, CONFLICT, NOT_FOUND
 from hitl_dashboard.api.schemas.common import IdPath, Limit, Offset
 from hitl_dashboard.api.schemas.conversations import (
-    ConversationCreate, ConversationPublic, ConversationSummaryPublic, RevisionPublic, SignOffStepPublic,
+    AbortCreate, ConversationCreate, ConversationPublic, ConversationSummaryPublic, RevisionPublic, SignOffStepPublic,
 )
 from hitl_dashboard.api.schemas.reviews import ReviewPublic
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus, TaskType
 from hitl_dashboard.services import conversation_queries, live
-from hitl_dashboard.services.conversations import StartCommand, start_conversation
+from hitl_dashboard.services.conversations import (
+    StartCommand, abort_conversation, retry_conversation, start_conversation,
+)
 
 router = APIRouter(prefix="/conversations", tags=["conversations"], responses=COMMON_RESPONSES)
 
@@ -70,5 +72,28 @@ def list_conversations(
 @router.get("/{conversation_id}", response_model=ConversationPublic, responses=NOT_FOUND)
 def get_conversation(conversation_id: IdPath, actor: CurrentActor) -> ConversationPublic:
     """Status, sign-off progress for the content under review, open review requests, revisions."""
+    with UnitOfWork() as uow:
+        return _public(uow, conversation_id)
+
+
+@router.post("/{conversation_id}/abort", response_model=ConversationPublic, responses={**NOT_FOUND, **CONFLICT})
+def abort(conversation_id: IdPath, body: AbortCreate, actor: CurrentActor) -> ConversationPublic:
+    """Admins: stop the conversation in any state (running, awaiting review, failed); open reviews are
+    dismissed and a runner in the middle of a turn stops without storing it. 409 if already finished."""
+    with UnitOfWork() as uow:
+        abort_conversation(uow, actor, conversation_id, body.reason)
+        uow.commit()
+    live.publish_turn(conversation_id)
+    with UnitOfWork() as uow:
+        return _public(uow, conversation_id)
+
+
+@router.post("/{conversation_id}/retry", response_model=ConversationPublic, responses={**NOT_FOUND, **CONFLICT})
+def retry(conversation_id: IdPath, actor: CurrentActor) -> ConversationPublic:
+    """Admins: a failed conversation resumes from its last checkpoint. 409 unless it is failed."""
+    with UnitOfWork() as uow:
+        retry_conversation(uow, actor, conversation_id)
+        uow.commit()
+    live.publish_turn(conversation_id)
     with UnitOfWork() as uow:
         return _public(uow, conversation_id)

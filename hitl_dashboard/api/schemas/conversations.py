@@ -50,6 +50,13 @@ class ConversationCreate(BaseModel):
     on_overdue: Literal["escalate", "abort"] = "escalate"
 
 
+class AbortCreate(BaseModel):
+    """Why an admin stops the conversation; recorded in the audit trail and shown as its status reason."""
+
+    model_config = ConfigDict(extra="forbid")
+    reason: Text(2_000, 1)
+
+
 class ConversationSummaryPublic(BaseModel):
     id: int
     title: str

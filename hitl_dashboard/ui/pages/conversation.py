@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from hitl_dashboard.ui.components.admin_abort import admin_abort
 from hitl_dashboard.ui.components.decision_panel import decision_panel
 from hitl_dashboard.ui.components.diff_panel import diff_panel
 from hitl_dashboard.ui.components.layout import page_layout
@@ -26,6 +27,7 @@ def conversation_page() -> rx.Component:
                     align="center", width="100%",
                 ),
                 banner(),
+                admin_abort(),
                 signoff_progress(),
                 rx.grid(
                     rx.vstack(rx.heading("Transcript", size="3"), transcript(), width="100%", min_width="0"),
