@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -58,18 +60,15 @@ def use_database(url: str) -> None:
     reset_settings_cache()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request, tmp_path, monkeypatch):
-    """A migrated, empty database; the process environment points at it (for subprocesses too)."""
-    from hitl_dashboard.db.migrations import upgrade_to_head
+@contextlib.contextmanager
+def fresh_database(kind: str, tmp_path: Path, monkeypatch) -> Iterator[str]:
+    """A database with no tables yet (a new SQLite file or PostgreSQL database); the process
+    environment points at it (for subprocesses too) until it is dropped."""
+    from hitl_dashboard.db.engine import get_engine
     from hitl_dashboard.settings import reset_settings_cache
 
-    monkeypatch.setenv("SCRIPTED_DELAY_MS", "0")
-    monkeypatch.setenv("DEPLOY_LOG_PATH", str(tmp_path / "deploys.jsonl"))
-    # Published audit heads (services/audit_anchor.py) stay with the test's database.
-    monkeypatch.setenv("AUDIT_ANCHOR_FILE", str(tmp_path / "audit-heads.jsonl"))
     pg_name = None
-    if request.param == "sqlite":
+    if kind == "sqlite":
         url = f"sqlite:///{tmp_path / 'hitl.db'}"
     else:
         require_pg()
@@ -77,14 +76,27 @@ def db_url(request, tmp_path, monkeypatch):
         url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{pg_name}"
     monkeypatch.setenv("DATABASE_URL", url)
     reset_settings_cache()
-    upgrade_to_head()
-    yield url
-    from hitl_dashboard.db.engine import get_engine
+    try:
+        yield url
+    finally:
+        get_engine(url).dispose()
+        reset_settings_cache()
+        if pg_name:
+            drop_pg_database(pg_name)
 
-    get_engine(url).dispose()
-    reset_settings_cache()
-    if pg_name:
-        drop_pg_database(pg_name)
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path, monkeypatch):
+    """A migrated, empty database."""
+    from hitl_dashboard.db.migrations import upgrade_to_head
+
+    monkeypatch.setenv("SCRIPTED_DELAY_MS", "0")
+    monkeypatch.setenv("DEPLOY_LOG_PATH", str(tmp_path / "deploys.jsonl"))
+    # Published audit heads (services/audit_anchor.py) stay with the test's database.
+    monkeypatch.setenv("AUDIT_ANCHOR_FILE", str(tmp_path / "audit-heads.jsonl"))
+    with fresh_database(request.param, tmp_path, monkeypatch) as url:
+        upgrade_to_head()
+        yield url
 
 
 @pytest.fixture

@@ -85,7 +85,7 @@ def test_an_operator_session_through_every_review_command(db):
     # The same key with another request is refused (exit 2), and the first decision stands.
     other = run_cli("--json", "decide", str(review), "--as", "alice", "--action", "abort", "--reason", "no",
                     "--key", "alice-1", check=False)
-    assert other.returncode == 2 and "already used for a different request" in other.stdout
+    assert other.returncode == 2 and "already used for a different request" in other.stdout + other.stderr
 
     shown = cli_json("show", str(conversation_id))
     assert (shown["status"], shown["checkpoint_version"]) == ("awaiting_review", 2)
@@ -194,7 +194,7 @@ def test_a_conflict_exits_5(review_id):
     run_cli("decide", str(review_id), "--as", "alice", "--action", "approve")
     error = cli_fails(5, "decide", str(review_id), "--as", "erin", "--action", "abort", "--reason", "late",
                       "--override-reason", "cover")
-    assert error["error"] == "Conflict" and f"review request {review_id} is already decided" in error["message"]
+    assert error["error"] == "Conflict" and f"review request {review_id} is closed: APPROVE by" in error["message"]
 
 
 def test_audit_export_csv_has_a_header_and_one_line_per_event(review_id):

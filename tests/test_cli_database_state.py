@@ -13,8 +13,7 @@ from sqlalchemy import text
 
 from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.db.migrations import alembic_config, current_revision
-from hitl_dashboard.settings import reset_settings_cache
-from tests.conftest import create_pg_database, drop_pg_database, require_pg, run_cli
+from tests.conftest import fresh_database, run_cli
 from tests.e2e.app_process import free_port
 
 NOT_MIGRATED = 8
@@ -24,20 +23,8 @@ UNREACHABLE = 9
 @pytest.fixture(params=["sqlite", "postgresql"])
 def empty_db_url(request, tmp_path, monkeypatch):
     """A database with no tables at all (a fresh SQLite file, a new PostgreSQL database)."""
-    pg_name = None
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'fresh.db'}"
-    else:
-        require_pg()
-        pg_name = create_pg_database()
-        url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{pg_name}"
-    monkeypatch.setenv("DATABASE_URL", url)
-    reset_settings_cache()
-    yield url
-    get_engine(url).dispose()
-    reset_settings_cache()
-    if pg_name:
-        drop_pg_database(pg_name)
+    with fresh_database(request.param, tmp_path, monkeypatch) as url:
+        yield url
 
 
 def refused(*args: str) -> str:

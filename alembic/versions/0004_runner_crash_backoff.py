@@ -26,5 +26,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('conversations', schema=None) as batch_op:
-        batch_op.drop_column('crash_count')
+    # A plain DROP COLUMN (SQLite >= 3.35 has it): a batch copy would have to drop and recreate
+    # conversations, which every other table references, and SQLite's foreign keys refuse that.
+    op.execute("ALTER TABLE conversations DROP COLUMN crash_count")
