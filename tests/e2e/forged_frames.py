@@ -123,14 +123,18 @@ def _str_value(name: str, t: Targets, i: int) -> str:
     return f"{t.canary} forged {name}"
 
 
-def forge(annotation: Any, name: str, t: Targets, i: int) -> Any:
-    """A made-up value of this type: rows the attacker has no right to, text carrying the canary."""
+def forge(annotation: Any, name: str, t: Targets, i: int, items: bool = True) -> Any:
+    """A made-up value of this type: rows the attacker has no right to, text carrying the canary.
+
+    items=False leaves lists empty: a made-up view that renders cleanly (a list of half-typed
+    rows may crash the state that stores it before the victim ever sees the text)."""
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
         options = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return forge(options[0], name, t, i) if options else None
+        return forge(options[0], name, t, i, items) if options else None
     if dataclasses.is_dataclass(annotation):
-        return {f.name: forge(_field_type(annotation, f), f.name, t, i) for f in dataclasses.fields(annotation)}
+        return {f.name: forge(_field_type(annotation, f), f.name, t, i, items)
+                for f in dataclasses.fields(annotation)}
     if annotation is bool:
         return True
     if annotation is int:
@@ -142,7 +146,7 @@ def forge(annotation: Any, name: str, t: Targets, i: int) -> Any:
     if origin in (list, tuple, set) or annotation in (list, tuple, set):
         args = typing.get_args(annotation)
         item = args[0] if args else dict
-        return [forge(item, name, t, i)]
+        return [forge(item, name, t, i, items)] if items else []
     if origin is dict or annotation is dict:
         return _forged_mapping(t, i)
     return _forged_mapping(t, i)  # Any or unknown: a view-like object with a little of everything
@@ -178,31 +182,53 @@ def forged_calls(handler: Handler, t: Targets) -> list[dict[str, Any]]:
     params = [p for p in inspect.signature(handler.fn).parameters.values() if p.name != "self"]
     if not params:
         return [{}]
-    return [{p.name: forge(hints.get(p.name, Any), p.name, t, i) for p in params} for i in range(VARIANTS)]
+    calls = [{p.name: forge(hints.get(p.name, Any), p.name, t, i, items=False) for p in params}]
+    calls += [{p.name: forge(hints.get(p.name, Any), p.name, t, i) for p in params} for i in range(VARIANTS)]
+    return [call for n, call in enumerate(calls) if call not in calls[:n]]
 
 
-# -- the wire --------------------------------------------------------------------------------
+# -- the wire ---
+# Socket.IO over Engine.IO: "4" message, "0" connect / "2" event, then the namespace. Reflex's
+# first event rides in the connect packet: '40/_event,{"event": {...}}'; later ones are
+# '42/_event,["event", {...}]'.
+EVENT_PREFIX = "42/_event,"
+
+
+def _router_data(message: str) -> dict | None:
+    head, _, body = message.partition(",")
+    if head not in ("40/_event", "42/_event") or not body:
+        return None
+    try:
+        frame = json.loads(body)
+    except ValueError:
+        return None
+    event = frame.get("event") if isinstance(frame, dict) else (frame[1] if len(frame) == 2 else None)
+    return event.get("router_data") if isinstance(event, dict) else None
+
+
 class WireTap:
     """A page's Reflex websocket, routed: inject frames, read what the server sent back."""
 
     def __init__(self, page: Page):
         self.page = page
         self.server: WebSocketRoute | None = None
-        self.template: list | None = None  # the first event frame the page sent: its envelope is reused
-        self.prefix = ""
+        # Where the page says it is, from its first event on this socket; forged frames say the same.
+        self.router_data: dict | None = None
         self.received: list[str] = []
+        self.connections = 0  # a full navigation opens a new socket
+        self.sent: list[str] = []  # the first frames the page sent, for the failure message
         page.route_web_socket(re.compile(r".*/_event.*"), self._route)
 
     def _route(self, ws: WebSocketRoute) -> None:
         server = ws.connect_to_server()
-        self.server, self.template = server, None
+        self.server, self.router_data = server, None
+        self.connections += 1
 
         def to_server(message):
-            if self.template is None and isinstance(message, str) and message.startswith("42"):
-                prefix, _, body = message.partition(",")
-                frame = json.loads(body)
-                if isinstance(frame, list) and len(frame) == 2 and isinstance(frame[1], dict) and "name" in frame[1]:
-                    self.prefix, self.template = prefix, frame
+            if len(self.sent) < 20:
+                self.sent.append(message if isinstance(message, str) else repr(message[:200]))
+            if self.router_data is None and isinstance(message, str):
+                self.router_data = _router_data(message)
             server.send(message)
 
         def to_page(message):
@@ -224,23 +250,29 @@ class WireTap:
         raise AssertionError(f"timed out waiting for {what}")
 
     def ready(self) -> None:
-        self.pump(lambda: self.server is not None and self.template is not None, what="the page's first event")
+        self.pump(lambda: self.server is not None and self.router_data is not None,
+                  what=f"the page's first event frame; it sent {self.sent}")
 
     def send(self, event_name: str, payload: dict) -> None:
         self.ready()
-        frame = json.loads(json.dumps(self.template))
-        frame[1]["name"], frame[1]["payload"] = event_name, payload
-        self.server.send(self.prefix + "," + json.dumps(frame))
+        event = {"name": event_name, "payload": payload, "router_data": self.router_data}
+        self.server.send(EVENT_PREFIX + json.dumps(["event", event]))
 
     def round_trip(self, marker: str, var: str) -> None:
         """Send the marker event and wait until its state change comes back.
 
         Reflex runs one browser's (non-background) events in order, so once the marker's delta
-        arrives, every frame injected before it has been handled."""
-        seen = len(self.received)
-        self.send(marker, {})
-        # Delta keys carry a suffix after the var's name, hence no closing quote.
-        self.pump(lambda: any(f'"{var}' in m for m in self.received[seen:]), what=f"the reply to {marker}")
+        arrives, every frame injected before it has been handled. If the page opened a new socket
+        meanwhile (a forged handler redirected it), the marker is sent again on the new one."""
+        for _ in range(3):
+            seen, connection = len(self.received), self.connections
+            self.send(marker, {})
+            # Delta keys carry a suffix after the var's name, hence no closing quote.
+            replied = self.pump(lambda: any(f'"{var}' in m for m in self.received[seen:])
+                                or self.connections != connection, what=f"the reply to {marker}")
+            if self.connections == connection and replied:
+                return
+        raise AssertionError(f"{marker} got no reply: the page keeps reconnecting")
 
     def frames_since(self, mark: int) -> list[str]:
         return self.received[mark:]
