@@ -146,7 +146,11 @@ def forge(annotation: Any, name: str, t: Targets, i: int, items: bool = True) ->
     if origin in (list, tuple, set) or annotation in (list, tuple, set):
         args = typing.get_args(annotation)
         item = args[0] if args else dict
-        return [forge(item, name, t, i, items)] if items else []
+        # Rows that carry a review id are the redirect payload; other rows stay empty, because a
+        # half-typed row (a dict where the state expects a dataclass) crashes the computed vars
+        # reading it, which stalls every browser linked to the feed and hides what they would see.
+        carries_review = dataclasses.is_dataclass(item) and "review_id" in {f.name for f in dataclasses.fields(item)}
+        return [forge(item, name, t, i, items)] if items and (carries_review or not dataclasses.is_dataclass(item)) else []
     if origin is dict or annotation is dict:
         return _forged_mapping(t, i)
     return _forged_mapping(t, i)  # Any or unknown: a view-like object with a little of everything
@@ -182,7 +186,7 @@ def forged_calls(handler: Handler, t: Targets) -> list[dict[str, Any]]:
     params = [p for p in inspect.signature(handler.fn).parameters.values() if p.name != "self"]
     if not params:
         return [{}]
-    calls = [{p.name: forge(hints.get(p.name, Any), p.name, t, i, items=False) for p in params}]
+    calls = [{p.name: forge(hints.get(p.name, Any), p.name, t, 0, items=False) for p in params}]
     calls += [{p.name: forge(hints.get(p.name, Any), p.name, t, i) for p in params} for i in range(VARIANTS)]
     return [call for n, call in enumerate(calls) if call not in calls[:n]]
 
