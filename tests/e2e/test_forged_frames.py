@@ -129,14 +129,17 @@ def test_no_forged_frame_changes_another_users_view_or_any_row(app_server: Runni
                       victim_username=alice)
     conversation_path, queue_path = f"/conversations/{cid}", f"/queue?role={QUEUE}"
 
-    alice_conversation, alice_conversation_tap = open_tapped(browser, app_server, alice, conversation_path)
-    alice_queue = alice_conversation.context.new_page()  # same sign-in, its own browser tab and feed links
-    alice_queue_tap = WireTap(alice_queue)
-    alice_queue.goto(app_server.base_url + queue_path)
-    expect(alice_queue.locator("#queue-table, #queue-empty").first).to_be_visible(timeout=20_000)
-    alice_queue_tap.ready()
-    victims = [(alice_conversation, alice_conversation_tap, conversation_view),
-               (alice_queue, alice_queue_tap, queue_view)]
+    def victim() -> list[tuple[Page, WireTap, object]]:
+        """alice in a fresh browser: the conversation in one tab, her product queue in another."""
+        conversation, conversation_tap = open_tapped(browser, app_server, alice, conversation_path)
+        queue = conversation.context.new_page()  # same sign-in, its own browser tab and feed links
+        queue_tap = WireTap(queue)
+        queue.goto(app_server.base_url + queue_path)
+        expect(queue.locator("#queue-table, #queue-empty").first).to_be_visible(timeout=20_000)
+        queue_tap.ready()
+        return [(conversation, conversation_tap, conversation_view), (queue, queue_tap, queue_view)]
+
+    victims = victim()
 
     def attacker() -> tuple[Page, WireTap]:
         return open_tapped(browser, app_server, mallory, queue_path, conversation_path)
@@ -182,10 +185,10 @@ def test_no_forged_frame_changes_another_users_view_or_any_row(app_server: Runni
                  time.monotonic() - began, " FLAGGED" if found else "")
         if found:
             offenders[handler.label] = found
-            for page, tap, _ in victims:  # reloading refills the feeds: the next handler starts from the truth
-                page.reload()
-                tap.ready()
-                expect(page.locator(".review-card, #queue-table, #queue-empty").first).to_be_visible()
+            # Fresh browsers refill the feeds from the database: the next handler starts from the truth.
+            victims[0][0].context.close()
+            victims = victim()
+            for _, tap, _ in victims:
                 settle(tap)
             mallory_page.context.close()
             mallory_page, mallory_tap = attacker()
@@ -205,7 +208,7 @@ def test_no_forged_frame_changes_another_users_view_or_any_row(app_server: Runni
 
     # Control: alice approves the review card she sees, through the UI. The decision lands on that
     # review, in her name, and on nothing else: what she was shown is what she decided.
-    card = alice_conversation.locator(f".review-card[data-review-id='{victim_review.id}']")
+    card = victims[0][0].locator(f".review-card[data-review-id='{victim_review.id}']")
     card.get_by_role("button", name="Approve").click()
     query = text("SELECT review_request_id, action, reviewer_id FROM decisions WHERE conversation_id IN (:a, :b, :c)")
 
