@@ -50,16 +50,18 @@ class FuzzRun:
 
     def problems(self) -> str | None:
         """What went wrong, worded so a CI log says which kind of problem it is; None if nothing."""
+        sections = []
         if self.errors:
-            return "schemathesis itself failed (a tool or runtime error, not a verdict on the API):\n" + "\n".join(
-                f"- {e.operation}: {e.text.strip()[:2000]}" for e in self.errors)
+            sections.append("schemathesis itself failed on these operations (a tool or runtime error, "
+                            "not a verdict on the API):\n"
+                            + "\n".join(f"- {e.operation}: {e.text.strip()[:2000]}" for e in self.errors))
         if self.failures:
-            return "schemathesis found the API breaking its contract:\n" + "\n\n".join(
-                f"- {f.operation}:\n{f.text.strip()[:4000]}" for f in self.failures)
-        if self.returncode != 0:
-            return (f"schemathesis exited with {self.returncode} without reporting an error or a failure:\n"
-                    f"{self.stdout[-8000:]}\n{self.stderr[-3000:]}")
-        return None
+            sections.append("schemathesis found the API breaking its contract:\n"
+                            + "\n\n".join(f"- {f.operation}: {f.text.strip()[:4000]}" for f in self.failures))
+        if not sections and self.returncode != 0:
+            sections.append(f"schemathesis exited with {self.returncode} without reporting an error or a "
+                            f"failure:\n{self.stdout[-8000:]}\n{self.stderr[-3000:]}")
+        return "\n\n".join(sections) or None
 
 
 def id_dictionaries(config_path: Path, ids: dict[str, list[int]], probability: float) -> Path:
