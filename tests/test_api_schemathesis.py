@@ -24,6 +24,8 @@ REAL_ID_PROBABILITY = 0.7
 DECISION = "POST /api/reviews/{review_id}/decision"
 
 
+# One worker is slower than two; on a busy 2-core machine a run can near the suite's 300 s default.
+@pytest.mark.timeout(600)
 def test_fuzzing_finds_no_server_error(api_app: ApiApp, tmp_path: Path) -> None:
     # The fuzzer holds every reviewer role, so its decisions take the normal path (not an admin
     # override), and someone else starts the work: nobody may approve what they started.
@@ -46,7 +48,7 @@ def test_fuzzing_finds_no_server_error(api_app: ApiApp, tmp_path: Path) -> None:
     if SEED != "random":
         args += ["--seed", SEED]
     run = run_schemathesis(f"{api_app.base_url}/api/openapi.json", args, config=config, workdir=tmp_path,
-                           timeout_s=600)
+                           timeout_s=480)
 
     problems = run.problems()
     assert problems is None, problems
@@ -54,9 +56,11 @@ def test_fuzzing_finds_no_server_error(api_app: ApiApp, tmp_path: Path) -> None:
     assert not server_errors, f"5xx answers: {server_errors[:20]}"
     log = api_app.running.log_path.read_text(errors="replace")
     assert "unhandled error on" not in log, api_app.running.log_tail(120)
-    # The fuzzer reached the decision logic with the seeded reviews: answers other than 404.
+    # The fuzzer reached the decision logic with the seeded reviews: past the token, the body's
+    # validation, "not found" and the permission check, to decisions applied (200). Without the
+    # seeded ids and the separate starter, every one stopped at 404, 403 (four eyes) or 422.
     seeded = "|".join(map(str, review_ids))
     reached = run.statuses("POST", rf"/api/reviews/({seeded})/decision")
-    assert sum(n for status, n in reached.items() if status != 404) > 0, (
-        f"{DECISION} never got past 'not found' for the seeded reviews {review_ids}: statuses {dict(reached)}")
-    print(f"{DECISION} on seeded reviews, statuses: {dict(sorted(reached.items()))}")
+    print(f"{DECISION} on seeded reviews {review_ids}, statuses: {dict(sorted(reached.items()))}")
+    assert reached[200] > 0, (
+        f"{DECISION} never applied a decision to the seeded reviews {review_ids}: statuses {dict(reached)}")

@@ -84,6 +84,7 @@ def run_schemathesis(schema_url: str, args: list[str], *, config: Path, workdir:
     ]
     # cwd: schemathesis keeps a cache folder in the current directory.
     result = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, cwd=workdir)
+    (workdir / "schemathesis.log").write_text(result.stdout + result.stderr, encoding="utf-8")
     errors, failures = read_junit(junit) if junit.exists() else ([], [])
     exchanges = read_har(har) if har.exists() else []
     return FuzzRun(result.returncode, result.stdout, result.stderr, errors, failures, exchanges)
