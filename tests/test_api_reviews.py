@@ -103,9 +103,10 @@ def test_idempotency_keys_compare_the_request_and_belong_to_their_user(api_app: 
     reused = alice.post(url, json={"action": "abort", "reason": "no"}, headers={"Idempotency-Key": key})
     assert reused.status_code == 422, reused.text
     assert "already used for a different request" in reused.json()["detail"][0]["msg"]
-    decisions = alice.get(f"/api/reviews?conversation_id={review['conversation_id']}&status=all").json()
-    assert [d["status"] for d in decisions if d["id"] == review["id"]] == ["decided"]
-    assert alice.get(f"/api/conversations/{review['conversation_id']}").json()["status"] == "running"  # still revise
+    # The first decision stands: the same key with the same body still answers with the revise.
+    same = alice.post(url, json={"action": "revise", "instructions": "add a timeout"}, headers={"Idempotency-Key": key})
+    assert same.status_code == 200 and same.json()["replayed"] is True, same.text
+    assert (same.json()["decision_id"], same.json()["action"]) == (first.json()["decision_id"], "revise")
 
     # bob's key is his own: the same string as alice's key touches nothing of hers.
     other = wait_for_review(bob, start(starter))

@@ -39,6 +39,7 @@ class ReviewListItem:
     assignee: str | None
     created_at: datetime
     due_at: datetime
+    content_hash: str = ""  # what a decision names (expected_content_hash) to bind to this content
 
     @property
     def overdue(self) -> bool:
@@ -99,6 +100,6 @@ def query_reviews(uow, roles, statuses, conversation_id, limit, offset, *, searc
     return [
         ReviewListItem(r.id, r.version, r.required_role, r.conversation_id, title, task_type, r.kind,
                        r.subject_type, r.subject_label, r.rule, r.reason, list(r.risk_flags), tokens, r.status,
-                       who, r.created_at, r.due_at)
+                       who, r.created_at, r.due_at, r.content_hash)
         for r, title, task_type, tokens, who in uow.session.exec(query)
     ]

@@ -22,7 +22,7 @@ def hosted_env(**extra: str) -> dict[str, str]:
 def test_runner_refuses_the_demo_secret(sqlite_url):
     result = run_cli("worker", "--until-idle", env=hosted_env(), check=False)
     assert result.returncode == 2
-    assert "SECRET_KEY is the demo default" in result.stderr
+    assert "SECRET_KEY: is the demo default" in result.stderr
 
 
 def test_web_app_refuses_the_demo_secret(sqlite_url, tmp_path):
@@ -34,7 +34,7 @@ def test_web_app_refuses_the_demo_secret(sqlite_url, tmp_path):
         returncode = subprocess.run([str(SERVE)], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
                                     timeout=240).returncode
     assert returncode != 0
-    assert "SECRET_KEY is the demo default" in log.read_text()
+    assert "SECRET_KEY: is the demo default" in log.read_text()
     assert "Traceback" not in log.read_text()  # a message for the operator, not a stack
 
 

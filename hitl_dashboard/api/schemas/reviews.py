@@ -48,6 +48,7 @@ class ReviewListItemPublic(BaseModel):
     risk_flags: list[str]
     tokens: int
     status: str
+    content_hash: str = Field(description="Send it back as expected_content_hash to decide on exactly this content")
     assignee: str | None
     created_at: datetime
     due_at: datetime
