@@ -7,7 +7,7 @@ import pytest
 from hitl_dashboard.domain.audit_chain import GENESIS, event_hash, verify_chain
 from hitl_dashboard.domain.decisions import DecisionInput, LineComment, parse_free_text, validate_decision
 from hitl_dashboard.domain.enums import Action, ReviewKind
-from hitl_dashboard.domain.errors import InvalidInput
+from hitl_dashboard.domain.errors import InvalidInput, MalformedRequest
 from hitl_dashboard.domain.hashing import content_hash
 from hitl_dashboard.domain.policies import GatePolicy, TurnView
 from hitl_dashboard.domain.revisions import extract_code_blocks
@@ -45,12 +45,17 @@ def test_free_text_that_is_not_a_decision_is_refused(text):
     (DecisionInput(Action.APPROVE, edited_args={"a": 1}), "edited_args"),
     (DecisionInput(Action.APPROVE, reason="x" * 20_001), "reason"),
     (DecisionInput(Action.REVISE, line_comments=(LineComment("a.py", 0, "bad line"),)), "line_comments"),
-    (DecisionInput(Action.APPROVE, idempotency_key=""), "idempotency_key"),
 ])
 def test_malformed_decisions_name_the_field(decision, field):
     with pytest.raises(InvalidInput) as refused:
         validate_decision(decision, kind=ReviewKind.SIGNOFF, agents=AGENTS)
     assert refused.value.field == field
+
+
+@pytest.mark.parametrize("key", ["", "x" * 201, "new\nline", "caf\u00e9"])
+def test_a_malformed_idempotency_key_is_a_bad_request_not_a_field_error(key):
+    with pytest.raises(MalformedRequest, match="Idempotency-Key"):
+        validate_decision(DecisionInput(Action.APPROVE, idempotency_key=key), kind=ReviewKind.SIGNOFF, agents=AGENTS)
 
 
 def test_line_comments_alone_are_enough_for_a_revision():

@@ -171,10 +171,12 @@ def _assert_applied(kind: str, action: str, review_id: int, user: str, *, overri
         assert c.status == "running"
         if action == "approve":
             assert call.status == "approved" and call.approved_arguments == call.arguments
-            assert c.next_input == {"type": "tool_execution", "tool_call_id": call.id}
-        else:  # revise and skip both turn the call down; the operator hears why
+        else:  # revise and skip both turn the call down; the operator hears why when the runner resumes it
             assert call.status == "denied" and call.approved_arguments is None
-            assert c.next_input["content"].startswith("DENIED tool call deploy_to_prod")
+            said = DECISION_TEXT.get(action, {}).get("instructions")
+            assert call.result and (said is None or said in call.result)
+        # The turn's only call is decided: the runner resumes the team with every call's outcome.
+        assert c.next_input == {"type": "tool_execution", "tool_call_ids": [call.id]}
         return
     if action == "skip":  # a sign-off skip hands the request back to the queue
         assert (request.status, request.assignee_id) == ("pending", None)

@@ -23,7 +23,10 @@ def login() -> rx.Component:
                         rx.cond(LoginState.error != "",
                                 rx.callout(LoginState.error, icon="triangle-alert", color_scheme="red",
                                            role="alert", width="100%")),
-                        rx.button("Sign in", type="submit", width="100%", size="3", id="sign-in"),
+                        # Disabled until the page is connected: a click before that would submit
+                        # the form natively (a GET with the password in the URL) and be lost.
+                        rx.button("Sign in", type="submit", width="100%", size="3", id="sign-in",
+                                  disabled=~rx.State.is_hydrated),
                         spacing="3",
                         width="100%",
                     ),

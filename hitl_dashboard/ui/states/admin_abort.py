@@ -40,7 +40,7 @@ class AdminAbortState(AppState):
         self.aborting, self.abort_error = True, ""
         yield
         try:
-            actor = await self.actor()
+            actor = await self._signed_in_actor()
             await asyncio.to_thread(_abort, actor, conversation_id, self.abort_reason)
         except DomainError as exc:  # not an admin, no reason, already finished, unknown conversation
             self.abort_error = str(exc)

@@ -67,7 +67,7 @@ class AdminUsersState(AppState):
 
     async def _admin(self) -> Actor | None:
         try:
-            actor = await self.actor()
+            actor = await self._signed_in_actor()
         except PermissionDenied:
             return None
         return actor if self.is_admin else None

@@ -53,8 +53,9 @@ class AppState(rx.State):
     def is_admin(self) -> bool:
         return "admin" in self.roles
 
-    async def actor(self) -> Actor:
-        """The signed-in user, checked against the database now. Raises PermissionDenied."""
+    async def _signed_in_actor(self) -> Actor:
+        """The signed-in user, checked against the database now. Raises PermissionDenied. Private:
+        a public method would be an event any browser could call."""
         actor = await asyncio.to_thread(_resolve, self.session_token)
         self.user_id, self.username, self.roles = actor.user_id, actor.username, sorted(actor.roles)
         return actor
@@ -63,7 +64,7 @@ class AppState(rx.State):
     async def require_login(self):
         """on_load of every protected page: unknown or expired session -> sign-in page."""
         try:
-            await self.actor()
+            await self._signed_in_actor()
         except PermissionDenied:
             self._forget()
             return rx.redirect(routes.LOGIN)
@@ -84,7 +85,7 @@ class AppState(rx.State):
     @rx.event
     async def go_home(self):
         try:
-            await self.actor()
+            await self._signed_in_actor()
         except PermissionDenied:
             self._forget()
             return rx.redirect(routes.LOGIN)
@@ -96,7 +97,7 @@ class AppState(rx.State):
         from hitl_dashboard.services.claims import get_request
 
         try:
-            await self.actor()
+            await self._signed_in_actor()
         except PermissionDenied:
             self._forget()
             return rx.redirect(routes.LOGIN)

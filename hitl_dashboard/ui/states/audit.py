@@ -140,7 +140,7 @@ class AuditState(AppState):
         self.loading = True
         yield
         try:
-            actor = await self.actor()
+            actor = await self._signed_in_actor()
             if self.can_read_audit:
                 before = cursors[-1] or None
                 self.rows, self.has_older, self.actions = await asyncio.to_thread(_page, actor, self._filters(), before)
@@ -190,7 +190,7 @@ class AuditState(AppState):
         if fmt not in FORMATS or self.exporting:
             return
         try:
-            await self.actor()
+            await self._signed_in_actor()
         except PermissionDenied:
             return rx.redirect(routes.LOGIN)
         if not self.can_read_audit:

@@ -77,7 +77,7 @@ class AuditEventState(AppState):
         self.opened, self.view, self.error = True, EventView(seq=int(seq)), ""
         yield
         try:
-            actor = await self.actor()
+            actor = await self._signed_in_actor()
             self.view = await asyncio.to_thread(event_view, actor, int(seq))
         except DomainError as exc:
             self.error = str(exc)

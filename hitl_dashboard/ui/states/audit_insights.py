@@ -85,7 +85,7 @@ class AuditInsightsState(AppState):
     @rx.event
     async def load(self):
         try:
-            actor = await self.actor()
+            actor = await self._signed_in_actor()
         except PermissionDenied:
             return
         if not self.can_read_audit:
@@ -116,6 +116,6 @@ class AuditInsightsState(AppState):
         value = value if isinstance(value, str) else (value[0] if value else "")
         self.window = value if value in WINDOWS else "30"
         try:
-            await self._charts(await self.actor())
+            await self._charts(await self._signed_in_actor())
         except PermissionDenied:
             return

@@ -28,7 +28,7 @@ class ConversationPageState(AppState):
         conversation_id = path_id(self.router.url.path)
         if conversation_id is None:
             return
-        await self.actor()
+        await self._signed_in_actor()
         self.diff_key, self.old_id, self.new_id = key, int(old_id or 0), int(new_id or 0)
         self.custom_old, self.custom_new = await asyncio.to_thread(
             revision_pair, conversation_id, key, self.old_id or None, self.new_id or None)

@@ -140,7 +140,7 @@ class DecisionState(AppState):
         self._set_error(rid, "", "")
         yield
         try:
-            actor = await self.actor()
+            actor = await self._signed_in_actor()
             decision = self._decision(rid, int(version), str(content_hash), Action(action))
             cid = path_id(self.router.url.path)
             outcome = await asyncio.to_thread(_decide, actor, int(review_id), cid, decision)

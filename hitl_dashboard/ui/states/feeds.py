@@ -31,7 +31,7 @@ def conversation_token(conversation_id: int) -> str:
 async def _actor(state: rx.State):
     app_state = await state.get_state(AppState)
     try:
-        return await app_state.actor()
+        return await app_state._signed_in_actor()
     except PermissionDenied:
         return None
 

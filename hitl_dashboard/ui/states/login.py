@@ -18,7 +18,7 @@ class LoginState(AppState):
     async def redirect_if_signed_in(self):
         if self.session_token:
             try:
-                await self.actor()
+                await self._signed_in_actor()
                 return rx.redirect(routes.QUEUE if self.review_roles else routes.CONVERSATIONS)
             except DomainError:
                 self._forget()
@@ -32,7 +32,7 @@ class LoginState(AppState):
             self.session_token = await asyncio.to_thread(
                 sign_in, str(form.get("username", "")), str(form.get("password", "")),
                 address=self.router.session.client_ip or "unknown")
-            await self.actor()
+            await self._signed_in_actor()
         except DomainError as exc:
             self.error = str(exc)
             return

@@ -123,7 +123,7 @@ class NewConversationState(AppState):
         self.submitting, self.errors = True, {}
         yield
         try:
-            actor = await self.actor()
+            actor = await self._signed_in_actor()
             conversation_id = await asyncio.to_thread(_start, actor, self._command())
         except InvalidInput as exc:
             self.errors = {exc.field or "form": str(exc)}

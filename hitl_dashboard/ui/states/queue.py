@@ -38,7 +38,7 @@ class QueueState(AppState):
 
     async def _claim_or_release(self, review_id: int, claim: bool):
         try:
-            actor = await self.actor()
+            actor = await self._signed_in_actor()
             conversation_id = await asyncio.to_thread(_claim_or_release, actor, int(review_id), claim)
         except PermissionDenied as exc:
             return rx.toast.error(str(exc))
