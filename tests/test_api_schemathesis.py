@@ -31,8 +31,12 @@ def test_fuzzing_finds_no_server_error(api_app: ApiApp, tmp_path: Path) -> None:
     # override), and someone else starts the work: nobody may approve what they started.
     fuzzer_token = api_app.token(["admin", *(r.value for r in REVIEW_ROLES)], "fuzzer")
     starter = api_app.client(api_app.token(["security_reviewer"], "starter"))
+    # Two sets: the conversation routes may abort or retry theirs (admin), which would close any
+    # review of the same conversation before the decision route gets to it.
     conversation_ids = [start(starter) for _ in range(SEEDED_CONVERSATIONS)]
-    review_ids = [wait_for_review(starter, c)["id"] for c in conversation_ids]
+    review_ids = [wait_for_review(starter, start(starter))["id"] for _ in range(SEEDED_CONVERSATIONS)]
+    for conversation_id in conversation_ids:
+        wait_for_review(starter, conversation_id)  # settled: no runner is mid-turn on it
     # Random ids almost never exist, so without real ones decisions and claims stop at 404.
     config = id_dictionaries(tmp_path / "schemathesis.toml",
                              {"review_id": review_ids, "conversation_id": conversation_ids}, REAL_ID_PROBABILITY)

@@ -80,7 +80,11 @@ def release(review_id: IdPath, actor: CurrentActor) -> ReviewPublic:
                  "description": "Malformed Idempotency-Key, or the body is not readable JSON"}})
 def decision(
     review_id: IdPath, body: DecisionCreate, actor: CurrentActor,
-    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
+    # The pattern is documented, not enforced here: a malformed key must be a 400 with a clear
+    # message (check_idempotency_key), not FastAPI's 422.
+    idempotency_key: Annotated[str | None, Header(
+        alias="Idempotency-Key", description="1-200 printable ASCII characters, no spaces; yours alone",
+        json_schema_extra={"pattern": "^[!-~]{1,200}$", "minLength": 1, "maxLength": 200})] = None,
 ) -> DecisionOutcomePublic:
     """Approve, revise, abort or skip. The same Idempotency-Key twice with the same body applies the
     decision once (the second answer has replayed=true); with another body it is a 422. A malformed
