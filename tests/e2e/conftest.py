@@ -17,6 +17,9 @@ CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOT_DIR = ROOT / "docs" / "screenshots"
 
 
+# trylast: pytest's own fixture-based reordering (it groups parametrized tests) runs in this hook
+# too; ours must come after it, or a parametrized browser test lands after the hosted one.
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the e2e tests and run them last.
 
