@@ -74,5 +74,5 @@ def test_allowed_origins_come_from_public_url() -> None:
     # A loopback address has two spellings for the same server; both reach it.
     assert Settings(public_url="http://127.0.0.1:3000").allowed_origins() == [
         "http://127.0.0.1:3000", "http://localhost:3000"]
-    with pytest.raises(ValidationError, match="is not an http\(s\) URL"):
+    with pytest.raises(ValidationError, match=r"is not an http\(s\) URL"):
         Settings(public_url="review.example.com")

@@ -18,6 +18,15 @@ from tests.hosted.cluster import tool_env
 from tests.hosted.test_cluster import require_redis
 
 REDIS_URL = "redis://127.0.0.1:6379/8"
+RECORD_LIVE_TYPING = """() => {
+  window.__live = {typing: [], streamed: []};
+  new MutationObserver(() => {
+    const typing = document.querySelector('#typing-indicator');
+    if (typing) window.__live.typing.push(typing.textContent);
+    const streamed = document.querySelector('.streaming-text');
+    if (streamed && streamed.textContent) window.__live.streamed.push(streamed.textContent);
+  }).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -67,12 +76,17 @@ def test_browser_sees_a_separate_runner_process_live(hosted_app, page: Page):
     page.goto(f"{app.base_url}/conversations/{cid}")
     expect(page.locator(".message")).to_have_count(3)
 
+    # The typing indicator and the streamed text last only while the coder types: record what the
+    # page showed with a MutationObserver, so a fast turn cannot slip between two polls.
+    page.evaluate(RECORD_LIVE_TYPING)
+
     # The decision comes from yet another process (the CLI); the runner process does the turn.
     [review] = open_reviews(app, cid)
     run_cli("decide", str(review.id), "--as", reviewer, "--action", "revise", "--instructions",
             "add a timeout", env={k: env[k] for k in ("DATABASE_URL", "REDIS_URL", "DEMO_MODE", "SECRET_KEY")})
-    expect(page.locator("#typing-indicator")).to_contain_text("coder", timeout=20_000)
-    expect(page.locator(".streaming-text")).not_to_be_empty()
     expect(page.locator(".message")).to_have_count(5, timeout=30_000)
+    seen = page.evaluate("window.__live")
+    assert any("coder" in text for text in seen["typing"]), seen["typing"][-5:]
+    assert seen["streamed"], "no streamed text reached the page before the message was stored"
     expect(page.locator(".message").last).to_contain_text("timeout")
     expect(page.locator("#status-banner")).to_contain_text("Waiting for security review")
