@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hitl_dashboard.agents import model_clients  # noqa: E402
-from hitl_dashboard.agents.scripted import ScriptedChatCompletionClient  # noqa: E402
+from hitl_dashboard.agents.scripted.model import ScriptedChatCompletionClient  # noqa: E402
 
 CALLS: list[tuple[str, float]] = []
 
@@ -38,12 +38,12 @@ class TimedScripted(ScriptedChatCompletionClient):
 
 
 async def main(decisions: int) -> list[float]:
-    from hitl_dashboard.services.worker import run_worker_forever
+    from hitl_dashboard.services.runner.loop import run_runner_forever
     from tests.support import flow
 
     flow.make_people()
     stop = asyncio.Event()
-    worker = asyncio.create_task(run_worker_forever("bench", stop))
+    worker = asyncio.create_task(run_runner_forever("bench", stop))
     latencies = []
     for i in range(decisions):
         cid = await asyncio.to_thread(flow.start, f"Add retry with backoff to client {i}")
@@ -53,8 +53,7 @@ async def main(decisions: int) -> list[float]:
         before = len(CALLS)
         submitted = time.perf_counter()
         await asyncio.to_thread(flow.decide_as, "alice", review.id, "revise", instructions="add a timeout")
-        from hitl_dashboard.services import live
-
+        from hitl_dashboard.services.live import live
         live.publish_turn(cid)  # what the web app does after a decision
         while not any(role == "coder" for role, _ in CALLS[before:]):
             await asyncio.sleep(0.001)
@@ -78,7 +77,7 @@ if __name__ == "__main__":
         upgrade_to_head()
         original = model_clients.build_model_client
         model_clients.build_model_client = lambda spec, role: TimedScripted(role)
-        import hitl_dashboard.agents.session as session_module
+        import hitl_dashboard.agents.team_session as session_module
 
         session_module.build_model_client = model_clients.build_model_client
         values = sorted(asyncio.run(main(args.decisions)))

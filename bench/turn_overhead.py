@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from autogen_core.models import CreateResult, RequestUsage  # noqa: E402
 
 from hitl_dashboard.agents import model_clients  # noqa: E402
-from hitl_dashboard.agents.scripted import ScriptedChatCompletionClient  # noqa: E402
+from hitl_dashboard.agents.scripted.model import ScriptedChatCompletionClient  # noqa: E402
 
 
 class InstantEcho(ScriptedChatCompletionClient):
@@ -56,8 +56,8 @@ async def bare_turn_times(turns: int) -> list[float]:
 
 
 async def runner_turn_times(turns: int) -> list[float]:
-    from hitl_dashboard.services import turns as turns_module
-    from hitl_dashboard.services.runner import run_conversation
+    from hitl_dashboard.services.runner import turns as turns_module
+    from hitl_dashboard.services.runner.runner import run_conversation
     from tests.support import flow
 
     stamps: list[float] = []
@@ -68,7 +68,7 @@ async def runner_turn_times(turns: int) -> list[float]:
         stamps.append(time.perf_counter())
         return outcome if len(stamps) < turns else turns_module.PAUSED
 
-    import hitl_dashboard.services.runner as runner_module
+    import hitl_dashboard.services.runner.runner as runner_module
 
     runner_module.apply_turn = timed_apply
     flow.make_people()
@@ -88,7 +88,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=100)
     args = parser.parse_args()
     model_clients.build_model_client = lambda spec, role: InstantEcho(role)
-    import hitl_dashboard.agents.session as session_module
+    import hitl_dashboard.agents.team_session as session_module
 
     session_module.build_model_client = model_clients.build_model_client
     with tempfile.TemporaryDirectory() as tmp:

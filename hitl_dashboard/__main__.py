@@ -1,5 +1,5 @@
 import sys
 
-from hitl_dashboard.cli import main
+from hitl_dashboard.cli.entry import main
 
 sys.exit(main())

@@ -31,14 +31,14 @@ async def run_agent_runner() -> None:
         return
     try:
         # Imported here so the web app still starts if the runner cannot be imported.
-        from hitl_dashboard.services.worker import run_worker_forever
+        from hitl_dashboard.services.runner.loop import run_runner_forever
     except Exception:
-        logger.exception("agent runner: cannot import hitl_dashboard.services.worker; not started")
+        logger.exception("agent runner: cannot import hitl_dashboard.services.runner.loop; not started")
         return
     logger.info("agent runner: started in the web process")
     while True:
         try:
-            await run_worker_forever()
+            await run_runner_forever()
             logger.warning("agent runner: returned; restarting in %.0f s", RUNNER_RESTART_DELAY_S)
         except Exception:  # CancelledError (shutdown) is a BaseException and passes through
             logger.exception("agent runner: crashed; restarting in %.0f s", RUNNER_RESTART_DELAY_S)

@@ -25,7 +25,7 @@ def settings_or_exit() -> Settings:
 
 def ready_to_serve_or_exit() -> Settings:
     """Valid settings and, outside demo mode, no demo users: else one line and exit."""
-    from hitl_dashboard.services.preflight import UnsafeDeployment, check_hosted_ready
+    from hitl_dashboard.services.auth.preflight import UnsafeDeployment, check_hosted_ready
 
     settings = settings_or_exit()
     try:

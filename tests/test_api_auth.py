@@ -8,7 +8,7 @@ import pytest
 
 from hitl_dashboard.db.models import ApiToken, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.tokens import revoke_token
+from hitl_dashboard.services.auth.tokens import revoke_token
 from tests.support.api_app import ApiApp
 
 pytestmark = pytest.mark.e2e

@@ -12,7 +12,7 @@ from sqlmodel import select
 from hitl_dashboard.db.models import ApiToken, User, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import InvalidInput, PermissionDenied
-from hitl_dashboard.services import tokens
+from hitl_dashboard.services.auth import tokens
 from tests.conftest import run_cli
 from tests.support import flow
 from tests.support.db_state import use_cheap_passwords

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services import webhooks
-from hitl_dashboard.services.webhook_payloads import verify_signature
+from hitl_dashboard.services.webhooks import webhooks
+from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
 from tests.e2e.app_process import free_port
 from tests.support.api_app import ApiApp
 from tests.support.api_helpers import start, wait_for_review

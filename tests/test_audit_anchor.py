@@ -17,9 +17,10 @@ from sqlmodel import select
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import AuditEvent, User, WebhookDelivery
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services import claims, webhooks
-from hitl_dashboard.services.webhook_delivery import deliver_due
-from hitl_dashboard.services.webhook_payloads import verify_signature
+from hitl_dashboard.services.reviews import claims
+from hitl_dashboard.services.webhooks import webhooks
+from hitl_dashboard.services.webhooks.webhook_delivery import deliver_due
+from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
 from hitl_dashboard.settings import reset_settings_cache
 from tests.conftest import run_cli
 from tests.e2e.app_process import free_port
@@ -244,8 +245,8 @@ def test_the_audit_page_compares_the_chain_with_the_newest_published_head(heads_
 
 def test_the_page_reads_only_the_end_of_a_long_anchor_file(tmp_path):
     from hitl_dashboard.domain.audit_anchor import PublishedHead
-    from hitl_dashboard.services.audit_anchor import append_head_line
-    from hitl_dashboard.services.audit_heads import TAIL_BYTES, newest_published, read_heads
+    from hitl_dashboard.services.audit.audit_anchor import append_head_line
+    from hitl_dashboard.services.audit.audit_heads import TAIL_BYTES, newest_published, read_heads
 
     heads_file = tmp_path / "heads.jsonl"
     assert newest_published(heads_file) is None  # nothing published yet
@@ -264,7 +265,7 @@ def test_processes_appending_at_once_never_interleave_lines(tmp_path):
 
     heads_file = tmp_path / "heads.jsonl"
     script = ("import sys; from pathlib import Path; from hitl_dashboard.domain.audit_anchor import PublishedHead; "
-              "from hitl_dashboard.services.audit_anchor import append_head_line\n"
+              "from hitl_dashboard.services.audit.audit_anchor import append_head_line\n"
               "for seq in range(int(sys.argv[2]), int(sys.argv[2]) + 2000):\n"
               "    append_head_line(Path(sys.argv[1]), PublishedHead(seq, sys.argv[3] * 64, 'x' * 200))")
     writers = [subprocess.Popen([sys.executable, "-c", script, str(heads_file), str(start), digit])

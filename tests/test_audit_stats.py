@@ -11,8 +11,9 @@ from sqlalchemy import text, update
 from hitl_dashboard.db.models import Decision, Message, ReviewRequest, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import PermissionDenied
-from hitl_dashboard.services import audit_context, audit_stats, start_options
-from hitl_dashboard.services.escalation import escalate_overdue
+from hitl_dashboard.services.audit import audit_context, audit_stats
+from hitl_dashboard.services.conversations import start_options
+from hitl_dashboard.services.reviews.escalation import escalate_overdue
 from tests.support import flow
 from tests.support.db_state import audit_events, decisions, use_cheap_passwords
 

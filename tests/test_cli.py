@@ -12,7 +12,7 @@ from sqlalchemy import text
 
 from hitl_dashboard.db.models import AuditEvent, Conversation, Message, User
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.audit import CSV_FIELDS
+from hitl_dashboard.services.audit.audit import CSV_FIELDS
 from tests.conftest import run_cli
 from tests.support.db_state import audit_events, count, decisions, snapshot, use_cheap_passwords
 from tests.support.flow import conversation, make_people, only_open_review, start, work

@@ -15,7 +15,7 @@ import pytest
 
 from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services import audit
+from hitl_dashboard.services.audit import audit
 from tests.conftest import ROOT, run_cli
 from tests.support.db_state import audit_events, use_cheap_passwords, wait_for
 from tests.support.flow import make_people, messages, only_open_review, start

@@ -18,8 +18,10 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import Conflict
-from hitl_dashboard.services import audit, claims, users
-from hitl_dashboard.services.decide import decide
+from hitl_dashboard.services.audit import audit
+from hitl_dashboard.services.reviews import claims
+from hitl_dashboard.services.auth import users
+from hitl_dashboard.services.reviews.decide import decide
 from tests.conftest import ROOT
 from tests.support.db_state import (
     audit_events, count, decisions, review, reviews_of, snapshot, use_cheap_passwords,

@@ -14,9 +14,9 @@ from sqlalchemy import update
 from hitl_dashboard.db.models import Conversation, ReviewRequest, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ReviewKind, SubjectType
-from hitl_dashboard.services import audit
-from hitl_dashboard.services.escalation import escalate_overdue
-from hitl_dashboard.services.review_requests import Subject, open_request
+from hitl_dashboard.services.audit import audit
+from hitl_dashboard.services.reviews.escalation import escalate_overdue
+from hitl_dashboard.services.reviews.review_requests import Subject, open_request
 from hitl_dashboard.settings import reset_settings_cache
 from tests.conftest import run_cli
 from tests.support.db_state import audit_events, review, reviews_of, use_cheap_passwords

@@ -11,7 +11,7 @@ from hitl_dashboard.db.models import utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import InvalidInput, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services import audit_stats
+from hitl_dashboard.services.audit import audit_stats
 from hitl_dashboard.ui.states.audit import PAGE_SIZE, _page, download_script, summarize
 from hitl_dashboard.ui.states.audit_insights import _pivot, chart_data
 

@@ -29,7 +29,7 @@ from autogen_core.tools import FunctionTool
 from hitl_dashboard.agents.errors import ModelCallFailed
 from hitl_dashboard.agents.model_clients import ModelSpec, build_model_client
 from hitl_dashboard.agents.retrying import RetryingChatCompletionClient
-from hitl_dashboard.agents.scripted import ScriptedChatCompletionClient
+from hitl_dashboard.agents.scripted.model import ScriptedChatCompletionClient
 from tests.support.openai_stub import (
     BrokenStreamReply,
     ErrorReply,

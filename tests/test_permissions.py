@@ -16,8 +16,10 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, PermissionDenied
-from hitl_dashboard.services import audit, claims, users
-from hitl_dashboard.services.decide import decide
+from hitl_dashboard.services.audit import audit
+from hitl_dashboard.services.reviews import claims
+from hitl_dashboard.services.auth import users
+from hitl_dashboard.services.reviews.decide import decide
 from hitl_dashboard.settings import reset_settings_cache
 from tests.support.db_state import (
     audit_events, decisions, review, reviews_of, snapshot, tool_call, use_cheap_passwords,

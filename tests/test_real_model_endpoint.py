@@ -7,7 +7,7 @@ import pytest
 
 from hitl_dashboard.domain.errors import Conflict, PermissionDenied
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.conversations import retry_conversation
+from hitl_dashboard.services.conversations.conversations import retry_conversation
 from hitl_dashboard.settings import reset_settings_cache
 from tests.support import flow
 from tests.support.openai_stub import ErrorReply, GarbageReply, HangReply, OpenAIStub

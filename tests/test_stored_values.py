@@ -10,7 +10,7 @@ from hitl_dashboard.domain.revisions import extract_code_blocks
 from hitl_dashboard.domain.stored_values import (
     KEY_CHARS, LANGUAGE_CHARS, fit_with_hash, is_tool_name, language_token, revision_key, short_label, storable_text,
 )
-from hitl_dashboard.services.run_failures import crash_backoff_s
+from hitl_dashboard.services.runner.run_failures import crash_backoff_s
 
 
 def test_a_short_clean_key_is_kept_as_it_is():

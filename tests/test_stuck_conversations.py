@@ -14,9 +14,9 @@ from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, PermissionDenied
-from hitl_dashboard.services import live
-from hitl_dashboard.services.conversations import abort_conversation, retry_conversation
-from hitl_dashboard.services.runner import run_conversation
+from hitl_dashboard.services.live import live
+from hitl_dashboard.services.conversations.conversations import abort_conversation, retry_conversation
+from hitl_dashboard.services.runner.runner import run_conversation
 from hitl_dashboard.settings import reset_settings_cache
 from tests.conftest import run_cli
 from tests.support import flow

@@ -13,9 +13,9 @@ from sqlmodel import select
 
 from hitl_dashboard.db.models import WebhookDelivery, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services import webhooks
-from hitl_dashboard.services.webhook_delivery import deliver_due
-from hitl_dashboard.services.webhook_payloads import verify_signature
+from hitl_dashboard.services.webhooks import webhooks
+from hitl_dashboard.services.webhooks.webhook_delivery import deliver_due
+from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
 from hitl_dashboard.settings import reset_settings_cache
 from tests.e2e.app_process import free_port
 from tests.support import flow
@@ -102,7 +102,7 @@ def test_only_subscribed_events_and_only_committed_changes_are_queued(people, re
     with UnitOfWork() as uow:  # the abort is rolled back: so is its event
         from hitl_dashboard.domain.decisions import DecisionInput
         from hitl_dashboard.domain.enums import Action
-        from hitl_dashboard.services.decide import decide
+        from hitl_dashboard.services.reviews.decide import decide
 
         decide(uow, flow.actor("alice"), review.id, DecisionInput(Action.ABORT, reason="leaks secrets"))
     assert deliveries() == []

@@ -8,8 +8,8 @@ from typing import Literal
 from autogen_core.models import ChatCompletionClient, ModelInfo
 from pydantic import BaseModel, Field
 
-from .retrying import RetryingChatCompletionClient
-from .scripted import ScriptedChatCompletionClient
+from hitl_dashboard.agents.retrying import RetryingChatCompletionClient
+from hitl_dashboard.agents.scripted.model import ScriptedChatCompletionClient
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 

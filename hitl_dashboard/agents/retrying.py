@@ -26,7 +26,7 @@ from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-from .errors import ModelCallFailed
+from hitl_dashboard.agents.errors import ModelCallFailed
 
 FailureKind = Literal["status", "timeout", "connection", "malformed"]
 

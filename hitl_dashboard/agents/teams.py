@@ -10,7 +10,7 @@ from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
 from autogen_agentchat.teams import SelectorGroupChat
 from autogen_core.models import ChatCompletionClient
 
-from hitl_dashboard.agents.tools import TOOLS, ApprovalRequiredTool
+from hitl_dashboard.agents.tool_approval import TOOLS, ApprovalRequiredTool
 from hitl_dashboard.domain.policies import planned_task_type
 from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE, TeamTemplate
 

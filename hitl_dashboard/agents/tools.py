@@ -1,27 +1,68 @@
-"""The approval wrapper that keeps agents from running risky tools early.
-
-An agent only ever holds the wrapper: calling it records intent and returns a
-"pending approval" result. The platform runs the real function after a human approved,
-exactly once, with the approved (possibly edited) arguments (services/tool_execution)."""
+"""The tools agents may call: schemas, validation and the real implementations.
+No AutoGen here; agents/tools.py wraps these for the agents."""
 
 from __future__ import annotations
 
-from autogen_core import CancellationToken
-from autogen_core.tools import BaseTool
-from pydantic import BaseModel
+import json
+import os
+import uuid
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Literal
 
-from hitl_dashboard.agents.tool_specs import TOOLS, ToolSpec
+from pydantic import BaseModel, Field, ValidationError
 
-PENDING_MARKER = "PENDING_APPROVAL"
+from hitl_dashboard.domain.errors import InvalidInput
 
-__all__ = ["TOOLS", "ApprovalRequiredTool", "PENDING_MARKER"]
+class DeployArgs(BaseModel):
+    service: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    version: str = Field(pattern=r"^v?\d+\.\d+\.\d+$")
+    environment: Literal["staging", "production"] = "production"
 
 
-class ApprovalRequiredTool(BaseTool[BaseModel, str]):
-    """Same name and schema as the real tool; never runs it."""
+async def deploy_to_prod(args: DeployArgs) -> str:
+    """Simulated deployment target. It appends to a deploy log (DEPLOY_LOG_PATH) so that
+    tests and demos can see, outside the database, how often a deploy really ran."""
+    deployment_id = f"dep-{uuid.uuid4().hex[:8]}"
+    log_path = os.environ.get("DEPLOY_LOG_PATH")
+    if log_path:
+        with open(log_path, "a", encoding="utf-8") as log:
+            log.write(json.dumps({"deployment_id": deployment_id, **args.model_dump()}) + "\n")
+    return f"Deployed {args.service} {args.version} to {args.environment} (deployment {deployment_id})."
 
-    def __init__(self, spec: ToolSpec):
-        super().__init__(spec.args_model, str, spec.name, spec.description + " Requires human approval.")
 
-    async def run(self, args: BaseModel, cancellation_token: CancellationToken) -> str:
-        return f"{PENDING_MARKER}: {self.name} is waiting for human approval and has not run."
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    args_model: type[BaseModel]
+    run: Callable[[Any], Awaitable[str]]
+
+
+TOOLS: dict[str, ToolSpec] = {
+    "deploy_to_prod": ToolSpec(
+        "deploy_to_prod", "Deploy a service version to an environment.", DeployArgs, deploy_to_prod
+    ),
+}
+
+
+def validate_tool_args(tool_name: str, arguments: Any) -> dict[str, Any]:
+    """Check arguments against the tool's schema; InvalidInput lists every field problem."""
+    spec = TOOLS.get(tool_name)
+    if spec is None:
+        raise InvalidInput(f"unknown tool '{tool_name}'", "tool")
+    if not isinstance(arguments, dict):
+        raise InvalidInput("tool arguments must be a JSON object", "edited_args")
+    try:
+        return spec.args_model.model_validate(arguments).model_dump()
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
+        raise InvalidInput(f"invalid arguments for {tool_name}: {problems}", "edited_args") from exc
+
+
+async def execute_tool(tool_name: str, arguments: dict[str, Any]) -> str:
+    spec = TOOLS[tool_name]
+    return await spec.run(spec.args_model.model_validate(arguments))
+
+
+def tool_schema(tool_name: str) -> dict[str, Any]:
+    return TOOLS[tool_name].args_model.model_json_schema()

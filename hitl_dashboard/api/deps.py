@@ -16,7 +16,7 @@ from hitl_dashboard.api.rate_limits import get_rate_limiter
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.tokens import hash_token, resolve_token
+from hitl_dashboard.services.auth.tokens import hash_token, resolve_token
 
 bearer = HTTPBearer(auto_error=False, description="An API token: `python -m hitl_dashboard tokens create USER`")
 

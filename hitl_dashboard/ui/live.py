@@ -12,8 +12,8 @@ import time
 import reflex as rx
 
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services import live
-from hitl_dashboard.services.review_queries import QUEUE_ROLES
+from hitl_dashboard.services.live import live
+from hitl_dashboard.services.reviews.review_queries import QUEUE_ROLES
 from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed, conversation_token, queue_token
 from hitl_dashboard.ui.views.conversation_view import conversation_view
 from hitl_dashboard.ui.views.queue_view import queue_rows
@@ -104,6 +104,6 @@ async def install(app: rx.App) -> None:
     live.register_sink(sink)
     url = get_settings().redis_url
     if url:
-        from hitl_dashboard.services.live_redis import consume
+        from hitl_dashboard.services.live.live_redis import consume
 
         await consume(url, sink.changed, sink.stream)

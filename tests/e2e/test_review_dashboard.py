@@ -226,7 +226,7 @@ def test_admin_finds_escalated_requests_in_the_admin_queue(app_server: RunningAp
     from datetime import timedelta
 
     from hitl_dashboard.db.models import ReviewRequest, utcnow
-    from hitl_dashboard.services.escalation import escalate_overdue
+    from hitl_dashboard.services.reviews.escalation import escalate_overdue
 
     admin = make_user(app_server, "admin", prefix="adm")
     starter = make_user(app_server, "product_reviewer", prefix="dev")

@@ -19,9 +19,9 @@ from sqlmodel import select
 from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.db.models import AuditEvent, Conversation, Decision, Message, ReviewRequest
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.tokens import create_token
-from hitl_dashboard.services.users import create_user
-from hitl_dashboard.services.webhooks import add_webhook
+from hitl_dashboard.services.auth.tokens import create_token
+from hitl_dashboard.services.auth.users import create_user
+from hitl_dashboard.services.webhooks.webhooks import add_webhook
 from tests.conftest import IN_CI, create_pg_database, drop_pg_database, require_pg
 from tests.hosted.cluster import Cluster
 
@@ -225,7 +225,6 @@ def test_cluster_loses_and_duplicates_nothing(cluster: Cluster):
     assert sorted(d["data"]["conversation"]["id"] for d in finished) == sorted(ids)
 
     # The audit chain survived concurrent writers in several processes.
-    from hitl_dashboard.services import audit
-
+    from hitl_dashboard.services.audit import audit
     with UnitOfWork(engine) as uow:
         assert audit.verify(uow, None).ok

@@ -6,7 +6,7 @@ import os
 import subprocess
 
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.users import create_user
+from hitl_dashboard.services.auth.users import create_user
 from tests.conftest import run_cli
 from tests.e2e.app_process import ROOT, SERVE, free_port
 from tests.hosted.cluster import tool_env

@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.tokens import create_token
-from hitl_dashboard.services.users import create_user
+from hitl_dashboard.services.auth.tokens import create_token
+from hitl_dashboard.services.auth.users import create_user
 from tests.conftest import create_pg_database, drop_pg_database, require_pg
 from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
 

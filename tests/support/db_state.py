@@ -20,8 +20,7 @@ CHEAP_HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
 
 
 def use_cheap_passwords(monkeypatch) -> None:
-    from hitl_dashboard.services import users
-
+    from hitl_dashboard.services.auth import users
     monkeypatch.setattr(users, "_hasher", CHEAP_HASHER)
 
 

@@ -8,10 +8,12 @@ from hitl_dashboard.db.models import Conversation, Message
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
-from hitl_dashboard.services import conversation_queries, queues, users
-from hitl_dashboard.services.conversations import StartCommand, start_conversation
-from hitl_dashboard.services.decide import decide
-from hitl_dashboard.services.runner import run_until_idle
+from hitl_dashboard.services.conversations import conversation_queries
+from hitl_dashboard.services.reviews import queues
+from hitl_dashboard.services.auth import users
+from hitl_dashboard.services.conversations.conversations import StartCommand, start_conversation
+from hitl_dashboard.services.reviews.decide import decide
+from hitl_dashboard.services.runner.runner import run_until_idle
 
 PEOPLE = {
     "alice": ["security_reviewer"],

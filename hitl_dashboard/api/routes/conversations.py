@@ -15,8 +15,9 @@ from hitl_dashboard.api.schemas.conversations import (
 from hitl_dashboard.api.schemas.reviews import ReviewPublic
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus, TaskType
-from hitl_dashboard.services import conversation_queries, live
-from hitl_dashboard.services.conversations import (
+from hitl_dashboard.services.conversations import conversation_queries
+from hitl_dashboard.services.live import live
+from hitl_dashboard.services.conversations.conversations import (
     StartCommand, abort_conversation, retry_conversation, start_conversation,
 )
 

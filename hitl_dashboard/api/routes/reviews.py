@@ -15,8 +15,9 @@ from hitl_dashboard.api.schemas.reviews import (
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput, LineComment, check_idempotency_key
 from hitl_dashboard.domain.enums import Role
-from hitl_dashboard.services import claims, live, review_queries
-from hitl_dashboard.services.decide import decide
+from hitl_dashboard.services.reviews import claims, review_queries
+from hitl_dashboard.services.live import live
+from hitl_dashboard.services.reviews.decide import decide
 
 router = APIRouter(prefix="/reviews", tags=["reviews"], responses=COMMON_RESPONSES)
 

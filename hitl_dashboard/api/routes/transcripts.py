@@ -14,8 +14,7 @@ from hitl_dashboard.api.schemas.conversations import (
     MessagePublic, RevisionDiffPublic, RevisionPublic, RevisionWithContentPublic, TranscriptPage,
 )
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services import conversation_queries, revisions
-
+from hitl_dashboard.services.conversations import conversation_queries, revisions
 router = APIRouter(prefix="/conversations/{conversation_id}", tags=["transcripts"],
                    responses={**COMMON_RESPONSES, **NOT_FOUND})
 EXPORT_PAGE = 500

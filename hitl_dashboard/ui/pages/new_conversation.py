@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from hitl_dashboard.services import start_options
+from hitl_dashboard.services.conversations import start_options
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.states.new_conversation import NewConversationState as New
 

@@ -7,7 +7,7 @@ import reflex as rx
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.components.layout import APP_TITLE
 from hitl_dashboard.ui.pages.conversation import conversation_page
-from hitl_dashboard.ui.pages.home import home
+from hitl_dashboard.ui.pages.conversations import home
 from hitl_dashboard.ui.pages.login import login
 from hitl_dashboard.ui.pages.manager_registry import add_manager_pages
 from hitl_dashboard.ui.pages.queue import queue_page

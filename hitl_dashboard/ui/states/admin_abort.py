@@ -12,8 +12,8 @@ import reflex as rx
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import DomainError
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services import live
-from hitl_dashboard.services.conversations import MAX_REASON_CHARS, abort_conversation
+from hitl_dashboard.services.live import live
+from hitl_dashboard.services.conversations.conversations import MAX_REASON_CHARS, abort_conversation
 from hitl_dashboard.ui.states.app_state import AppState, path_id
 
 

@@ -11,7 +11,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.domain.errors import DomainError, InvalidInput, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor, check_can_manage_users
-from hitl_dashboard.services import users
+from hitl_dashboard.services.auth import users
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.views.formatting import stamp
 

@@ -14,13 +14,13 @@ import reflex as rx
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.review_queries import QUEUE_ROLES
+from hitl_dashboard.services.reviews.review_queries import QUEUE_ROLES
 from hitl_dashboard.ui import routes
 
 
 
 def _resolve(token: str) -> Actor:
-    from hitl_dashboard.services.tokens import resolve_token
+    from hitl_dashboard.services.auth.tokens import resolve_token
 
     with UnitOfWork() as uow:
         actor = resolve_token(uow, token, kind="session")
@@ -74,7 +74,7 @@ class AppState(rx.State):
 
     @rx.event
     async def sign_out(self):
-        from hitl_dashboard.services.sessions import sign_out
+        from hitl_dashboard.services.auth.sign_ins import sign_out
 
         token = self.session_token
         self._forget()
@@ -94,7 +94,7 @@ class AppState(rx.State):
     @rx.event
     async def go_to_review(self):
         """/reviews/<id> (links in webhooks and Slack) opens the review's conversation."""
-        from hitl_dashboard.services.claims import get_request
+        from hitl_dashboard.services.reviews.claims import get_request
 
         try:
             await self._signed_in_actor()

@@ -14,8 +14,8 @@ from hitl_dashboard.db.models import AuditEvent
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import InvalidInput, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.audit_context import known_actions
-from hitl_dashboard.services.audit_queries import list_events
+from hitl_dashboard.services.audit.audit_context import known_actions
+from hitl_dashboard.services.audit.audit_queries import list_events
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.views.formatting import role_label, stamp

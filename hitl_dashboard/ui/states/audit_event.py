@@ -11,7 +11,7 @@ import reflex as rx
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import DomainError
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.audit_context import event_context
+from hitl_dashboard.services.audit.audit_context import event_context
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.views.formatting import role_label, stamp

@@ -12,8 +12,8 @@ import reflex as rx
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import InvalidInput, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services import audit_stats
-from hitl_dashboard.services.audit_heads import status_against_newest_head
+from hitl_dashboard.services.audit import audit_stats
+from hitl_dashboard.services.audit.audit_heads import status_against_newest_head
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.views.formatting import role_label
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import reflex as rx
 
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.conversation_queries import ConversationSummary, list_conversations
+from hitl_dashboard.services.conversations.conversation_queries import ConversationSummary, list_conversations
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.states.app_state import AppState
 

@@ -19,9 +19,9 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import MAX_TEXT, DecisionInput, LineComment
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import Conflict, DomainError, InvalidInput, NotFound
-from hitl_dashboard.services import live
-from hitl_dashboard.services.claims import get_request
-from hitl_dashboard.services.decide import decide
+from hitl_dashboard.services.live import live
+from hitl_dashboard.services.reviews.claims import get_request
+from hitl_dashboard.services.reviews.decide import decide
 from hitl_dashboard.ui.states.app_state import AppState, path_id
 
 MAX_DRAFTS = 50

@@ -25,7 +25,7 @@ class LoginState(AppState):
 
     @rx.event
     async def sign_in(self, form: dict):
-        from hitl_dashboard.services.sessions import sign_in
+        from hitl_dashboard.services.auth.sign_ins import sign_in
 
         try:
             # The websocket's peer address (Reflex honours X-Forwarded-For only with trusted_proxy_hops).

@@ -9,8 +9,9 @@ import reflex as rx
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import DomainError, InvalidInput, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services import live, start_options
-from hitl_dashboard.services.conversations import StartCommand, start_conversation
+from hitl_dashboard.services.live import live
+from hitl_dashboard.services.conversations import start_options
+from hitl_dashboard.services.conversations.conversations import StartCommand, start_conversation
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.states.app_state import AppState
 

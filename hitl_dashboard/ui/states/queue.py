@@ -8,7 +8,8 @@ import reflex as rx
 
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
-from hitl_dashboard.services import claims, live
+from hitl_dashboard.services.reviews import claims
+from hitl_dashboard.services.live import live
 from hitl_dashboard.ui.states.app_state import AppState
 
 

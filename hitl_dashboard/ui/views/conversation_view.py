@@ -10,8 +10,8 @@ from sqlmodel import select
 from hitl_dashboard.db.models import CodeRevision, ToolCall, User
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ReviewKind
-from hitl_dashboard.services.conversation_queries import conversation_detail, transcript
-from hitl_dashboard.services.review_outcomes import recent_outcomes
+from hitl_dashboard.services.conversations.conversation_queries import conversation_detail, transcript
+from hitl_dashboard.services.reviews.review_outcomes import recent_outcomes
 from hitl_dashboard.ui.views.formatting import countdown, role_label, stamp
 
 AGENT_COLORS = {"planner": "violet", "coder": "blue", "copywriter": "pink", "operator": "orange"}

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.queues import role_queue
+from hitl_dashboard.services.reviews.queues import role_queue
 from hitl_dashboard.ui.views.formatting import age, countdown
 
 SUBJECT_LABELS = {"code_revision": "code revision", "message": "message", "tool_call": "tool call"}

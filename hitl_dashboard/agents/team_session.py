@@ -1,0 +1,144 @@
+"""Run a team one agent turn at a time and hand back plain data (no AutoGen types leak out)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from autogen_agentchat.base import TaskResult
+from autogen_agentchat.messages import (
+    ModelClientStreamingChunkEvent,
+    TextMessage,
+    ToolCallExecutionEvent,
+    ToolCallRequestEvent,
+)
+
+from hitl_dashboard.agents.model_clients import ModelSpec, build_model_client
+from hitl_dashboard.agents.teams import build_team
+from hitl_dashboard.agents.tool_approval import PENDING_MARKER
+from hitl_dashboard.domain.templates import TEMPLATES
+
+ChunkCallback = Callable[[str, str, str], Awaitable[None]]  # (source, message_id, text)
+
+
+class TurnFailed(Exception):
+    """The team could not finish a turn (model down, garbage reply...). Message is user-facing."""
+
+
+@dataclass(frozen=True)
+class ToolIntent:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass
+class ProducedMessage:
+    source: str
+    kind: str  # text | tool_call | tool_result
+    content: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    tool_calls: list[ToolIntent] = field(default_factory=list)
+    # A tool result that only says "waiting for approval": the real result is written to the
+    # transcript when the approved call runs, so this placeholder is never shown as final.
+    awaiting_approval: bool = False
+
+
+@dataclass
+class TurnResult:
+    messages: list[ProducedMessage]
+    state: dict[str, Any]
+    stop_reason: str | None
+
+
+def model_specs(agents: tuple[str, ...], routing: dict[str, Any], defaults: ModelSpec) -> dict[str, ModelSpec]:
+    """routing: {"coder": {"provider": "openai", "model": "gpt-4o"}, ...}; others use the defaults."""
+    return {name: defaults.model_copy(update=routing.get(name) or {}) for name in agents}
+
+
+class TeamSession:
+    """A fresh team for one conversation, optionally restored from a checkpoint."""
+
+    def __init__(self, template: str, task_type: str, specs: dict[str, ModelSpec], *, stream: bool = True):
+        self.template = TEMPLATES[template]
+        clients = {name: build_model_client(spec, name) for name, spec in specs.items()}
+        self._clients = clients
+        self.team = build_team(self.template, task_type, clients, clients["planner"], stream=stream)
+
+    async def restore(self, state: dict[str, Any] | None) -> None:
+        if state:
+            await self.team.load_state(state)
+
+    async def run_turn(self, task: dict[str, str] | None, on_chunk: ChunkCallback | None = None) -> TurnResult:
+        """task: {"source": ..., "content": ...} to resume with, or None to continue."""
+        message = TextMessage(source=task["source"], content=task["content"]) if task else None
+        produced: list[ProducedMessage] = []
+        stop_reason = None
+        try:
+            async for item in self.team.run_stream(task=message):
+                if isinstance(item, TaskResult):
+                    stop_reason = item.stop_reason
+                elif isinstance(item, ModelClientStreamingChunkEvent):
+                    if on_chunk is not None:
+                        await on_chunk(item.source, item.full_message_id or item.id, item.content)
+                elif item.source in self.template.agents:
+                    converted = _convert(item)
+                    if converted is not None:
+                        produced.append(converted)
+        except Exception as exc:  # noqa: BLE001 - any failure ends the turn; the caller records why
+            raise TurnFailed(_describe(exc)) from exc
+        # Only after the TaskResult is the snapshot consistent (see shared notes).
+        return TurnResult(produced, await self.team.save_state(), stop_reason)
+
+    async def close(self) -> None:
+        for client in self._clients.values():
+            await client.close()
+
+
+def _usage(item: Any) -> tuple[int, int]:
+    usage = getattr(item, "models_usage", None)
+    return (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
+
+
+def _convert(item: Any) -> ProducedMessage | None:
+    prompt, completion = _usage(item)
+    if isinstance(item, TextMessage):
+        return ProducedMessage(item.source, "text", item.content, prompt, completion)
+    if isinstance(item, ToolCallRequestEvent):
+        intents = [ToolIntent(c.id, c.name, _parse_args(c.arguments)) for c in item.content]
+        body = "\n".join(f"{i.name}({json.dumps(i.arguments, sort_keys=True)})" for i in intents)
+        return ProducedMessage(item.source, "tool_call", body, prompt, completion, intents)
+    if isinstance(item, ToolCallExecutionEvent):
+        body = "\n".join(f"{r.name}: {r.content}" for r in item.content)
+        waiting = all(r.content.startswith(PENDING_MARKER) for r in item.content)
+        return ProducedMessage(item.source, "tool_result", body, awaiting_approval=waiting)
+    return None  # summaries, thoughts and team events repeat what is already recorded
+
+
+def _parse_args(raw: str) -> dict[str, Any]:
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError):
+        return {"_unparsed": str(raw)}
+    return value if isinstance(value, dict) else {"_value": value}
+
+
+_ERROR_LINE = re.compile(r"^(?:[\w.]+\.)?(\w+(?:Error|Exception|Failed)): (.+)$", re.MULTILINE)
+
+
+def _describe(exc: BaseException) -> str:
+    """A message a person can act on. AutoGen re-raises agent errors as RuntimeError carrying
+    the whole traceback as text; the last 'SomeError: message' line in it is the real cause."""
+    seen = exc
+    while seen.__cause__ is not None:
+        seen = seen.__cause__
+    text = str(seen) or type(seen).__name__
+    if "Traceback (most recent call last)" in text:
+        lines = _ERROR_LINE.findall(text)
+        if lines:
+            name, message = lines[-1]
+            return message if name == "ModelCallFailed" else f"{name}: {message}"
+    return text

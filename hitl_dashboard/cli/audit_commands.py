@@ -1,0 +1,81 @@
+"""CLI subcommands for the audit trail: `audit verify [--anchor [PATH]]`, `audit export [--format F]`.
+A broken chain, or one that lacks a published head, exits 6."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+from hitl_dashboard.cli.commands import command
+from hitl_dashboard.cli.output import emit
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.errors import InvalidInput
+from hitl_dashboard.services.audit import audit
+from hitl_dashboard.services.audit.audit_heads import read_heads, verify_anchored
+
+CHAIN_BROKEN = 6
+
+
+def register(sub) -> None:
+    a = sub.add_parser("audit", help="audit trail").add_subparsers(dest="audit_command", required=True)
+    p = a.add_parser("verify", help="check the hash chain (and, with --anchor, the published heads)")
+    p.add_argument("--anchor", nargs="?", const="", metavar="PATH",
+                   help="a file of published heads (JSON lines); without PATH, the configured AUDIT_ANCHOR_FILE")
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    p.set_defaults(handler="audit verify")
+    p = a.add_parser("export")
+    p.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    p.set_defaults(handler="audit export")
+
+
+@command("audit verify")
+def _audit_verify(args) -> int:
+    if args.anchor is None:
+        with UnitOfWork() as uow:
+            report = audit.verify(uow, None)
+        emit(args, report, f"audit chain OK ({report.checked} events)" if report.ok
+             else f"audit chain BROKEN at event {report.first_bad_seq}: {report.problem}")
+        return 0 if report.ok else CHAIN_BROKEN
+    path = _anchor_path(args.anchor)
+    heads = list(read_heads(path))  # every published head is checked, not only the newest
+    with UnitOfWork() as uow:
+        chain, anchor = verify_anchored(uow, None, heads)
+    ok = chain.ok and anchor is not None and anchor.ok
+    data = {"ok": ok, "checked": chain.checked,
+            "first_bad_seq": chain.first_bad_seq if not chain.ok else anchor.first_bad_seq,
+            "problem": chain.problem if not chain.ok else anchor.problem,
+            "anchor": {"file": str(path), **dataclasses.asdict(anchor)} if anchor is not None else None}
+    if not chain.ok:
+        text = f"audit chain BROKEN at event {chain.first_bad_seq}: {chain.problem}"
+    elif not anchor.ok:
+        text = f"audit chain BROKEN against the heads published in {path}: {anchor.problem}"
+    elif anchor.newest is None:
+        text = f"audit chain OK ({chain.checked} events); no head was published in {path} yet"
+    else:
+        text = (f"audit chain OK ({chain.checked} events) and it holds all {anchor.heads} heads published in "
+                f"{path} (newest: seq {anchor.newest.seq} at {anchor.newest.at})")
+    emit(args, data, text)
+    return 0 if ok else CHAIN_BROKEN
+
+
+def _anchor_path(given: str) -> Path:
+    if given:
+        return Path(given)
+    from hitl_dashboard.settings import get_settings
+
+    configured = get_settings().anchor_file()
+    if configured is None:
+        raise InvalidInput("no anchor file is configured (AUDIT_ANCHOR_SINKS has no \"file\"): "
+                           "pass --anchor PATH", "anchor")
+    return configured
+
+
+@command("audit export")
+def _audit_export(args) -> int:
+    with UnitOfWork() as uow:
+        for chunk in audit.export_lines(uow, None, args.format):
+            sys.stdout.write(chunk)
+    return 0

@@ -1,0 +1,78 @@
+"""Command line: `python -m hitl_dashboard ...`. Each command takes --json.
+
+Exit codes: 0 ok, 1 other, 2 invalid input or configuration (one line per bad environment
+variable), 3 not found, 4 permission denied, 5 conflict, 6 audit chain broken (or missing a
+published head), 7 unsafe deployment, 8 database not migrated (run `db upgrade`), 9 database
+unreachable."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from hitl_dashboard.cli.commands import COMMANDS, register_all
+from hitl_dashboard.cli.output import fail
+from hitl_dashboard.domain.errors import (
+    ConfigurationError, Conflict, DatabaseNotMigrated, DatabaseNotReady, DomainError, InvalidInput, NotFound,
+    PermissionDenied,
+)
+
+EXIT_CODES = {InvalidInput: 2, NotFound: 3, PermissionDenied: 4, Conflict: 5}
+EXIT_CONFIGURATION = 2
+EXIT_NOT_MIGRATED = 8
+EXIT_DATABASE_UNREACHABLE = 9
+# Commands that must run on a database whose schema is not at head (yet).
+WITHOUT_SCHEMA_CHECK = {"db upgrade"}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m hitl_dashboard", description="HITL Dashboard")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    sub = parser.add_subparsers(dest="command", required=True)
+    register_all(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = COMMANDS[args.handler]
+    try:
+        _publish_live_updates_if_configured()
+        if args.handler not in WITHOUT_SCHEMA_CHECK:
+            _require_current_schema()
+        return handler(args) or 0
+    except ConfigurationError as exc:
+        return fail(args, exc, EXIT_CONFIGURATION)
+    except DatabaseNotMigrated as exc:
+        return fail(args, exc, EXIT_NOT_MIGRATED)
+    except DatabaseNotReady as exc:
+        return fail(args, exc, EXIT_DATABASE_UNREACHABLE)
+    except DomainError as exc:
+        code = next((c for kind, c in EXIT_CODES.items() if isinstance(exc, kind)), 1)
+        return fail(args, exc, code)
+    except ValueError as exc:
+        return fail(args, exc, 2)
+    except RuntimeError as exc:  # e.g. preflight.UnsafeDeployment
+        return fail(args, exc, 7)
+
+
+def _require_current_schema() -> None:
+    from hitl_dashboard.db.migrations import require_current_schema
+
+    require_current_schema()
+
+
+def _publish_live_updates_if_configured() -> None:
+    """A CLI process has no browsers; with Redis its changes reach them through the web tier."""
+    from hitl_dashboard.settings import get_settings
+
+    url = get_settings().redis_url
+    if url:
+        from hitl_dashboard.services.live.live_redis import install_publisher
+
+        install_publisher(url)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+"""Start a conversation; retry a failed one from its last checkpoint; abort one in any state (admin)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hitl_dashboard.domain.templates import TEMPLATES
+from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.models import Conversation, Message, utcnow, without_checkpoint
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.enums import TERMINAL_STATUSES, ConversationStatus, MessageKind, TaskType
+from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound
+from hitl_dashboard.domain.permissions import Actor, require_role
+from hitl_dashboard.domain.policies import GatePolicy
+from hitl_dashboard.services.webhooks import webhooks
+from hitl_dashboard.services.conversations.conversation_queries import get_conversation
+from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls
+from hitl_dashboard.services.reviews.review_requests import dismiss_open_requests
+
+MAX_TASK_CHARS = 20_000
+MAX_REASON_CHARS = 2_000
+TASK_TYPES = {t.value for t in TaskType} | {"auto"}
+# No base_url: endpoints (and the keys that go with them) are the operator's configuration; a
+# caller-chosen URL would receive the server's API key.
+ALLOWED_ROUTING_KEYS = {"provider", "model", "timeout_s", "max_retries", "delay_ms"}
+
+
+@dataclass
+class StartCommand:
+    task: str
+    task_type: str = "code"
+    title: str | None = None
+    template: str | None = None
+    gate_policy: dict[str, Any] | None = None
+    model_routing: dict[str, dict[str, Any]] = field(default_factory=dict)
+    on_overdue: str = "escalate"
+
+
+def start_conversation(uow: UnitOfWork, actor: Actor, command: StartCommand) -> Conversation:
+    task = (command.task or "").strip()
+    if not task:
+        raise InvalidInput("the task is empty", "task")
+    if len(task) > MAX_TASK_CHARS:
+        raise InvalidInput(f"the task is longer than {MAX_TASK_CHARS} characters", "task")
+    if command.task_type not in TASK_TYPES:
+        raise InvalidInput(f"task type must be one of {', '.join(sorted(TASK_TYPES))}", "task_type")
+    template_name = command.template or command.task_type
+    template = TEMPLATES.get(template_name)
+    if template is None:
+        raise InvalidInput(f"unknown team template '{template_name}'", "template")
+    if template.fixed_task_type and command.task_type not in (template.fixed_task_type, "auto"):
+        raise InvalidInput(f"template '{template_name}' does {template.fixed_task_type} tasks", "template")
+    if command.on_overdue not in ("escalate", "abort"):
+        raise InvalidInput("on_overdue must be escalate or abort", "on_overdue")
+    _validate_routing(command.model_routing, template.agents)
+    # 'auto' starts as code; the planner's TASK TYPE line re-routes it (see services/turns).
+    task_type = template.fixed_task_type or (command.task_type if command.task_type != "auto" else "code")
+    policy = (
+        GatePolicy.from_dict(command.gate_policy) if command.gate_policy is not None
+        else template.default_policy(task_type)
+    )
+    conversation = Conversation(
+        title=(command.title or task.splitlines()[0])[:200],
+        task=task,
+        task_type=task_type,
+        template=template_name,
+        gate_policy=policy.to_dict(),
+        model_routing=command.model_routing,
+        on_overdue=command.on_overdue,
+        status=ConversationStatus.RUNNING,
+        initiator_id=actor.user_id,
+        next_input={"source": "user", "content": task},
+        next_seq=2,
+    )
+    uow.session.add(conversation)
+    uow.session.flush()
+    uow.session.add(
+        Message(conversation_id=conversation.id, seq=1, source=actor.username, kind=MessageKind.TEXT, content=task)
+    )
+    append_audit(
+        uow.session,
+        actor=actor.username,
+        action="conversation.started",
+        conversation_id=conversation.id,
+        details={"task_type": task_type, "template": template_name, "gate_policy": policy.to_dict()},
+    )
+    return conversation
+
+
+def _validate_routing(routing: dict[str, dict[str, Any]], agents: tuple[str, ...]) -> None:
+    if not isinstance(routing, dict):
+        raise InvalidInput("model routing must map agent names to model settings", "model_routing")
+    for agent, spec in routing.items():
+        if agent not in agents:
+            raise InvalidInput(f"model routing names unknown agent '{agent}'", "model_routing")
+        if not isinstance(spec, dict) or set(spec) - ALLOWED_ROUTING_KEYS:
+            raise InvalidInput(
+                f"model routing for {agent} may set only {', '.join(sorted(ALLOWED_ROUTING_KEYS))}", "model_routing"
+            )
+        if spec.get("provider", "scripted") not in ("scripted", "openai"):
+            raise InvalidInput("provider must be scripted or openai", "model_routing")
+
+
+def retry_conversation(uow: UnitOfWork, actor: Actor, conversation_id: int) -> Conversation:
+    """A failed conversation goes back to running; it resumes from its last checkpoint with the
+    input that was in flight, which is still stored (a failed turn commits nothing)."""
+    require_role(actor, "admin", what="retry a failed conversation")
+    conversation = get_conversation(uow, conversation_id)
+    if conversation.status != ConversationStatus.FAILED:
+        raise Conflict(f"conversation {conversation_id} is {conversation.status}, not failed")
+    reason = conversation.status_reason
+    conversation.status, conversation.status_reason = ConversationStatus.RUNNING, None
+    conversation.lease_owner, conversation.lease_expires_at = None, None
+    conversation.crash_count = 0
+    conversation.updated_at = utcnow()
+    uow.session.add(conversation)
+    append_audit(uow.session, actor=actor.username, actor_role="admin", action="conversation.retried",
+                 conversation_id=conversation_id, details={"failure": reason})
+    return conversation
+
+
+def abort_conversation(uow: UnitOfWork, actor: Actor, conversation_id: int, reason: str) -> Conversation:
+    """Stop a conversation whatever it is doing (running, awaiting review, failed, backing off).
+
+    The row is locked first (PostgreSQL: a runner storing a turn finishes before, or waits and then
+    finds its lease gone); clearing the lease makes that runner's next renew fail, so it stops
+    without writing over the aborted status. Open review requests are dismissed."""
+    require_role(actor, "admin", what="abort a conversation")
+    reason = (reason or "").strip()
+    if not reason:
+        raise InvalidInput("a reason is required to abort a conversation", "reason")
+    if len(reason) > MAX_REASON_CHARS:
+        raise InvalidInput(f"the reason is longer than {MAX_REASON_CHARS} characters", "reason")
+    conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint(), with_for_update=True)
+    if conversation is None:
+        raise NotFound(f"conversation {conversation_id} does not exist")
+    if conversation.status in TERMINAL_STATUSES:
+        raise Conflict(f"conversation {conversation_id} is already {conversation.status}; it cannot be aborted")
+    was = conversation.status
+    dismiss_open_requests(uow.session, conversation_id, actor=actor.username, why="conversation aborted by an admin")
+    cancel_pending_calls(uow.session, conversation_id, why=f"the conversation was aborted by {actor.username}")
+    conversation.status = ConversationStatus.ABORTED
+    conversation.status_reason = f"aborted by {actor.username} (admin): {reason}"
+    conversation.next_input = None
+    uow.session.add(Message(conversation_id=conversation_id, seq=conversation.next_seq, source=actor.username,
+                            kind=MessageKind.SYSTEM, content=f"ABORTED by {actor.username} (admin): {reason}"))
+    conversation.next_seq += 1
+    conversation.lease_owner, conversation.lease_expires_at = None, None
+    conversation.updated_at = utcnow()
+    uow.session.add(conversation)
+    append_audit(uow.session, actor=actor.username, actor_role="admin", action="conversation.aborted",
+                 conversation_id=conversation_id, details={"reason": reason, "was": was})
+    webhooks.conversation_finished(uow.session, conversation)
+    return conversation

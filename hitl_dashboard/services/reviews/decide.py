@@ -1,0 +1,232 @@
+"""Record a reviewer's decision and apply it: exactly once, or a clear conflict."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+
+from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+
+from hitl_dashboard.domain.templates import TEMPLATES
+from hitl_dashboard.agents.tools import validate_tool_args
+from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.models import Conversation, Decision, Message, ReviewRequest, ToolCall, utcnow, without_checkpoint
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.decisions import DecisionInput, render_line_comments, validate_decision
+from hitl_dashboard.domain.enums import (
+    OPEN_REVIEW_STATUSES, Action, ConversationStatus, MessageKind, ReviewKind, ReviewStatus,
+)
+from hitl_dashboard.domain.errors import Conflict, InvalidInput
+from hitl_dashboard.domain.permissions import Actor, check_can_decide
+from hitl_dashboard.domain.signoff import next_role
+from hitl_dashboard.services.webhooks import webhooks
+from hitl_dashboard.services.reviews.claims import get_request
+from hitl_dashboard.services.reviews.review_requests import (
+    Subject, closed_how, dismiss_open_requests, open_request, signoff_approvals,
+)
+from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls, describe_call, record_tool_decision
+from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
+
+
+@dataclass(frozen=True)
+class DecisionOutcome:
+    decision_id: int
+    review_request_id: int
+    conversation_id: int
+    action: str
+    conversation_status: str
+    next_review_id: int | None
+    replayed: bool = False
+
+
+def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInput) -> DecisionOutcome:
+    request = get_request(uow, review_id)
+    conversation = uow.session.get(Conversation, request.conversation_id, options=without_checkpoint())
+    agents = TEMPLATES[conversation.template].agents
+    validate_decision(decision, kind=ReviewKind(request.kind), agents=agents)
+    is_override = check_can_decide(
+        actor, required_role=request.required_role, initiator_id=conversation.initiator_id,
+        action=decision.action, override_reason=decision.override_reason,
+    )
+    fingerprint = decision.fingerprint(review_id)
+    if decision.idempotency_key:  # after the permission checks: a replay must not bypass them
+        earlier = _earlier(uow, decision.idempotency_key, fingerprint, actor)
+        if earlier is not None:
+            return earlier
+    _check_open(uow, actor, request, decision)
+    edited = None
+    if decision.edited_args is not None:
+        tool_call = uow.session.get(ToolCall, request.subject_id)
+        edited = validate_tool_args(tool_call.tool_name, decision.edited_args)
+        edited = None if edited == tool_call.arguments else edited  # unchanged is not an edit
+    new_status = ReviewStatus.PENDING if _is_signoff_skip(request, decision) else ReviewStatus.DECIDED
+    result = uow.session.exec(
+        update(ReviewRequest)
+        .where(ReviewRequest.id == review_id, ReviewRequest.version == request.version,
+               ReviewRequest.status.in_(OPEN_REVIEW_STATUSES))
+        .values(status=new_status, version=ReviewRequest.version + 1, assignee_id=None,
+                closed_at=utcnow() if new_status == ReviewStatus.DECIDED else None)
+    )
+    if result.rowcount != 1:
+        # A retry of the same decision that lost the race to its own first attempt (PostgreSQL: the
+        # UPDATE waited for that commit, and this statement-level snapshot now sees its row).
+        earlier = _earlier(uow, decision.idempotency_key, fingerprint, actor) if decision.idempotency_key else None
+        if earlier is not None:
+            return earlier
+        uow.session.refresh(request)
+        raise Conflict(f"review request {review_id} was closed a moment ago: {closed_how(uow.session, request)}")
+    row = Decision(
+        review_request_id=review_id, conversation_id=conversation.id, action=decision.action,
+        reason=decision.reason, instructions=decision.instructions, target_agent=decision.target_agent,
+        edited_args=edited, line_comments=[asdict(c) for c in decision.line_comments] or None,
+        reviewer_id=actor.user_id, role=request.required_role, is_override=is_override,
+        override_reason=decision.override_reason if is_override else None,
+        content_hash=request.content_hash, idempotency_key=decision.idempotency_key,
+        request_fingerprint=fingerprint if decision.idempotency_key else None,
+    )
+    uow.session.add(row)
+    try:
+        uow.session.flush()
+    except IntegrityError:
+        # Same idempotency key raced in from another request: the first one wins.
+        uow.rollback()
+        earlier = _earlier(uow, decision.idempotency_key, fingerprint, actor)
+        if earlier is None:
+            raise Conflict("this decision conflicted with another one; reload and try again") from None
+        return earlier
+    append_audit(
+        uow.session, actor=actor.username, actor_role=request.required_role,
+        action="decision.override" if is_override else "decision.recorded",
+        conversation_id=conversation.id, review_request_id=review_id, content_hash=request.content_hash,
+        details={"action": decision.action, "reason": decision.reason, "instructions": decision.instructions,
+                 "target_agent": decision.target_agent, "edited_args": edited,
+                 "override_reason": row.override_reason, "decision_id": row.id},
+    )
+    _transcript_note(uow, conversation, actor, request, decision, is_override, edited)
+    webhooks.review_decided(uow.session, row, request, conversation, actor.username)
+    next_review = _apply(uow, actor, conversation, request, decision, edited)
+    conversation.updated_at = utcnow()
+    uow.session.add(conversation)
+    uow.session.flush()
+    return DecisionOutcome(row.id, review_id, conversation.id, decision.action, conversation.status,
+                           next_review.id if next_review else None)
+
+
+def _earlier(uow: UnitOfWork, key: str, fingerprint: str, actor: Actor) -> DecisionOutcome | None:
+    """The decision this reviewer already made with this key, if the request is the same one.
+    Keys are per reviewer: another user's key is none of our business and is never named."""
+    row = uow.session.exec(
+        select(Decision).where(Decision.reviewer_id == actor.user_id, Decision.idempotency_key == key)
+    ).first()
+    if row is None:
+        return None
+    if row.request_fingerprint is not None and row.request_fingerprint != fingerprint:
+        raise InvalidInput(f"Idempotency-Key '{key}' was already used for a different request; "
+                           "send a new key for a new decision", "idempotency_key")
+    conversation = uow.session.get(Conversation, row.conversation_id, options=without_checkpoint())
+    now_open = uow.session.exec(
+        select(ReviewRequest.id).where(ReviewRequest.conversation_id == row.conversation_id,
+                                       ReviewRequest.status.in_(OPEN_REVIEW_STATUSES))
+        .order_by(ReviewRequest.id).limit(1)
+    ).first()
+    return DecisionOutcome(row.id, row.review_request_id, row.conversation_id, row.action, conversation.status,
+                           now_open, True)
+
+
+def _check_open(uow: UnitOfWork, actor: Actor, request: ReviewRequest, decision: DecisionInput) -> None:
+    if request.status not in OPEN_REVIEW_STATUSES:
+        raise Conflict(f"review request {request.id} is closed: {closed_how(uow.session, request)}")
+    if decision.expected_content_hash is not None and decision.expected_content_hash != request.content_hash:
+        raise Conflict(f"review request {request.id} is about other content than the one you were shown; reload it")
+    if decision.expected_version is not None and decision.expected_version != request.version:
+        raise Conflict(
+            f"review request {request.id} changed (version {request.version}, you saw {decision.expected_version});"
+            " reload it"
+        )
+    if request.status == ReviewStatus.CLAIMED and request.assignee_id != actor.user_id and not actor.is_admin:
+        raise Conflict(f"review request {request.id} is claimed by another reviewer")
+
+
+def _is_signoff_skip(request: ReviewRequest, decision: DecisionInput) -> bool:
+    return decision.action == Action.SKIP and request.kind == ReviewKind.SIGNOFF
+
+
+def _transcript_note(uow, conversation: Conversation, actor: Actor, request, decision: DecisionInput,
+                     is_override: bool, edited: dict | None) -> None:
+    """What was decided, exactly: an override says so and why; a tool call shows the arguments
+    that will run next to the ones the agent proposed."""
+    who = (f"{actor.username} (admin override of the {request.required_role} review: {decision.override_reason})"
+           if is_override else f"{actor.username} ({request.required_role})")
+    text = f"{decision.action.upper()} by {who}"
+    detail = decision.instructions or decision.reason
+    if detail:
+        text += f": {detail}"
+    if request.kind == ReviewKind.TOOL_CALL:
+        call = uow.session.get(ToolCall, request.subject_id)
+        if decision.action == Action.APPROVE:
+            text += f"\nApproved to run: {describe_call(call.tool_name, call.arguments, edited)}"
+        elif decision.action != Action.ABORT:
+            text += f"\nDenied: {call.tool_name}({json.dumps(call.arguments, sort_keys=True)}) will not run"
+    if decision.line_comments:
+        text += "\n" + render_line_comments(decision.line_comments)
+    uow.session.add(Message(conversation_id=conversation.id, seq=conversation.next_seq, source=actor.username,
+                            kind=MessageKind.DECISION, content=text))
+    conversation.next_seq += 1
+
+
+def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest,
+           decision: DecisionInput, edited: dict | None) -> ReviewRequest | None:
+    session = uow.session
+    if decision.action == Action.ABORT:
+        dismiss_open_requests(session, conversation.id, actor=actor.username, why="conversation aborted")
+        cancel_pending_calls(session, conversation.id, why=f"the conversation was aborted by {actor.username}")
+        _set_status(session, conversation, ConversationStatus.ABORTED, decision.reason, actor)
+        return None
+    if request.kind == ReviewKind.TOOL_CALL:
+        why = decision.instructions or decision.reason
+        record_tool_decision(session, actor, conversation, request, decision.action, why, edited)
+        return None
+    if decision.action == Action.REVISE:
+        dismiss_open_requests(session, conversation.id, actor=actor.username, why="revision requested")
+        target = decision.target_agent or PRODUCER_BY_TASK_TYPE[conversation.task_type]
+        parts = [f"REVISE @{target}"]
+        if decision.instructions:
+            parts.append(f"Instructions: {decision.instructions.strip()}")
+        if decision.line_comments:
+            parts.append("Line comments:\n" + render_line_comments(decision.line_comments))
+        parts.append(f"(from {actor.username}, {request.required_role})")
+        _resume(conversation, request.required_role, "\n".join(parts))
+        return None
+    if request.kind == ReviewKind.GATE:  # approve or skip: the agents go on
+        verb = "APPROVED" if decision.action == Action.APPROVE else "SKIPPED review"
+        _resume(conversation, request.required_role, f"{verb} by {actor.username}: continue.")
+        return None
+    if decision.action == Action.SKIP:  # a sign-off skip put the request back in the queue
+        return None
+    approvals = signoff_approvals(session, conversation.id)
+    role = next_role(conversation.task_type, approvals, request.content_hash)
+    if role is None:
+        _set_status(session, conversation, ConversationStatus.APPROVED, "every required role approved", actor)
+        return None
+    return open_request(
+        session, conversation, kind=ReviewKind.SIGNOFF, role=role, rule="signoff",
+        reason=f"sign-off after {request.required_role} approved",
+        subject=Subject(request.subject_type, request.subject_id, request.subject_label, request.content_hash),
+        risk_flags=list(request.risk_flags), actor=actor.username,
+    )
+
+
+def _resume(conversation: Conversation, source: str, content: str) -> None:
+    conversation.next_input = {"source": source, "content": content}
+    conversation.status, conversation.status_reason = ConversationStatus.RUNNING, None
+    conversation.turns_since_review = 0
+
+
+def _set_status(session, conversation: Conversation, status: str, reason: str | None, actor: Actor) -> None:
+    conversation.status, conversation.status_reason = status, reason
+    conversation.next_input = None
+    append_audit(session, actor=actor.username, action=f"conversation.{status}", conversation_id=conversation.id,
+                 details={"reason": reason})
+    webhooks.conversation_finished(session, conversation)

@@ -1,0 +1,119 @@
+"""Opening and closing review requests; every change is audited in the same transaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlmodel import Session, select
+
+from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.models import AuditEvent, Conversation, Decision, ReviewRequest, User, utcnow
+from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, Action, ReviewKind, ReviewStatus
+from hitl_dashboard.domain.signoff import Approval
+from hitl_dashboard.domain.sla import due_at
+from hitl_dashboard.domain.stored_values import short_label
+from hitl_dashboard.services.webhooks import webhooks
+from hitl_dashboard.settings import get_settings
+
+
+@dataclass(frozen=True)
+class Subject:
+    type: str  # message | code_revision | tool_call
+    id: int
+    label: str
+    content_hash: str
+
+
+def open_request(
+    session: Session,
+    conversation: Conversation,
+    *,
+    kind: str,
+    role: str,
+    rule: str,
+    reason: str,
+    subject: Subject,
+    risk_flags: list[str] | None = None,
+    actor: str = "runner",
+    escalated_from_id: int | None = None,
+) -> ReviewRequest:
+    now = utcnow()
+    request = ReviewRequest(
+        conversation_id=conversation.id,
+        kind=kind,
+        required_role=role,
+        rule=rule,
+        reason=reason,
+        risk_flags=risk_flags or [],
+        subject_type=subject.type,
+        subject_id=subject.id,
+        subject_label=short_label(subject.label),
+        content_hash=subject.content_hash,
+        due_at=due_at(now, role, get_settings().sla_hours()),
+        escalated_from_id=escalated_from_id,
+        created_at=now,
+    )
+    session.add(request)
+    session.flush()
+    append_audit(
+        session,
+        actor=actor,
+        action="review.requested",
+        conversation_id=conversation.id,
+        review_request_id=request.id,
+        content_hash=subject.content_hash,
+        details={"kind": kind, "role": role, "rule": rule, "reason": reason, "subject": subject.label},
+    )
+    webhooks.review_requested(session, request, conversation)
+    return request
+
+
+def dismiss_open_requests(session: Session, conversation_id: int, *, actor: str, why: str,
+                          keep_id: int | None = None) -> int:
+    open_requests = session.exec(
+        select(ReviewRequest).where(
+            ReviewRequest.conversation_id == conversation_id,
+            ReviewRequest.status.in_(OPEN_REVIEW_STATUSES),
+        )
+    ).all()
+    count = 0
+    for request in open_requests:
+        if request.id == keep_id:
+            continue
+        request.status, request.closed_at = ReviewStatus.DISMISSED, utcnow()
+        request.version += 1
+        session.add(request)
+        append_audit(session, actor=actor, action="review.dismissed", conversation_id=conversation_id,
+                     review_request_id=request.id, content_hash=request.content_hash, details={"why": why})
+        count += 1
+    return count
+
+
+def signoff_approvals(session: Session, conversation_id: int) -> list[Approval]:
+    """Every approval of a sign-off request in the conversation, with the content it approved."""
+    rows = session.exec(
+        select(Decision.role, Decision.content_hash)
+        .join(ReviewRequest, ReviewRequest.id == Decision.review_request_id)
+        .where(Decision.conversation_id == conversation_id, Decision.action == Action.APPROVE,
+               ReviewRequest.kind == ReviewKind.SIGNOFF)
+    ).all()
+    return [Approval(role, digest) for role, digest in rows]
+
+
+def closed_how(session: Session, request: ReviewRequest) -> str:
+    """Why a request is no longer open, for the reviewer who lost a race: who did what, when."""
+    decision = session.exec(
+        select(Decision).where(Decision.review_request_id == request.id).order_by(Decision.id.desc()).limit(1)
+    ).first()
+    if decision is not None and request.status == ReviewStatus.DECIDED:
+        who = session.get(User, decision.reviewer_id)
+        when = decision.created_at.strftime("%H:%M:%S UTC")
+        return f"{decision.action.upper()} by {who.username if who else 'a reviewer'} at {when}"
+    if request.status == ReviewStatus.DISMISSED:
+        event = session.exec(
+            select(AuditEvent).where(AuditEvent.review_request_id == request.id,
+                                     AuditEvent.action == "review.dismissed").order_by(AuditEvent.seq.desc()).limit(1)
+        ).first()
+        why = (event.details or {}).get("why") if event else None
+        return f"dismissed ({why}) by {event.actor}" if event else "dismissed"
+    return f"it is {request.status}"

@@ -1,0 +1,184 @@
+"""The runner: takes a runnable conversation's lease, resumes its team from the checkpoint,
+and runs it turn by turn until a gate pauses it, it finishes, or it fails.
+
+Nothing is held while a conversation waits: its checkpoint and pending input are rows."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import uuid
+
+from hitl_dashboard.agents.errors import ModelCallFailed
+from hitl_dashboard.agents.model_clients import ModelSpec
+from hitl_dashboard.agents.team_session import TeamSession, TurnFailed, model_specs
+from hitl_dashboard.domain.templates import TEMPLATES
+from hitl_dashboard.db.models import Conversation, without_checkpoint
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.enums import ConversationStatus
+from hitl_dashboard.services.runner import leases
+from hitl_dashboard.services.live import live
+from hitl_dashboard.services.runner.run_failures import LeaseLost, describe_storage_error, mark_failed, record_crash
+from hitl_dashboard.services.runner.tool_execution import run_approved_tools, tool_call_ids
+from hitl_dashboard.services.runner.turns import CONTINUE, apply_turn
+from hitl_dashboard.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+
+def new_runner_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+def default_model_spec() -> ModelSpec:
+    """The configured endpoint travels with every spec, so a conversation that routes one agent
+    to "openai" (while the default is scripted) reaches the operator's endpoint, never another."""
+    s = get_settings()
+    return ModelSpec(
+        provider="openai" if s.model_provider == "openai" else "scripted",
+        model=s.openai_model,  # unused by the scripted model
+        base_url=s.openai_base_url, api_key=s.openai_api_key, timeout_s=s.model_timeout_s,
+        max_retries=s.model_max_retries, retry_base_delay_s=s.model_retry_base_s,
+        delay_ms=s.scripted_delay_ms, chunk_delay_ms=s.scripted_chunk_delay_ms,
+    )
+
+
+async def run_conversation(conversation_id: int, runner_id: str) -> bool:
+    """Run one conversation if its lease can be taken. Returns True if it did any work."""
+    settings = get_settings()
+    with UnitOfWork() as uow:
+        if not leases.try_take(uow.session, conversation_id, runner_id, settings.lease_seconds):
+            return False
+        uow.commit()
+    heartbeat = asyncio.create_task(_heartbeat(conversation_id, runner_id, settings.lease_seconds))
+    crash: Exception | None = None
+    try:
+        await _run_leased(conversation_id, runner_id)
+    except LeaseLost:
+        log.warning("runner %s lost the lease on conversation %s (aborted, or taken over)", runner_id, conversation_id)
+    except Exception as exc:  # noqa: BLE001 - logged here, backed off below; never kills the worker loop
+        log.exception("runner %s crashed on conversation %s", runner_id, conversation_id)
+        crash = exc
+    finally:
+        heartbeat.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await heartbeat
+        _release(conversation_id, runner_id, crash)
+    return True
+
+
+def _release(conversation_id: int, runner_id: str, crash: Exception | None) -> None:
+    try:
+        if crash is not None:
+            record_crash(conversation_id, runner_id, crash)
+            return
+        with UnitOfWork() as uow:
+            leases.release(uow.session, conversation_id, runner_id)
+            uow.commit()
+    except Exception:  # noqa: BLE001 - e.g. the database is down: the lease then simply expires
+        log.exception("runner %s could not release conversation %s; its lease will expire", runner_id,
+                      conversation_id)
+
+
+async def _run_leased(conversation_id: int, runner_id: str) -> None:
+    with UnitOfWork() as uow:
+        conversation = uow.session.get(Conversation, conversation_id)
+        if conversation is None or conversation.status != ConversationStatus.RUNNING:
+            return
+        snapshot = _Snapshot(conversation)
+    task = snapshot.next_input
+    if task and task.get("type") == "tool_execution":
+        task = await run_approved_tools(conversation_id, tool_call_ids(task), runner_id)
+    specs = model_specs(TEMPLATES[snapshot.template].agents, snapshot.model_routing, default_model_spec())
+    try:
+        session = TeamSession(snapshot.template, snapshot.task_type, specs, stream=get_settings().model_stream)
+    except Exception as exc:  # noqa: BLE001 - a misconfigured model fails this conversation, not the runner loop
+        mark_failed(conversation_id, runner_id, f"cannot set up the agents' models: {exc}")
+        return
+    try:
+        await session.restore(snapshot.checkpoint)
+        turn_number = snapshot.checkpoint_version
+        while True:
+            turn_number += 1
+            try:
+                turn = await session.run_turn(task, on_chunk=live.chunk_publisher(conversation_id))
+            except (TurnFailed, ModelCallFailed) as exc:
+                mark_failed(conversation_id, runner_id, str(exc))
+                return
+            try:
+                outcome = _store_turn(conversation_id, runner_id, turn)
+            except LeaseLost:
+                raise
+            except Exception as exc:  # noqa: BLE001 - rolled back; retrying would fail the same way
+                log.exception("runner %s: storing turn %d of conversation %s failed", runner_id, turn_number,
+                              conversation_id)
+                mark_failed(conversation_id, runner_id,
+                            f"storing agent turn {turn_number} failed: {describe_storage_error(exc)}")
+                return
+            live.publish_turn(conversation_id)
+            if outcome != CONTINUE:
+                return
+            task = None
+    finally:
+        await session.close()
+
+
+def _store_turn(conversation_id: int, runner_id: str, turn) -> str:
+    """One transaction: the turn's rows and its checkpoint, or nothing (the unit of work rolls back)."""
+    with UnitOfWork() as uow:
+        # Renewing also locks the row (PostgreSQL) and fails if an admin aborted the conversation.
+        if not leases.renew(uow.session, conversation_id, runner_id, get_settings().lease_seconds):
+            raise LeaseLost()
+        conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint())
+        outcome = apply_turn(uow.session, conversation, turn)
+        conversation.crash_count = 0  # a stored turn is progress: crashes before it no longer count
+        uow.commit()
+    return outcome
+
+
+class _Snapshot:
+    """The fields the runner needs, copied out so no ORM object crosses an await."""
+
+    def __init__(self, conversation: Conversation):
+        self.template = conversation.template
+        self.task_type = conversation.task_type
+        self.model_routing = dict(conversation.model_routing or {})
+        self.checkpoint = conversation.checkpoint
+        self.next_input = conversation.next_input
+        self.checkpoint_version = conversation.checkpoint_version
+
+
+async def _heartbeat(conversation_id: int, runner_id: str, seconds: float) -> None:
+    while True:
+        await asyncio.sleep(max(seconds / 3, 0.2))
+        with UnitOfWork() as uow:
+            if not leases.renew(uow.session, conversation_id, runner_id, seconds):
+                return
+            uow.commit()
+
+
+async def run_until_idle(runner_id: str | None = None, *, max_rounds: int = 10_000) -> int:
+    """Run everything runnable until nothing is left; returns how many runs happened."""
+    runner_id = runner_id or new_runner_id()
+    runs = 0
+    for _ in range(max_rounds):
+        with UnitOfWork() as uow:
+            candidates = leases.runnable_ids(uow.session)
+            busy_elsewhere = not candidates and leases.any_running(uow.session)
+        if not candidates:
+            if not busy_elsewhere:
+                return runs
+            # Another runner holds a lease (or a dead one's lease has not expired yet): wait.
+            await asyncio.sleep(get_settings().worker_poll_seconds)
+            continue
+        progressed = False
+        for conversation_id in candidates:
+            if await run_conversation(conversation_id, runner_id):
+                runs += 1
+                progressed = True
+        if not progressed:
+            await asyncio.sleep(get_settings().worker_poll_seconds)
+    return runs

@@ -1,0 +1,180 @@
+"""What happens after an agent turn: persist it, then let the gate policy decide."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlmodel import Session, select
+
+from hitl_dashboard.domain.policies import planned_task_type
+from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
+from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ToolCall, utcnow
+from hitl_dashboard.domain.enums import ConversationStatus, ReviewKind, SubjectType
+from hitl_dashboard.domain.hashing import content_hash
+from hitl_dashboard.domain.policies import GateHit, GatePolicy, TurnView, risk_flags
+from hitl_dashboard.domain.revisions import ProposedCode, extract_code_blocks
+from hitl_dashboard.domain.stored_values import CALL_ID_CHARS, SOURCE_CHARS, fit_with_hash, storable_text
+from hitl_dashboard.domain.signoff import TOOL_APPROVER, first_role
+from hitl_dashboard.services.webhooks import webhooks
+from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
+
+if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGen
+    from hitl_dashboard.agents.team_session import ProducedMessage, TurnResult
+
+CONTINUE, PAUSED, FINISHED = "continue", "paused", "finished"
+
+
+def apply_turn(session: Session, conversation: Conversation, turn: TurnResult) -> str:
+    """Runs inside the transaction that also stores the checkpoint."""
+    messages = [m for m in turn.messages if not m.awaiting_approval]
+    stored = [_store_message(session, conversation, m) for m in messages]
+    _follow_planner_route(session, conversation, messages)
+    revisions = _store_revisions(session, conversation, messages, stored)
+    conversation.checkpoint = turn.state
+    conversation.checkpoint_version += 1
+    conversation.next_input = None
+    conversation.updated_at = utcnow()
+    for message in messages:
+        conversation.prompt_tokens += message.prompt_tokens
+        conversation.completion_tokens += message.completion_tokens
+
+    policy = GatePolicy.from_dict(conversation.gate_policy)
+    if _open_tool_approvals(session, conversation, policy, messages, stored):
+        return _pause(conversation)
+    hits, flags, last_text = [], [], None
+    for message, row in zip(messages, stored):
+        if message.kind != "text":
+            continue
+        hits += policy.evaluate(TurnView(message.source, message.content))
+        flags += risk_flags(message.content)
+        last_text = row
+    if hits:
+        subject = _subject_for(conversation, revisions, last_text)
+        signoff = any(h.is_signoff_point for h in hits)
+        dismiss_open_requests(session, conversation.id, actor="runner", why="new content to review")
+        open_request(
+            session, conversation,
+            kind=ReviewKind.SIGNOFF if signoff else ReviewKind.GATE,
+            role=first_role(conversation.task_type),
+            rule=_primary(hits).rule,
+            reason="; ".join(h.describe() for h in hits),
+            subject=subject,
+            risk_flags=sorted(set(flags)),
+        )
+        return _pause(conversation)
+    if policy.mode == "never" and any(TurnView(m.source, m.content).says_done for m in messages):
+        conversation.status = ConversationStatus.APPROVED
+        conversation.status_reason = "completed without review (gate policy: never)"
+        append_audit(session, actor="runner", action="conversation.completed_without_review",
+                     conversation_id=conversation.id)
+        webhooks.conversation_finished(session, conversation)
+        return FINISHED
+    conversation.turns_since_review += 1
+    if conversation.turns_since_review >= policy.max_turns_without_review and last_text is not None:
+        open_request(
+            session, conversation, kind=ReviewKind.GATE, role=first_role(conversation.task_type),
+            rule="turn_budget", reason=f"{conversation.turns_since_review} turns without a review",
+            subject=_message_subject(last_text),
+        )
+        return _pause(conversation)
+    return CONTINUE
+
+
+def _pause(conversation: Conversation) -> str:
+    conversation.status = ConversationStatus.AWAITING_REVIEW
+    conversation.turns_since_review = 0
+    return PAUSED
+
+
+def _primary(hits: list[GateHit]) -> GateHit:
+    return next((h for h in hits if h.is_signoff_point), hits[0])
+
+
+def _store_message(session: Session, conversation: Conversation, produced: ProducedMessage) -> Message:
+    row = Message(
+        conversation_id=conversation.id, seq=conversation.next_seq,
+        source=fit_with_hash(produced.source, SOURCE_CHARS), kind=produced.kind, content=storable_text(produced.content), prompt_tokens=produced.prompt_tokens,
+        completion_tokens=produced.completion_tokens,
+    )
+    conversation.next_seq += 1
+    session.add(row)
+    session.flush()
+    return row
+
+
+def _follow_planner_route(session: Session, conversation: Conversation, messages: list[ProducedMessage]) -> None:
+    if conversation.template != "auto":
+        return
+    for message in messages:
+        planned = planned_task_type(message.content) if message.source == "planner" else None
+        if planned and planned != conversation.task_type:
+            append_audit(session, actor="runner", action="conversation.rerouted", conversation_id=conversation.id,
+                         details={"from": conversation.task_type, "to": planned})
+            conversation.task_type = planned
+            policy = GatePolicy.from_dict(conversation.gate_policy)
+            if policy.mode == "after_agent":
+                agents = tuple(a for a in policy.agents if a not in PRODUCER_BY_TASK_TYPE.values())
+                conversation.gate_policy = {**policy.to_dict(), "agents": agents + (PRODUCER_BY_TASK_TYPE[planned],)}
+
+
+def _store_revisions(session, conversation, messages, stored) -> list[CodeRevision]:
+    revisions: list[CodeRevision] = []
+    for produced, row in zip(messages, stored):
+        if produced.kind != "text" or produced.source == "planner":
+            continue
+        blocks = extract_code_blocks(produced.content)
+        if not blocks and produced.source == "copywriter":
+            blocks = [ProposedCode("copy.md", "markdown", storable_text(produced.content.strip()) + "\n")]
+        for block in blocks:
+            latest = session.exec(
+                select(CodeRevision).where(CodeRevision.conversation_id == conversation.id,
+                                           CodeRevision.key == block.key)
+                .order_by(CodeRevision.number.desc()).limit(1)
+            ).first()
+            revision = CodeRevision(
+                conversation_id=conversation.id, message_id=row.id, key=block.key,
+                number=(latest.number + 1) if latest else 1, language=block.language,
+                content=block.content, content_hash=block.content_hash,
+            )
+            session.add(revision)
+            revisions.append(revision)
+    session.flush()
+    return revisions
+
+
+def _open_tool_approvals(session, conversation, policy: GatePolicy, messages, stored) -> bool:
+    opened = False
+    for produced, row in zip(messages, stored):
+        for intent in produced.tool_calls:
+            if intent.name not in policy.tools:
+                continue
+            call = ToolCall(conversation_id=conversation.id, call_id=fit_with_hash(intent.call_id, CALL_ID_CHARS),
+                            tool_name=intent.name,  # listed in the gate policy, which admits only tool names
+                            arguments=intent.arguments, args_hash=content_hash(intent.arguments),
+                            turn=conversation.checkpoint_version)
+            session.add(call)
+            session.flush()
+            open_request(
+                session, conversation, kind=ReviewKind.TOOL_CALL, role=TOOL_APPROVER.value, rule="tool",
+                reason=f"{produced.source} wants to call {intent.name}",
+                subject=Subject(SubjectType.TOOL_CALL, call.id, f"{intent.name} (call {call.id})", call.args_hash),
+                risk_flags=[intent.name],
+            )
+            opened = True
+    return opened
+
+
+def _subject_for(conversation: Conversation, revisions: list[CodeRevision], message: Message | None) -> Subject:
+    if revisions:
+        label = f"{revisions[0].key} r{revisions[0].number}" + (
+            f" +{len(revisions) - 1} files" if len(revisions) > 1 else "")
+        combined = content_hash(sorted([r.key, r.content_hash] for r in revisions))
+        return Subject(SubjectType.CODE_REVISION, revisions[0].id, label, combined)
+    assert message is not None
+    return _message_subject(message)
+
+
+def _message_subject(message: Message) -> Subject:
+    return Subject(SubjectType.MESSAGE, message.id, f"message #{message.seq} by {message.source}",
+                   content_hash(message.content))
