@@ -14,6 +14,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, REVIEW_ROLES, Role, ReviewStatus
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import READ_ALL_ROLES, Actor, check_can_claim
+from hitl_dashboard.services.reviews.claims import get_request
 from hitl_dashboard.services.transactions import reading
 
 # Escalations can land on admins, so their queue is a queue too.
@@ -77,6 +78,12 @@ def next_review(actor: Actor, role: str, *, conversation_id: int | None = None) 
     with reading() as uow:
         found = query_reviews(uow, [role], [ReviewStatus.PENDING.value], conversation_id, 1, 0)
     return found[0] if found else None
+
+
+def conversation_of_review(review_id: int) -> int:
+    """The conversation a review request belongs to (links to /reviews/<id> open it); NotFound if none."""
+    with reading() as uow:
+        return get_request(uow, review_id).conversation_id
 
 
 def query_reviews(uow: UnitOfWork, roles, statuses, conversation_id, limit, offset, *,
