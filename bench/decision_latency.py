@@ -52,9 +52,8 @@ async def main(decisions: int) -> list[float]:
         [review] = await asyncio.to_thread(flow.open_reviews, cid)
         before = len(CALLS)
         submitted = time.perf_counter()
+        # decide publishes the change after its commit, which wakes the runner as in the web app.
         await asyncio.to_thread(flow.decide_as, "alice", review.id, "revise", instructions="add a timeout")
-        from hitl_dashboard.services.live import live
-        live.publish_turn(cid)  # what the web app does after a decision
         while not any(role == "coder" for role, _ in CALLS[before:]):
             await asyncio.sleep(0.001)
         started = next(t for role, t in CALLS[before:] if role == "coder")

@@ -143,9 +143,9 @@ def test_a_transaction_that_does_not_commit_publishes_nothing(heads_file):
     lines = heads_file.read_text()
 
     with UnitOfWork() as uow:  # left without commit: closing rolls back
-        claims.claim(uow, flow.actor("alice"), review)
+        claims.claim_request(uow, flow.actor("alice"), review)
     with UnitOfWork() as uow:  # rolled back explicitly
-        claims.claim(uow, flow.actor("alice"), review)
+        claims.claim_request(uow, flow.actor("alice"), review)
         uow.rollback()
     with UnitOfWork() as uow, pytest.raises(Exception, match="(?i)unique|duplicate"):
         # The commit itself fails (a second user with a taken name): its audit event never existed.
@@ -157,9 +157,9 @@ def test_a_transaction_that_does_not_commit_publishes_nothing(heads_file):
 
     # The same session commits later: only that head is published.
     with UnitOfWork() as uow:
-        claims.claim(uow, flow.actor("alice"), review)
+        claims.claim_request(uow, flow.actor("alice"), review)
         uow.rollback()
-        claims.claim(uow, flow.actor("alice"), review)
+        claims.claim_request(uow, flow.actor("alice"), review)
         uow.commit()
     new = published(heads_file)[len(lines.splitlines()):]
     assert [h["seq"] for h in new] == [audit_events()[-1].seq]

@@ -92,9 +92,7 @@ def test_sla_breaches_per_day_count_escalated_and_expired_requests(people):
     flow.work()
     for cid in (escalating, expiring):
         _set(ReviewRequest, flow.only_open_review(cid).id, due_at=utcnow() - timedelta(minutes=5))
-    with UnitOfWork() as uow:
-        handled = escalate_overdue(uow)
-        uow.commit()
+    handled = escalate_overdue()
     assert len(handled) == 2
 
     rows = _stats(audit_stats.sla_breaches_per_day, since=audit_stats.window_start(7))

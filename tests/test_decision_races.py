@@ -157,12 +157,8 @@ def test_a_stale_expected_version_is_a_conflict(people):
     [review_id] = _open_security_reviews(1)
     seen = review(review_id).version  # what alice's page shows
     # Somebody else claims and releases it while alice reads: the request moved on twice.
-    with UnitOfWork() as uow:
-        claims.claim(uow, actor("sam"), review_id)
-        uow.commit()
-    with UnitOfWork() as uow:
-        claims.release(uow, actor("sam"), review_id)
-        uow.commit()
+    claims.claim(actor("sam"), review_id)
+    claims.release(actor("sam"), review_id)
     before = snapshot(review_id)
     with pytest.raises(Conflict, match=f"version {seen + 2}, you saw {seen}"):
         decide_as("alice", review_id, "approve", expected_version=seen)
@@ -181,11 +177,7 @@ def test_twenty_racers_with_distinct_keys_apply_exactly_one_decision(people):
     actors = {name: actor(name) for name in names}
 
     def attempt(name: str):
-        with UnitOfWork() as uow:
-            outcome = decide(uow, actors[name], review_id,
-                             DecisionInput(Action.APPROVE, idempotency_key=f"{name}-key"))
-            uow.commit()
-            return outcome
+        return decide(actors[name], review_id, DecisionInput(Action.APPROVE, idempotency_key=f"{name}-key"))
 
     results = _race([lambda name=name: attempt(name) for name in names])
     wins = [(name, r) for name, r in zip(names, results) if not isinstance(r, Exception)]

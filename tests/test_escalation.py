@@ -41,10 +41,7 @@ def _make_overdue(review_id: int) -> None:
 
 
 def _escalate() -> list[int]:
-    with UnitOfWork() as uow:
-        handled = escalate_overdue(uow)
-        uow.commit()
-    return handled
+    return escalate_overdue()
 
 
 def _assert_escalated_once(old_id: int) -> ReviewRequest:

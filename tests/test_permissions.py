@@ -104,17 +104,11 @@ def scenario(scenario_template, tmp_path, monkeypatch):
 
 
 def _decide(name: str, review_id: int, decision: DecisionInput):
-    with UnitOfWork() as uow:
-        outcome = decide(uow, actor(name), review_id, decision)
-        uow.commit()
-        return outcome
+    return decide(actor(name), review_id, decision)
 
 
 def _claim(name: str, review_id: int):
-    with UnitOfWork() as uow:
-        request = claims.claim(uow, actor(name), review_id)
-        uow.commit()
-        return request
+    return claims.claim(actor(name), review_id)
 
 
 def _assert_refused(error_type, call, review_id: int, *, mentions: str):

@@ -102,9 +102,9 @@ def test_only_subscribed_events_and_only_committed_changes_are_queued(people, re
     with UnitOfWork() as uow:  # the abort is rolled back: so is its event
         from hitl_dashboard.domain.decisions import DecisionInput
         from hitl_dashboard.domain.enums import Action
-        from hitl_dashboard.services.reviews.decide import decide
+        from hitl_dashboard.services.reviews.decide import record_decision
 
-        decide(uow, flow.actor("alice"), review.id, DecisionInput(Action.ABORT, reason="leaks secrets"))
+        record_decision(uow, flow.actor("alice"), review.id, DecisionInput(Action.ABORT, reason="leaks secrets"))
     assert deliveries() == []
     flow.decide_as("alice", review.id, "abort", reason="leaks secrets")
     assert [d.event for d in deliveries()] == ["conversation.finished"]

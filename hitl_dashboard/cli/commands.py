@@ -13,6 +13,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import InvalidInput
+from hitl_dashboard.services.reviews.acting_reviewer import acting_reviewer
 from hitl_dashboard.services.reviews import claims, queues
 from hitl_dashboard.services.conversations import conversation_queries
 from hitl_dashboard.services.live import live
@@ -166,22 +167,14 @@ def _start(args) -> int:
 
 @command("queue")
 def _queue(args) -> int:
-    with UnitOfWork() as uow:
-        actor = users.get_actor(uow, args.as_user) if args.as_user else _someone_with(uow, args.role)
-        items = queues.role_queue(uow, actor, args.role, search=args.search)
+    actor = acting_reviewer(args.as_user, role=args.role)
+    items = queues.role_queue(actor, args.role, search=args.search)
     rows = [[i.id, i.conversation_id, i.title[:40], i.kind, i.subject_label, i.rule, i.status,
              i.assignee or "", f"{i.due_at:%Y-%m-%d %H:%M}"] for i in items]
     data = [{"review_id": i.id, **{k: v for k, v in dataclasses.asdict(i).items() if k != "id"}} for i in items]
     emit(args, data, table(rows, ["review", "conv", "title", "kind", "subject", "rule", "status", "assignee", "due"])
          if items else f"the {args.role} queue is empty")
     return 0
-
-
-def _someone_with(uow, role: str):
-    for user in users.list_users(uow):
-        if role in user.roles:
-            return users.actor_of(user)
-    raise InvalidInput(f"no user holds the role {role}; pass --as", "role")
 
 
 @command("claim")
@@ -195,11 +188,7 @@ def _release(args) -> int:
 
 
 def _claim_or_release(args, operation, verb: str) -> int:
-    with UnitOfWork() as uow:
-        actor = users.get_actor(uow, args.as_user)
-        request = operation(uow, actor, args.review_id)
-        uow.commit()
-    live.publish_turn(request.conversation_id)
+    request = operation(acting_reviewer(args.as_user), args.review_id)
     emit(args, {"review_id": request.id, "status": request.status, "version": request.version},
          f"{verb} review request {request.id}")
     return 0
@@ -213,11 +202,7 @@ def _decide(args) -> int:
         target_agent=args.target, edited_args=edited, idempotency_key=args.key,
         expected_version=args.expected_version, override_reason=args.override_reason,
     )
-    with UnitOfWork() as uow:
-        actor = users.get_actor(uow, args.as_user)
-        outcome = decide(uow, actor, args.review_id, decision)
-        uow.commit()
-    live.publish_turn(outcome.conversation_id)
+    outcome = decide(acting_reviewer(args.as_user), args.review_id, decision)
     note = " (already recorded earlier; nothing applied twice)" if outcome.replayed else ""
     emit(args, outcome, f"{outcome.action} recorded on review {outcome.review_request_id}; conversation "
                         f"{outcome.conversation_id} is {outcome.conversation_status}{note}")
@@ -251,13 +236,14 @@ def _retry(args) -> int:
 def _worker(args) -> int:
     from hitl_dashboard.services.runner.runner import run_until_idle
     from hitl_dashboard.services.webhooks.webhook_delivery import deliver_due
-    from hitl_dashboard.services.runner.loop import escalate_once, run_runner_forever
+    from hitl_dashboard.services.reviews.escalation import escalate_overdue
+    from hitl_dashboard.services.runner.loop import run_runner_forever
 
     from hitl_dashboard.services.auth.preflight import check_hosted_ready
 
     check_hosted_ready()
     if args.until_idle:
-        escalated = escalate_once()
+        escalated = escalate_overdue()
         runs = asyncio.run(run_until_idle())
         asyncio.run(deliver_due(limit=100))
         emit(args, {"runs": runs, "escalated": escalated}, f"idle after {runs} run(s); escalated {len(escalated)}")

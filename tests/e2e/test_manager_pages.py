@@ -14,7 +14,7 @@ from hitl_dashboard.db.models import CodeRevision, ReviewRequest, User
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
-from hitl_dashboard.services.reviews.decide import decide
+from hitl_dashboard.services.reviews.decide import record_decision
 from hitl_dashboard.services.auth.users import actor_of
 from tests.e2e.app_process import RunningApp
 from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
@@ -26,7 +26,7 @@ CODE_TASK = "Add rate limiting to the password reset endpoint"
 def decide_as(app: RunningApp, username: str, review: ReviewRequest, action: str, **kw) -> None:
     with UnitOfWork(app.engine) as uow:
         user = uow.session.exec(select(User).where(User.username == username)).one()
-        decide(uow, actor_of(user), review.id, DecisionInput(Action(action), **kw))
+        record_decision(uow, actor_of(user), review.id, DecisionInput(Action(action), **kw))
         uow.commit()
 
 

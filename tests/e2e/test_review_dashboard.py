@@ -226,7 +226,7 @@ def test_admin_finds_escalated_requests_in_the_admin_queue(app_server: RunningAp
     from datetime import timedelta
 
     from hitl_dashboard.db.models import ReviewRequest, utcnow
-    from hitl_dashboard.services.reviews.escalation import escalate_overdue
+    from hitl_dashboard.services.reviews.escalation import escalate_overdue_in
 
     admin = make_user(app_server, "admin", prefix="adm")
     starter = make_user(app_server, "product_reviewer", prefix="dev")
@@ -239,7 +239,7 @@ def test_admin_finds_escalated_requests_in_the_admin_queue(app_server: RunningAp
         uow.session.add(overdue)
         uow.commit()
     with UnitOfWork(app_server.engine) as uow:
-        assert escalate_overdue(uow) == [review.id]
+        assert escalate_overdue_in(uow) == [review.id]
         uow.commit()
     sign_in(page, app_server, admin)
     page.click("#tab-admin")

@@ -60,10 +60,7 @@ def only_open_review(conversation_id: int):
 
 
 def decide_as(name: str, review_id: int, action: str, **kw):
-    with UnitOfWork() as uow:
-        outcome = decide(uow, actor(name), review_id, DecisionInput(Action(action), **kw))
-        uow.commit()
-        return outcome
+    return decide(actor(name), review_id, DecisionInput(Action(action), **kw))
 
 
 def conversation(conversation_id: int) -> Conversation:
@@ -82,5 +79,4 @@ def detail(conversation_id: int):
 
 
 def queue(name: str, role: str):
-    with UnitOfWork() as uow:
-        return queues.role_queue(uow, actor(name), role)
+    return queues.role_queue(actor(name), role)

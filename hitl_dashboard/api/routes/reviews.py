@@ -12,11 +12,9 @@ from hitl_dashboard.api.schemas.common import MAX_ID, IdPath, Limit, Offset
 from hitl_dashboard.api.schemas.reviews import (
     DecisionCreate, DecisionOutcomePublic, ReviewListItemPublic, ReviewPublic,
 )
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput, LineComment, check_idempotency_key
 from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.services.reviews import claims, review_queries
-from hitl_dashboard.services.live import live
 from hitl_dashboard.services.reviews.decide import decide
 
 router = APIRouter(prefix="/reviews", tags=["reviews"], responses=COMMON_RESPONSES)
@@ -38,9 +36,8 @@ def list_reviews(
     limit: Limit = 50, offset: Offset = 0,
 ) -> list[ReviewListItemPublic]:
     """Review requests, due first. status=open means pending or claimed."""
-    with UnitOfWork() as uow:
-        items = review_queries.list_reviews(uow, actor, role=role.value if role else None, status=status_,
-                                            conversation_id=conversation_id, limit=limit, offset=offset)
+    items = review_queries.list_reviews(actor, role=role.value if role else None, status=status_,
+                                        conversation_id=conversation_id, limit=limit, offset=offset)
     return [_item(i) for i in items]
 
 
@@ -49,8 +46,7 @@ def list_reviews(
 def next_review(actor: CurrentActor, role: Annotated[Role, Query()],
                 conversation_id: ConversationFilter = None):
     """The unclaimed request due first, for a role you hold (admins: any role)."""
-    with UnitOfWork() as uow:
-        item = review_queries.next_review(uow, actor, role.value, conversation_id=conversation_id)
+    item = review_queries.next_review(actor, role.value, conversation_id=conversation_id)
     if item is None:
         return Response(status_code=status.HTTP_204_NO_CONTENT)
     return _item(item)
@@ -59,21 +55,13 @@ def next_review(actor: CurrentActor, role: Annotated[Role, Query()],
 @router.post("/{review_id}/claim", response_model=ReviewPublic, responses={**NOT_FOUND, **CONFLICT})
 def claim(review_id: IdPath, actor: CurrentActor) -> ReviewPublic:
     """Take a review request, so other reviewers see it is being worked on."""
-    with UnitOfWork() as uow:
-        request = claims.claim(uow, actor, review_id)
-        uow.commit()
-    live.publish_turn(request.conversation_id)
-    return ReviewPublic.model_validate(request)
+    return ReviewPublic.model_validate(claims.claim(actor, review_id))
 
 
 @router.post("/{review_id}/release", response_model=ReviewPublic, responses={**NOT_FOUND, **CONFLICT})
 def release(review_id: IdPath, actor: CurrentActor) -> ReviewPublic:
     """Give a claimed request back to the queue."""
-    with UnitOfWork() as uow:
-        request = claims.release(uow, actor, review_id)
-        uow.commit()
-    live.publish_turn(request.conversation_id)
-    return ReviewPublic.model_validate(request)
+    return ReviewPublic.model_validate(claims.release(actor, review_id))
 
 
 @router.post("/{review_id}/decision", response_model=DecisionOutcomePublic,
@@ -98,10 +86,7 @@ def decision(
         idempotency_key=idempotency_key, expected_version=body.expected_version,
         override_reason=body.override_reason, expected_content_hash=body.expected_content_hash,
     )
-    with UnitOfWork() as uow:
-        outcome = decide(uow, actor, review_id, decision_input)
-        uow.commit()
-    live.publish_turn(outcome.conversation_id)  # browsers on the conversation and the queues
+    outcome = decide(actor, review_id, decision_input)
     return DecisionOutcomePublic(
         decision_id=outcome.decision_id, review_id=outcome.review_request_id,
         conversation_id=outcome.conversation_id, action=outcome.action,

@@ -56,11 +56,10 @@ def _advance_one_past_security() -> None:
     """So the final approver's queue is not empty either."""
     with UnitOfWork() as uow:
         alice = users.get_actor(uow, "alice")
-        items = queues.role_queue(uow, alice, "security_reviewer")
-        code_items = [i for i in items if i.task_type == "code" and i.kind == "signoff"]
-        if code_items:
-            decide(uow, alice, code_items[-1].id, DecisionInput(Action.APPROVE, reason="looks safe"))
-            uow.commit()
+    items = queues.role_queue(alice, "security_reviewer")
+    code_items = [i for i in items if i.task_type == "code" and i.kind == "signoff"]
+    if code_items:
+        decide(alice, code_items[-1].id, DecisionInput(Action.APPROVE, reason="looks safe"))
 
 
 def _logins() -> str:

@@ -1,4 +1,7 @@
-"""Claim and release review requests (a claim is a soft lock: others see who works on it)."""
+"""Claim and release review requests (a claim is a soft lock: others see who works on it).
+
+`claim` and `release` are use cases: each commits its own transaction and then tells the
+browsers on the conversation and the queues. `get_request` is a step of other use cases."""
 
 from __future__ import annotations
 
@@ -10,6 +13,8 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ReviewStatus
 from hitl_dashboard.domain.errors import Conflict, NotFound, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor, check_can_claim
+from hitl_dashboard.services.live import live
+from hitl_dashboard.services.transactions import transaction
 
 
 def get_request(uow: UnitOfWork, review_id: int) -> ReviewRequest:
@@ -19,7 +24,24 @@ def get_request(uow: UnitOfWork, review_id: int) -> ReviewRequest:
     return request
 
 
-def claim(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewRequest:
+def claim(actor: Actor, review_id: int) -> ReviewRequest:
+    """Take a review request; returns it (detached) as it is after the claim."""
+    with transaction() as uow:
+        request = claim_request(uow, actor, review_id)
+    live.publish_turn(request.conversation_id)  # every open queue shows the new assignee
+    return request
+
+
+def release(actor: Actor, review_id: int) -> ReviewRequest:
+    """Give a claimed request back to its queue; returns it (detached) as it is after the release."""
+    with transaction() as uow:
+        request = release_request(uow, actor, review_id)
+    live.publish_turn(request.conversation_id)
+    return request
+
+
+def claim_request(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewRequest:
+    """The claim, inside the caller's transaction (tests use it to check what a rollback leaves)."""
     request = get_request(uow, review_id)
     check_can_claim(actor, request.required_role)
     if request.status == ReviewStatus.CLAIMED and request.assignee_id == actor.user_id:
@@ -42,7 +64,7 @@ def claim(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewRequest:
     return request
 
 
-def release(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewRequest:
+def release_request(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewRequest:
     request = get_request(uow, review_id)
     if request.status != ReviewStatus.CLAIMED:
         raise Conflict(f"review request {review_id} is {request.status}, not claimed")

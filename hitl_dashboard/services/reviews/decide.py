@@ -1,4 +1,7 @@
-"""Record a reviewer's decision and apply it: exactly once, or a clear conflict."""
+"""Record a reviewer's decision and apply it: exactly once, or a clear conflict.
+
+`decide` is the use case (its own transaction, then the live push); `record_decision` is the same
+work inside a caller's transaction, for tests that look at what a rollback leaves behind."""
 
 from __future__ import annotations
 
@@ -18,9 +21,10 @@ from hitl_dashboard.domain.decisions import DecisionInput, render_line_comments,
 from hitl_dashboard.domain.enums import (
     OPEN_REVIEW_STATUSES, Action, ConversationStatus, MessageKind, ReviewKind, ReviewStatus,
 )
-from hitl_dashboard.domain.errors import Conflict, InvalidInput
+from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor, check_can_decide
 from hitl_dashboard.domain.signoff import next_role
+from hitl_dashboard.services.live import live
 from hitl_dashboard.services.webhooks import webhooks
 from hitl_dashboard.services.reviews.claims import get_request
 from hitl_dashboard.services.reviews.review_requests import (
@@ -28,6 +32,7 @@ from hitl_dashboard.services.reviews.review_requests import (
 )
 from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls, describe_call, record_tool_decision
 from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
+from hitl_dashboard.services.transactions import transaction
 
 
 @dataclass(frozen=True)
@@ -41,7 +46,19 @@ class DecisionOutcome:
     replayed: bool = False
 
 
-def decide(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInput) -> DecisionOutcome:
+def decide(actor: Actor, review_id: int, decision: DecisionInput, *,
+           conversation_id: int | None = None) -> DecisionOutcome:
+    """Decide a review request. With conversation_id (the page the reviewer decided on), a request of
+    another conversation is not found: a form never acts on a review it did not show."""
+    with transaction() as uow:
+        if conversation_id is not None and get_request(uow, review_id).conversation_id != conversation_id:
+            raise NotFound(f"review request {review_id} is not part of this conversation")
+        outcome = record_decision(uow, actor, review_id, decision)
+    live.publish_turn(outcome.conversation_id)  # browsers on the conversation and the queues
+    return outcome
+
+
+def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInput) -> DecisionOutcome:
     request = get_request(uow, review_id)
     conversation = uow.session.get(Conversation, request.conversation_id, options=without_checkpoint())
     agents = TEMPLATES[conversation.template].agents

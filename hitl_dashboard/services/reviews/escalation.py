@@ -1,5 +1,8 @@
 """Overdue review requests escalate (or abort the conversation), exactly once: the conditional
-UPDATE on the request's version decides which runner gets to do it, across restarts too."""
+UPDATE on the request's version decides which runner gets to do it, across restarts too.
+
+`escalate_overdue` is the use case the runner loop and the CLI worker call; `escalate_overdue_in`
+does the work inside a caller's transaction (a test on another process's database needs it)."""
 
 from __future__ import annotations
 
@@ -11,12 +14,18 @@ from hitl_dashboard.db.models import Conversation, ReviewRequest, utcnow, withou
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ConversationStatus, ReviewStatus
 from hitl_dashboard.domain.sla import escalation_target
+from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.services.webhooks import webhooks
 from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
 
 
-def escalate_overdue(uow: UnitOfWork, *, limit: int = 200) -> list[int]:
+def escalate_overdue(*, limit: int = 200) -> list[int]:
     """Returns the ids of the requests this call escalated or expired."""
+    with transaction() as uow:
+        return escalate_overdue_in(uow, limit=limit)
+
+
+def escalate_overdue_in(uow: UnitOfWork, *, limit: int = 200) -> list[int]:
     now = utcnow()
     overdue = uow.session.exec(
         select(ReviewRequest)

@@ -3,19 +3,20 @@
 
 from __future__ import annotations
 
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewStatus
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, check_can_claim
 from hitl_dashboard.services.reviews.review_queries import ReviewListItem, query_reviews
+from hitl_dashboard.services.transactions import reading
 
 
 def role_queue(
-    uow: UnitOfWork, actor: Actor, role: str, *, search: str | None = None, unclaimed_only: bool = False,
+    actor: Actor, role: str, *, search: str | None = None, unclaimed_only: bool = False,
     limit: int = 50, offset: int = 0,
 ) -> list[ReviewListItem]:
     check_can_claim(actor, role)  # you see the queues of the roles you hold (admins: all)
     if not 1 <= limit <= 500:
         raise InvalidInput("limit must be 1-500", "limit")
     statuses = [ReviewStatus.PENDING.value] if unclaimed_only else [s.value for s in OPEN_REVIEW_STATUSES]
-    return query_reviews(uow, [role], statuses, None, limit, offset, search=search)
+    with reading() as uow:
+        return query_reviews(uow, [role], statuses, None, limit, offset, search=search)

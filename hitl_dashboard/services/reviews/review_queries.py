@@ -14,6 +14,8 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, REVIEW_ROLES, Role, ReviewStatus
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import READ_ALL_ROLES, Actor, check_can_claim
+from hitl_dashboard.services.reviews.claims import get_request
+from hitl_dashboard.services.transactions import reading
 
 # Escalations can land on admins, so their queue is a queue too.
 QUEUE_ROLES = tuple(r.value for r in REVIEW_ROLES) + (Role.ADMIN.value,)
@@ -58,7 +60,7 @@ def visible_roles(actor: Actor, role: str | None) -> list[str]:
 
 
 def list_reviews(
-    uow: UnitOfWork, actor: Actor, *, role: str | None = None, status: str = "open",
+    actor: Actor, *, role: str | None = None, status: str = "open",
     conversation_id: int | None = None, limit: int = 50, offset: int = 0,
 ) -> list[ReviewListItem]:
     if status not in STATUS_FILTERS:
@@ -67,19 +69,26 @@ def list_reviews(
     if not roles:
         return []
     statuses = {"open": list(OPEN_REVIEW_STATUSES), "all": None}.get(status, [status])
-    return query_reviews(uow, roles, statuses, conversation_id, limit, offset)
+    with reading() as uow:
+        return query_reviews(uow, roles, statuses, conversation_id, limit, offset)
 
 
-def next_review(
-    uow: UnitOfWork, actor: Actor, role: str, *, conversation_id: int | None = None
-) -> ReviewListItem | None:
+def next_review(actor: Actor, role: str, *, conversation_id: int | None = None) -> ReviewListItem | None:
     check_can_claim(actor, role)  # "next" is for claiming: only a role you hold (admins: any)
-    found = query_reviews(uow, [role], [ReviewStatus.PENDING.value], conversation_id, 1, 0)
+    with reading() as uow:
+        found = query_reviews(uow, [role], [ReviewStatus.PENDING.value], conversation_id, 1, 0)
     return found[0] if found else None
 
 
-def query_reviews(uow, roles, statuses, conversation_id, limit, offset, *, search: str | None = None
-                  ) -> list[ReviewListItem]:
+def conversation_of_review(review_id: int) -> int:
+    """The conversation a review request belongs to (links to /reviews/<id> open it); NotFound if none."""
+    with reading() as uow:
+        return get_request(uow, review_id).conversation_id
+
+
+def query_reviews(uow: UnitOfWork, roles, statuses, conversation_id, limit, offset, *,
+                  search: str | None = None) -> list[ReviewListItem]:
+    """The step behind every review list: the caller has checked which roles the actor may see."""
     assignee = aliased(User)
     query = (
         select(ReviewRequest, Conversation.title, Conversation.task_type,

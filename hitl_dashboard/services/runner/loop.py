@@ -17,13 +17,6 @@ from hitl_dashboard.settings import get_settings
 log = logging.getLogger(__name__)
 
 
-def escalate_once() -> list[int]:
-    with UnitOfWork() as uow:
-        handled = escalate_overdue(uow)
-        uow.commit()
-    return handled
-
-
 async def run_runner_forever(runner_id: str | None = None, stop: asyncio.Event | None = None) -> None:
     """Up to RUNNER_CONCURRENCY conversations at once: their model calls overlap, and the lease
     on each conversation keeps every other runner (in this process or another) off it."""
@@ -36,7 +29,7 @@ async def run_runner_forever(runner_id: str | None = None, stop: asyncio.Event |
     try:
         while stop is None or not stop.is_set():
             try:
-                escalate_once()
+                escalate_overdue()
                 start_delivery_round()
                 for done in [cid for cid, task in running.items() if task.done()]:
                     _log_if_crashed(runner_id, done, running.pop(done))

@@ -94,7 +94,7 @@ class AppState(rx.State):
     @rx.event
     async def go_to_review(self):
         """/reviews/<id> (links in webhooks and Slack) opens the review's conversation."""
-        from hitl_dashboard.services.reviews.claims import get_request
+        from hitl_dashboard.services.reviews.review_queries import conversation_of_review
 
         try:
             await self._signed_in_actor()
@@ -103,8 +103,7 @@ class AppState(rx.State):
             return rx.redirect(routes.LOGIN)
         try:
             review_id = int(self.router.url.path.rstrip("/").rsplit("/", 1)[-1])
-            with UnitOfWork() as uow:
-                conversation_id = get_request(uow, review_id).conversation_id
+            conversation_id = await asyncio.to_thread(conversation_of_review, review_id)
         except (ValueError, DomainError):
             return rx.redirect(routes.QUEUE)
         return rx.redirect(routes.conversation(conversation_id))

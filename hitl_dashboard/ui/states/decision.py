@@ -15,26 +15,14 @@ import secrets
 
 import reflex as rx
 
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import MAX_TEXT, DecisionInput, LineComment
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import Conflict, DomainError, InvalidInput, NotFound
-from hitl_dashboard.services.live import live
-from hitl_dashboard.services.reviews.claims import get_request
 from hitl_dashboard.services.reviews.decide import decide
 from hitl_dashboard.ui.states.app_state import AppState, path_id
 
 MAX_DRAFTS = 50
 FORM_FIELDS = ("instructions", "target", "reason", "override_reason", "args")
-
-
-def _decide(actor, review_id: int, conversation_id: int | None, decision: DecisionInput):
-    with UnitOfWork() as uow:
-        if get_request(uow, review_id).conversation_id != conversation_id:
-            raise NotFound(f"review request {review_id} is not part of this conversation")
-        outcome = decide(uow, actor, review_id, decision)
-        uow.commit()
-        return outcome
 
 
 class DecisionState(AppState):
@@ -143,7 +131,8 @@ class DecisionState(AppState):
             actor = await self._signed_in_actor()
             decision = self._decision(rid, int(version), str(content_hash), Action(action))
             cid = path_id(self.router.url.path)
-            outcome = await asyncio.to_thread(_decide, actor, int(review_id), cid, decision)
+            # A card of this page decides only a review of this page's conversation.
+            outcome = await asyncio.to_thread(decide, actor, int(review_id), decision, conversation_id=cid)
         except InvalidInput as exc:
             self._set_error(rid, str(exc), exc.field or "")
         except (Conflict, NotFound) as exc:
@@ -155,7 +144,6 @@ class DecisionState(AppState):
             if action in (Action.REVISE, Action.ABORT):
                 self.comments = []
                 self._store("c" + self._cid(), None)
-            live.publish_turn(outcome.conversation_id)
             yield rx.toast.success(f"{action.capitalize()} recorded" + (" (already sent)" if outcome.replayed else ""))
         finally:
             self.submitting = ""

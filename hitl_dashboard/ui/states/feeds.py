@@ -12,7 +12,6 @@ import dataclasses
 import reflex as rx
 
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
-from hitl_dashboard.domain.permissions import check_can_claim
 from hitl_dashboard.ui.states.app_state import AppState, path_id
 from hitl_dashboard.ui.views.conversation_view import (
     ConversationView, MessageRow, OutcomeRow, ReviewRow, RevisionRow, StepRow, conversation_view,
@@ -76,8 +75,7 @@ class QueueFeed(rx.SharedState):
             await _report(self, queue="You hold no review role, so you have no review queue.")
             return
         try:
-            check_can_claim(actor, role)
-            rows = await asyncio.to_thread(queue_rows, actor, role)
+            rows = await asyncio.to_thread(queue_rows, actor, role)  # the service checks the role
         except DomainError as exc:
             await _report(self, queue=str(exc))
             return

@@ -6,19 +6,9 @@ import asyncio
 
 import reflex as rx
 
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.services.reviews import claims
-from hitl_dashboard.services.live import live
 from hitl_dashboard.ui.states.app_state import AppState
-
-
-def _claim_or_release(actor, review_id: int, claim: bool) -> int:
-    with UnitOfWork() as uow:
-        operation = claims.claim if claim else claims.release
-        request = operation(uow, actor, review_id)
-        uow.commit()
-        return request.conversation_id
 
 
 class QueueState(AppState):
@@ -40,10 +30,10 @@ class QueueState(AppState):
     async def _claim_or_release(self, review_id: int, claim: bool):
         try:
             actor = await self._signed_in_actor()
-            conversation_id = await asyncio.to_thread(_claim_or_release, actor, int(review_id), claim)
+            # The service tells every open queue of the new assignee once it has committed.
+            await asyncio.to_thread(claims.claim if claim else claims.release, actor, int(review_id))
         except PermissionDenied as exc:
             return rx.toast.error(str(exc))
         except DomainError as exc:
             return rx.toast.warning(str(exc))
-        live.publish_turn(conversation_id)  # every open queue shows the new assignee
         return rx.toast.success(f"{'Claimed' if claim else 'Released'} review {review_id}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.reviews.queues import role_queue
 from hitl_dashboard.ui.views.formatting import age, countdown
@@ -34,10 +33,8 @@ class QueueRow:
 
 
 def queue_rows(actor: Actor, role: str, limit: int = 100) -> list[QueueRow]:
-    with UnitOfWork() as uow:
-        items = role_queue(uow, actor, role, limit=limit)
     rows = []
-    for item in items:
+    for item in role_queue(actor, role, limit=limit):
         due, urgency = countdown(item.due_at)
         rows.append(QueueRow(
             review_id=item.id, version=item.version, conversation_id=item.conversation_id,
