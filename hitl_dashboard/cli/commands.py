@@ -130,9 +130,7 @@ def _users_add(args) -> int:
     import secrets
 
     password = args.password or secrets.token_urlsafe(12)
-    with UnitOfWork() as uow:
-        user = users.create_user(uow, username=args.name, password=password, roles=args.role)
-        uow.commit()
+    user = users.create_user(username=args.name, password=password, roles=args.role)
     shown = "" if args.password else f" (password: {password})"
     emit(args, {"id": user.id, "username": user.username, "roles": user.roles,
                 "password": None if args.password else password},
@@ -142,8 +140,7 @@ def _users_add(args) -> int:
 
 @command("users list")
 def _users_list(args) -> int:
-    with UnitOfWork() as uow:
-        rows = users.list_users(uow)
+    rows = users.list_users(None)
     data = [{"id": u.id, "username": u.username, "roles": u.roles, "active": u.is_active} for u in rows]
     emit(args, data, table([[u["id"], u["username"], ", ".join(u["roles"])] for u in data], ["id", "user", "roles"]))
     return 0
@@ -178,7 +175,7 @@ def _queue(args) -> int:
 
 
 def _someone_with(uow, role: str):
-    for user in users.list_users(uow):
+    for user in users.list_users(None):
         if role in user.roles:
             return users.actor_of(user)
     raise InvalidInput(f"no user holds the role {role}; pass --as", "role")
