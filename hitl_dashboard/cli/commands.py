@@ -118,9 +118,9 @@ def _json_arg(text: str | None, field: str):
 
 @command("db upgrade")
 def _db_upgrade(args) -> int:
-    from hitl_dashboard.db.migrations import upgrade_to_head
+    from hitl_dashboard.services.schema import upgrade_database
 
-    revision = upgrade_to_head()
+    revision = upgrade_database()
     emit(args, {"revision": revision}, f"database at revision {revision}")
     return 0
 

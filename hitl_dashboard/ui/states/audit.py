@@ -6,8 +6,8 @@ import asyncio
 import json
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING
 
 import reflex as rx
 
