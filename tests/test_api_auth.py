@@ -8,7 +8,7 @@ import pytest
 
 from hitl_dashboard.db.models import ApiToken, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.auth.tokens import revoke_token
+from hitl_dashboard.services.auth.tokens import revoke_token_in
 from tests.support.api_app import ApiApp
 
 pytestmark = pytest.mark.e2e
@@ -41,7 +41,7 @@ def test_revoked_and_expired_tokens_are_refused(api_app: ApiApp) -> None:
     with UnitOfWork(api_app.running.engine) as uow:
         row = uow.session.exec(ApiToken.__table__.select().order_by(ApiToken.id.desc())).first()
         assert row.last_used_at is not None  # recorded on use
-        revoke_token(uow, None, row.id)
+        revoke_token_in(uow, None, row.id)  # the app's database: the step, in a unit of work on its engine
         uow.commit()
     assert_401(client.get("/api/conversations"))
 

@@ -25,17 +25,11 @@ def people(sqlite_url, monkeypatch):
 
 
 def new_token(name: str, **kw) -> tuple[ApiToken, str]:
-    with UnitOfWork() as uow:
-        row, plaintext = tokens.create_token(uow, user_id=flow.actor(name).user_id, name="t", **kw)
-        uow.commit()
-        return row, plaintext
+    return tokens.create_token(user_id=flow.actor(name).user_id, name="t", **kw)
 
 
 def resolve(plaintext: str, kind: str | None = None):
-    with UnitOfWork() as uow:
-        actor = tokens.resolve_token(uow, plaintext, kind)
-        uow.commit()
-        return actor
+    return tokens.resolve_token(plaintext, kind)
 
 
 def test_tokens_are_stored_hashed_and_resolve_to_their_user(people) -> None:
@@ -58,11 +52,9 @@ def test_unknown_tokens_are_refused(people, bad: str) -> None:
 def test_revoked_expired_wrong_kind_and_disabled_are_refused(people) -> None:
     row, plaintext = new_token("alice")
     bob, erin = flow.actor("bob"), flow.actor("erin")
-    with UnitOfWork() as uow:
-        with pytest.raises(PermissionDenied):  # bob may not revoke alice's token
-            tokens.revoke_token(uow, bob, row.id)
-        tokens.revoke_token(uow, erin, row.id)  # an admin may
-        uow.commit()
+    with pytest.raises(PermissionDenied):  # bob may not revoke alice's token
+        tokens.revoke_token(bob, row.id)
+    tokens.revoke_token(erin, row.id)  # an admin may
     with pytest.raises(PermissionDenied):
         resolve(plaintext)
 
@@ -85,11 +77,10 @@ def test_revoked_expired_wrong_kind_and_disabled_are_refused(people) -> None:
 
 
 def test_create_token_validates(people) -> None:
-    with UnitOfWork() as uow:
-        with pytest.raises(InvalidInput):
-            tokens.create_token(uow, user_id=1, name="x", kind="forever")
-        with pytest.raises(InvalidInput):
-            tokens.create_token(uow, user_id=1, name="x", ttl_hours=0)
+    with pytest.raises(InvalidInput):
+        tokens.create_token(user_id=1, name="x", kind="forever")
+    with pytest.raises(InvalidInput):
+        tokens.create_token(user_id=1, name="x", ttl_hours=0)
 
 
 def test_cli_tokens_and_webhooks(people) -> None:

@@ -6,6 +6,9 @@ import time
 
 import pytest
 
+from sqlmodel import select
+
+from hitl_dashboard.db.models import Webhook
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.webhooks import webhooks
 from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
@@ -20,8 +23,8 @@ pytestmark = pytest.mark.e2e
 def test_the_app_delivers_signed_webhooks_for_api_changes(api_app: ApiApp) -> None:
     receiver = Receiver(free_port()).start()
     try:
-        with UnitOfWork(api_app.running.engine) as uow:
-            hook = webhooks.add_webhook(uow, None, url=receiver.url, events=["review.decided"])
+        with UnitOfWork(api_app.running.engine) as uow:  # the app's database: the step, on its engine
+            hook = webhooks.insert_webhook(uow, None, url=receiver.url, events=["review.decided"])
             uow.commit()
         client = api_app.client(api_app.token(["security_reviewer"]))
         review = wait_for_review(client, start(client))
@@ -37,7 +40,7 @@ def test_the_app_delivers_signed_webhooks_for_api_changes(api_app: ApiApp) -> No
     finally:
         receiver.stop()
         with UnitOfWork(api_app.running.engine) as uow:  # later tests on this app expect no webhooks
-            for row in webhooks.list_webhooks(uow):
+            for row in uow.session.exec(select(Webhook)):
                 row.active = False
                 uow.session.add(row)
             uow.commit()

@@ -184,9 +184,7 @@ def test_the_webhook_sink_sends_signed_heads_to_subscribers(heads_file, monkeypa
     receiver = Receiver(free_port()).start()
     try:
         flow.make_people()
-        with UnitOfWork() as uow:
-            hook = webhooks.add_webhook(uow, None, url=receiver.url, events=["audit.head"])
-            uow.commit()
+        hook = webhooks.add_webhook(None, url=receiver.url, events=["audit.head"])
         flow.start(TASK)
         report = asyncio.run(deliver_due())
     finally:

@@ -11,7 +11,7 @@ from sqlalchemy import text, update
 from hitl_dashboard.db.models import Decision, Message, ReviewRequest, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import PermissionDenied
-from hitl_dashboard.services.audit import audit_context, audit_stats
+from hitl_dashboard.services.audit import audit_context, audit_queries, audit_stats
 from hitl_dashboard.services.conversations import start_options
 from hitl_dashboard.services.reviews.escalation import escalate_overdue
 from tests.support import flow
@@ -31,8 +31,7 @@ def people(db_url, monkeypatch):
 
 
 def _stats(fn, name: str = "dave", **kw):
-    with UnitOfWork() as uow:
-        return fn(uow, flow.actor(name), since=kw.pop("since", SINCE), **kw)
+    return fn(flow.actor(name), since=kw.pop("since", SINCE), **kw)
 
 
 def _set(model, row_id: int, **values) -> None:
@@ -82,7 +81,8 @@ def test_days_are_utc_whatever_the_database_session_time_zone(people):
         if uow.dialect == "postgresql":
             # 23:30 UTC is already the next day in Auckland; the chart must still say day 1.
             uow.session.exec(text("SET TIME ZONE 'Pacific/Auckland'"))
-        rows = audit_stats.decisions_per_day(uow, flow.actor("dave"), since=SINCE)
+        # The query step, inside this session whose time zone was just changed.
+        rows = audit_stats._decisions_per_day(uow, SINCE)
     assert ("2030-03-10", "revise", 1) in [(d.day, d.key, d.count) for d in rows]
 
 
@@ -118,15 +118,14 @@ def test_only_managers_and_admins_read_the_numbers(people):
         with pytest.raises(PermissionDenied):
             _stats(fn, "alice")
         assert _stats(fn, "erin") == []  # an admin may; nothing happened yet
-    with UnitOfWork() as uow, pytest.raises(PermissionDenied):
-        audit_context.event_context(uow, flow.actor("bob"), 1)
+    with pytest.raises(PermissionDenied):
+        audit_context.event_context(flow.actor("bob"), 1)
 
 
 def test_decision_event_shows_the_exact_code_that_was_approved(people):
     cid, (_revise, approve, _final) = _code_review_decided()
     [event] = [e for e in audit_events("decision.recorded") if e.details["decision_id"] == approve.id]
-    with UnitOfWork() as uow:
-        context = audit_context.event_context(uow, flow.actor("dave"), event.seq)
+    context = audit_context.event_context(flow.actor("dave"), event.seq)
     reviewed = context.reviewed
     assert context.event.actor == "alice" and reviewed.hash_matches
     assert reviewed.content_hash == event.content_hash and reviewed.subject_type == "code_revision"
@@ -142,8 +141,7 @@ def test_tool_call_event_shows_requested_and_edited_arguments(people):
     edited = {"service": "billing-api", "version": "v2.4.2", "environment": "staging"}
     flow.decide_as("alice", review.id, "approve", edited_args=edited)
     [event] = audit_events("decision.recorded", review_id=review.id)
-    with UnitOfWork() as uow:
-        reviewed = audit_context.event_context(uow, flow.actor("erin"), event.seq).reviewed
+    reviewed = audit_context.event_context(flow.actor("erin"), event.seq).reviewed
     assert reviewed.hash_matches and reviewed.subject_type == "tool_call"
     requested, approved = reviewed.parts
     assert '"version": "2.4.1"' in requested.text and '"version": "v2.4.2"' in approved.text
@@ -151,10 +149,9 @@ def test_tool_call_event_shows_requested_and_edited_arguments(people):
 
 
 def test_known_actions_and_events_without_a_review(people):
-    with UnitOfWork() as uow:
-        dave = flow.actor("dave")
-        assert "user.created" in audit_context.known_actions(uow, dave)
-        context = audit_context.event_context(uow, dave, 1)
+    dave = flow.actor("dave")
+    assert "user.created" in audit_queries.known_actions(dave)
+    context = audit_context.event_context(dave, 1)
     assert context.event.action == "user.created" and context.reviewed is None
 
 

@@ -80,8 +80,7 @@ def _assert_clean_recovery(conversation_id: int) -> None:
     review = only_open_review(conversation_id)
     assert (review.kind, review.required_role) == ("signoff", "security_reviewer")
     assert len(audit_events("review.requested", conversation_id=conversation_id)) == 1
-    with UnitOfWork() as uow:
-        report = audit.verify(uow, None)
+    report = audit.verify(None)
     assert report.ok, report
 
 

@@ -35,9 +35,7 @@ TASK = "Write a function that parses CSV rows"
 def people(db_url, monkeypatch):
     use_cheap_passwords(monkeypatch)
     make_people()
-    with UnitOfWork() as uow:
-        users.create_user(uow, username="sam", password="pw-sam", roles=["security_reviewer"])
-        uow.commit()
+    users.create_user(username="sam", password="pw-sam", roles=["security_reviewer"])
     return db_url
 
 
@@ -93,8 +91,7 @@ def _assert_applied_once(review_id: int, *, by: str, action: str) -> None:
         assert [(r.required_role, r.status) for r in follow_ups] == [("final_approver", "pending")]
     else:
         assert c.status == "running" and follow_ups == []
-    with UnitOfWork() as uow:
-        assert audit.verify(uow, None).ok
+    assert audit.verify(None).ok
 
 
 def test_two_reviewers_racing_from_threads_one_wins_one_conflicts(people):
@@ -169,10 +166,8 @@ def test_a_stale_expected_version_is_a_conflict(people):
 
 def test_twenty_racers_with_distinct_keys_apply_exactly_one_decision(people):
     [review_id] = _open_security_reviews(1)
-    with UnitOfWork() as uow:
-        for i in range(19):
-            users.create_user(uow, username=f"reviewer{i}", password="pw-pw", roles=["security_reviewer"])
-        uow.commit()
+    for i in range(19):
+        users.create_user(username=f"reviewer{i}", password="pw-pw", roles=["security_reviewer"])
     names = ["alice"] + [f"reviewer{i}" for i in range(19)]
     actors = {name: actor(name) for name in names}
 

@@ -77,8 +77,7 @@ def test_an_overdue_request_escalates_to_admin_exactly_once_keeping_its_kind(peo
     # The admin decides the escalated tool call as its required role: no override needed.
     decide_as("erin", escalated[tool.id].id, "approve")
     assert conversation(ops).status == "running"
-    with UnitOfWork() as uow:
-        assert audit.verify(uow, None).ok
+    assert audit.verify(None).ok
 
 
 def test_two_runners_escalating_at_once_escalate_once(people, monkeypatch):

@@ -250,9 +250,7 @@ def test_initiator_may_still_ask_for_a_revision_of_own_work(scenario):
 
 
 def test_admin_who_holds_the_role_decides_without_an_override(scenario):
-    with UnitOfWork() as uow:
-        users.set_roles(uow, username="erin", roles=["admin", "security_reviewer"], by=actor("erin"))
-        uow.commit()
+    users.set_roles(username="erin", roles=["admin", "security_reviewer"], by=actor("erin"))
     _decide("erin", scenario["security_signoff"], _decision("approve"))
     [row] = decisions(scenario["security_signoff"])
     assert (row.is_override, row.override_reason) == (False, None)
@@ -260,9 +258,7 @@ def test_admin_who_holds_the_role_decides_without_an_override(scenario):
 
 def test_a_reviewer_may_not_decide_a_request_claimed_by_another(scenario):
     review_id = scenario["security_signoff"]
-    with UnitOfWork() as uow:
-        users.create_user(uow, username="sam", password="pw-sam", roles=["security_reviewer"])
-        uow.commit()
+    users.create_user(username="sam", password="pw-sam", roles=["security_reviewer"])
     _claim("alice", review_id)
     _assert_refused(Conflict, lambda: _decide("sam", review_id, _decision("approve")), review_id,
                     mentions="claimed by another reviewer")
@@ -282,21 +278,20 @@ def test_replaying_someone_elses_idempotency_key_does_not_bypass_permissions(sce
 def test_audit_trail_is_readable_by_managers_and_admins_only(scenario, role):
     who = actor(USER_OF_ROLE[role])
     events = len(audit_events())
-    with UnitOfWork() as uow:
-        if role in ("manager", "admin"):
-            report = audit.verify(uow, who)
-            assert report.ok and report.checked == events
-            assert len(list(audit.export_lines(uow, who, "jsonl"))) == events
-            csv_text = "".join(audit.export_lines(uow, who, "csv"))
-            assert len(csv_text.splitlines()) == events + 1
-            return
-        with pytest.raises(PermissionDenied, match=f"{who.username} may not read the audit trail"):
-            audit.verify(uow, who)
-        for fmt in ("jsonl", "csv"):
-            with pytest.raises(PermissionDenied):
-                # Refused when the export is asked for, before a byte is produced: a streaming HTTP
-                # response would otherwise already have sent "200 OK".
-                audit.export_lines(uow, who, fmt)
+    if role in ("manager", "admin"):
+        report = audit.verify(who)
+        assert report.ok and report.checked == events
+        assert len(list(audit.export_lines(who, "jsonl"))) == events
+        csv_text = "".join(audit.export_lines(who, "csv"))
+        assert len(csv_text.splitlines()) == events + 1
+        return
+    with pytest.raises(PermissionDenied, match=f"{who.username} may not read the audit trail"):
+        audit.verify(who)
+    for fmt in ("jsonl", "csv"):
+        with pytest.raises(PermissionDenied):
+            # Refused when the export is asked for, before a byte is produced: a streaming HTTP
+            # response would otherwise already have sent "200 OK".
+            audit.export_lines(who, fmt)
 
 
 # -- the same refusals on both databases ---------------------------------------------------------------
@@ -326,5 +321,4 @@ def test_refusals_leave_no_trace_on_both_databases(db_url, monkeypatch):
     [event] = audit_events("decision.override", review_id=review_id)
     assert (event.actor, event.details["override_reason"]) == ("erin", OVERRIDE_REASON)
     assert [r.status for r in reviews_of(conversation_id)] == ["decided"]
-    with UnitOfWork() as uow:
-        assert audit.verify(uow, actor("dave")).ok
+    assert audit.verify(actor("dave")).ok

@@ -38,9 +38,7 @@ def throttled_db(db_url, monkeypatch):
 
 def make_user() -> str:
     name = f"user-{uuid.uuid4().hex[:8]}"
-    with UnitOfWork() as uow:
-        create_user(uow, username=name, password=PASSWORD, roles=["security_reviewer"])
-        uow.commit()
+    create_user(username=name, password=PASSWORD, roles=["security_reviewer"])
     return name
 
 

@@ -39,10 +39,7 @@ def receiver():
 
 
 def add_hook(url: str, events=webhooks.EVENTS, fmt: str = "json"):
-    with UnitOfWork() as uow:
-        hook = webhooks.add_webhook(uow, flow.actor("erin"), url=url, events=list(events), fmt=fmt)
-        uow.commit()
-        return hook
+    return webhooks.add_webhook(flow.actor("erin"), url=url, events=list(events), fmt=fmt)
 
 
 def deliveries() -> list[WebhookDelivery]:
@@ -187,8 +184,7 @@ def test_slack_format_has_text_blocks_and_the_review_link(people, receiver) -> N
 def test_only_admins_register_webhooks(people) -> None:
     from hitl_dashboard.domain.errors import InvalidInput, PermissionDenied
 
-    with UnitOfWork() as uow:
-        with pytest.raises(PermissionDenied):
-            webhooks.add_webhook(uow, flow.actor("dave"), url="http://127.0.0.1:9/x", events=["review.decided"])
-        with pytest.raises(InvalidInput):
-            webhooks.add_webhook(uow, None, url="http://127.0.0.1:9/x", events=["review.maybe"])
+    with pytest.raises(PermissionDenied):
+        webhooks.add_webhook(flow.actor("dave"), url="http://127.0.0.1:9/x", events=["review.decided"])
+    with pytest.raises(InvalidInput):
+        webhooks.add_webhook(None, url="http://127.0.0.1:9/x", events=["review.maybe"])

@@ -1,9 +1,9 @@
 """Request dependencies: the caller (bearer token + rate limits).
 
-Routes open their unit of work themselves (`with UnitOfWork() as uow:` inside the endpoint),
-not as a yield dependency: FastAPI closes those after the response, from the event loop, and
-on SQLite an open transaction holds the write lock until then. Anything on the loop that waits
-for that lock (the in-process runner does) would then wait for itself, for busy_timeout."""
+No dependency holds a unit of work: each service opens and ends its own inside the call. A yield
+dependency would be closed after the response, from the event loop, and on SQLite an open
+transaction holds the write lock until then; anything on the loop that waits for that lock (the
+in-process runner does) would then wait for itself, for busy_timeout."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from hitl_dashboard.api.rate_limits import get_rate_limiter
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.auth.tokens import hash_token, resolve_token
@@ -38,12 +37,10 @@ def current_actor(
     limiter.check_address(client_address(request))  # first, so guessing tokens is limited too
     if credentials is None:
         raise _unauthorized("send an API token as 'Authorization: Bearer <token>'")
-    with UnitOfWork() as uow:
-        try:
-            actor = resolve_token(uow, credentials.credentials)
-        except PermissionDenied as exc:
-            raise _unauthorized(str(exc)) from None
-        uow.commit()  # last_used_at
+    try:
+        actor = resolve_token(credentials.credentials)
+    except PermissionDenied as exc:
+        raise _unauthorized(str(exc)) from None
     limiter.check_token(hash_token(credentials.credentials))
     return actor
 

@@ -8,8 +8,7 @@ import argparse
 
 from hitl_dashboard.cli.commands import command
 from hitl_dashboard.cli.output import emit, table
-from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.auth import tokens, users
+from hitl_dashboard.services.auth import tokens
 from hitl_dashboard.services.webhooks import webhooks
 def register(sub) -> None:
     def leaf(group, name: str, handler: str, help_text: str):
@@ -38,31 +37,24 @@ def register(sub) -> None:
 
 @command("tokens create")
 def _tokens_create(args) -> int:
-    with UnitOfWork() as uow:
-        user = users.get_user_by_name(uow, args.user)
-        row, plaintext = tokens.create_token(uow, user_id=user.id, name=args.name, ttl_hours=args.ttl_hours)
-        uow.commit()
-    emit(args, {"id": row.id, "user": user.username, "name": row.name, "token": plaintext,
+    row, plaintext = tokens.create_token_for(args.user, name=args.name, ttl_hours=args.ttl_hours)
+    emit(args, {"id": row.id, "user": args.user, "name": row.name, "token": plaintext,
                 "expires_at": row.expires_at},
-         f"token {row.id} for {user.username}: {plaintext}\n"
+         f"token {row.id} for {args.user}: {plaintext}\n"
          "Store it now: it is not kept and cannot be shown again. Send it as 'Authorization: Bearer <token>'.")
     return 0
 
 
 @command("tokens revoke")
 def _tokens_revoke(args) -> int:
-    with UnitOfWork() as uow:
-        row = tokens.revoke_token(uow, None, args.token_id)
-        uow.commit()
+    row = tokens.revoke_token(None, args.token_id)
     emit(args, {"id": row.id, "revoked_at": row.revoked_at}, f"token {row.id} ({row.prefix}...) is revoked")
     return 0
 
 
 @command("tokens list")
 def _tokens_list(args) -> int:
-    with UnitOfWork() as uow:
-        user_id = users.get_user_by_name(uow, args.user).id if args.user else None
-        rows = tokens.list_tokens(uow, user_id=user_id)
+    rows = tokens.list_tokens(username=args.user)
     data = [{"id": t.id, "user": who, "name": t.name, "kind": t.kind, "prefix": t.prefix,
              "created_at": t.created_at, "last_used_at": t.last_used_at, "expires_at": t.expires_at,
              "revoked": t.revoked_at is not None} for t, who in rows]
@@ -74,9 +66,7 @@ def _tokens_list(args) -> int:
 
 @command("webhooks add")
 def _webhooks_add(args) -> int:
-    with UnitOfWork() as uow:
-        hook = webhooks.add_webhook(uow, None, url=args.url, events=args.event, fmt=args.format)
-        uow.commit()
+    hook = webhooks.add_webhook(None, url=args.url, events=args.event, fmt=args.format)
     emit(args, {"id": hook.id, "url": hook.url, "events": hook.events, "format": hook.format, "secret": hook.secret},
          f"webhook {hook.id} for {', '.join(hook.events)} -> {hook.url}\n"
          f"signing secret (shown once): {hook.secret}\n"
@@ -86,8 +76,7 @@ def _webhooks_add(args) -> int:
 
 @command("webhooks list")
 def _webhooks_list(args) -> int:
-    with UnitOfWork() as uow:
-        rows = webhooks.list_webhooks(uow)
+    rows = webhooks.list_webhooks(None)
     data = [{"id": h.id, "url": h.url, "events": h.events, "format": h.format, "active": h.active} for h in rows]
     emit(args, data, table([[d["id"], d["url"], ", ".join(d["events"]), d["format"],
                              "active" if d["active"] else "off"] for d in data],

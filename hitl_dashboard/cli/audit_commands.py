@@ -10,7 +10,6 @@ from pathlib import Path
 
 from hitl_dashboard.cli.commands import command
 from hitl_dashboard.cli.output import emit
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.services.audit import audit
 from hitl_dashboard.services.audit.audit_heads import read_heads, verify_anchored
@@ -34,15 +33,13 @@ def register(sub) -> None:
 @command("audit verify")
 def _audit_verify(args) -> int:
     if args.anchor is None:
-        with UnitOfWork() as uow:
-            report = audit.verify(uow, None)
+        report = audit.verify(None)
         emit(args, report, f"audit chain OK ({report.checked} events)" if report.ok
              else f"audit chain BROKEN at event {report.first_bad_seq}: {report.problem}")
         return 0 if report.ok else CHAIN_BROKEN
     path = _anchor_path(args.anchor)
     heads = list(read_heads(path))  # every published head is checked, not only the newest
-    with UnitOfWork() as uow:
-        chain, anchor = verify_anchored(uow, None, heads)
+    chain, anchor = verify_anchored(None, heads)
     ok = chain.ok and anchor is not None and anchor.ok
     data = {"ok": ok, "checked": chain.checked,
             "first_bad_seq": chain.first_bad_seq if not chain.ok else anchor.first_bad_seq,
@@ -75,7 +72,6 @@ def _anchor_path(given: str) -> Path:
 
 @command("audit export")
 def _audit_export(args) -> int:
-    with UnitOfWork() as uow:
-        for chunk in audit.export_lines(uow, None, args.format):
-            sys.stdout.write(chunk)
+    for chunk in audit.export_lines(None, args.format):
+        sys.stdout.write(chunk)
     return 0

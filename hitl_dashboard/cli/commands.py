@@ -119,9 +119,9 @@ def _json_arg(text: str | None, field: str):
 
 @command("db upgrade")
 def _db_upgrade(args) -> int:
-    from hitl_dashboard.db.migrations import upgrade_to_head
+    from hitl_dashboard.services.schema import upgrade_database
 
-    revision = upgrade_to_head()
+    revision = upgrade_database()
     emit(args, {"revision": revision}, f"database at revision {revision}")
     return 0
 
@@ -131,9 +131,7 @@ def _users_add(args) -> int:
     import secrets
 
     password = args.password or secrets.token_urlsafe(12)
-    with UnitOfWork() as uow:
-        user = users.create_user(uow, username=args.name, password=password, roles=args.role)
-        uow.commit()
+    user = users.create_user(username=args.name, password=password, roles=args.role)
     shown = "" if args.password else f" (password: {password})"
     emit(args, {"id": user.id, "username": user.username, "roles": user.roles,
                 "password": None if args.password else password},
@@ -143,8 +141,7 @@ def _users_add(args) -> int:
 
 @command("users list")
 def _users_list(args) -> int:
-    with UnitOfWork() as uow:
-        rows = users.list_users(uow)
+    rows = users.list_users(None)
     data = [{"id": u.id, "username": u.username, "roles": u.roles, "active": u.is_active} for u in rows]
     emit(args, data, table([[u["id"], u["username"], ", ".join(u["roles"])] for u in data], ["id", "user", "roles"]))
     return 0

@@ -11,7 +11,7 @@ from sqlmodel import select
 from hitl_dashboard.db.models import ReviewRequest, User
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.conversations.conversations import StartCommand, start_conversation
-from hitl_dashboard.services.auth.users import actor_of, create_user
+from hitl_dashboard.services.auth.users import actor_of, insert_user
 from tests.e2e.app_process import RunningApp
 
 PASSWORD = "e2e-password"
@@ -19,8 +19,8 @@ PASSWORD = "e2e-password"
 
 def make_user(app: RunningApp, *roles: str, prefix: str = "user") -> str:
     name = f"{prefix}-{uuid.uuid4().hex[:6]}"
-    with UnitOfWork(app.engine) as uow:
-        create_user(uow, username=name, password=PASSWORD, roles=list(roles))
+    with UnitOfWork(app.engine) as uow:  # the app's database: the step, on its engine
+        insert_user(uow, username=name, password=PASSWORD, roles=list(roles))
         uow.commit()
     return name
 

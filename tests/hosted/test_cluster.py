@@ -19,9 +19,10 @@ from sqlmodel import select
 from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.db.models import AuditEvent, Conversation, Decision, Message, ReviewRequest
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.auth.tokens import create_token
-from hitl_dashboard.services.auth.users import create_user
-from hitl_dashboard.services.webhooks.webhooks import add_webhook
+from hitl_dashboard.domain.audit_chain import verify_chain
+from hitl_dashboard.services.auth.tokens import issue_token
+from hitl_dashboard.services.auth.users import insert_user
+from hitl_dashboard.services.webhooks.webhooks import insert_webhook
 from tests.conftest import IN_CI, create_pg_database, drop_pg_database, require_pg
 from tests.hosted.cluster import Cluster
 
@@ -89,9 +90,10 @@ def cluster(tmp_path):
 
 
 def user_with_token(engine, name: str, roles: list[str]) -> str:
+    # The cluster's database, not this process's: the steps, in a unit of work on its engine.
     with UnitOfWork(engine) as uow:
-        user = create_user(uow, username=name, password="pw-" + name, roles=roles)
-        _, token = create_token(uow, user_id=user.id, name="cluster test")
+        user = insert_user(uow, username=name, password="pw-" + name, roles=roles)
+        _, token = issue_token(uow, user_id=user.id, name="cluster test")
         uow.commit()
         return token
 
@@ -134,8 +136,8 @@ def test_cluster_loses_and_duplicates_nothing(cluster: Cluster):
     final = user_with_token(engine, "fin", ["final_approver"])
     receiver = Receiver()
     with UnitOfWork(engine) as uow:
-        add_webhook(uow, None, url=receiver.url, events=["review.requested", "review.decided",
-                                                           "review.escalated", "conversation.finished"])
+        insert_webhook(uow, None, url=receiver.url, events=["review.requested", "review.decided",
+                                                              "review.escalated", "conversation.finished"])
         uow.commit()
 
     ports = [cluster.start_web(), cluster.start_web()]
@@ -227,4 +229,4 @@ def test_cluster_loses_and_duplicates_nothing(cluster: Cluster):
     # The audit chain survived concurrent writers in several processes.
     from hitl_dashboard.services.audit import audit
     with UnitOfWork(engine) as uow:
-        assert audit.verify(uow, None).ok
+        assert verify_chain(audit.chain_rows(uow)).ok

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.auth.users import create_user
 from tests.conftest import run_cli
 from tests.e2e.app_process import ROOT, SERVE, free_port
@@ -39,9 +38,7 @@ def test_web_app_refuses_the_demo_secret(sqlite_url, tmp_path):
 
 
 def test_hosted_mode_refuses_demo_users(sqlite_url):
-    with UnitOfWork() as uow:
-        create_user(uow, username="alice", password="demo", roles=["security_reviewer"], is_demo=True)
-        uow.commit()
+    create_user(username="alice", password="demo", roles=["security_reviewer"], is_demo=True)
     result = run_cli("worker", "--until-idle", env=hosted_env(SECRET_KEY="a-real-secret-for-this-test"),
                      check=False)
     assert result.returncode == 7

@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.auth.tokens import create_token
-from hitl_dashboard.services.auth.users import create_user
+from hitl_dashboard.services.auth.tokens import issue_token
+from hitl_dashboard.services.auth.users import insert_user
 from tests.conftest import create_pg_database, drop_pg_database, require_pg
 from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
 
@@ -41,9 +41,11 @@ class ApiApp:
     def user(self, roles: list[str], name: str | None = None) -> tuple[str, str]:
         """A new user with these roles and an API token: (username, token)."""
         username = f"{name or roles[0].split('_')[0]}-{uuid.uuid4().hex[:8]}"
+        # The app's own database, not this process's: hence a unit of work on its engine, and the
+        # steps that the use cases run inside theirs.
         with UnitOfWork(self.running.engine) as uow:
-            user = create_user(uow, username=username, password="pw-" + username, roles=roles)
-            _, token = create_token(uow, user_id=user.id, name="tests")
+            user = insert_user(uow, username=username, password="pw-" + username, roles=roles)
+            _, token = issue_token(uow, user_id=user.id, name="tests")
             uow.commit()
         return username, token
 

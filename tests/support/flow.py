@@ -26,15 +26,12 @@ PEOPLE = {
 
 
 def make_people() -> None:
-    with UnitOfWork() as uow:
-        for name, roles in PEOPLE.items():
-            users.create_user(uow, username=name, password="pw-" + name, roles=roles)
-        uow.commit()
+    for name, roles in PEOPLE.items():
+        users.create_user(username=name, password="pw-" + name, roles=roles)
 
 
 def actor(name: str):
-    with UnitOfWork() as uow:
-        return users.get_actor(uow, name)
+    return users.find_actor(name)
 
 
 def start(task: str, task_type: str = "code", as_user: str = "frank", **kw) -> int:

@@ -3,7 +3,7 @@ Managers and admins only (the services check)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Iterator, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
@@ -12,7 +12,6 @@ from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES
 from hitl_dashboard.api.schemas.audit import AuditEventPublic, AuditPage, ChainReportPublic
 from hitl_dashboard.api.schemas.common import MAX_ID, Limit, Text, UtcDatetime
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.audit import audit, audit_queries
 router = APIRouter(prefix="/audit", tags=["audit"], responses=COMMON_RESPONSES)
 MEDIA_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson"}
@@ -32,11 +31,10 @@ def list_events(
     limit: Limit = 100,
 ) -> AuditPage:
     """Newest first. Page on with before_seq=next_before_seq."""
-    with UnitOfWork() as uow:
-        events = audit_queries.list_events(uow, actor, user=user, role=role, action=action,
-                                           conversation_id=conversation_id, since=since, until=until,
-                                           before_seq=before_seq, limit=limit)
-        items = [AuditEventPublic.model_validate(e) for e in events]
+    events = audit_queries.list_events(actor, user=user, role=role, action=action,
+                                       conversation_id=conversation_id, since=since, until=until,
+                                       before_seq=before_seq, limit=limit)
+    items = [AuditEventPublic.model_validate(e) for e in events]
     return AuditPage(items=items, next_before_seq=items[-1].seq if len(items) == limit else None)
 
 
@@ -45,21 +43,14 @@ def list_events(
 def export(actor: CurrentActor,
            format: Annotated[Literal["csv", "jsonl"], Query()] = "jsonl") -> StreamingResponse:
     """Streamed in constant memory, whatever the trail's length."""
-    with UnitOfWork() as uow:
-        audit.export_lines(uow, actor, format)  # the permission check, before the status line goes out
-    return StreamingResponse(_stream(format), media_type=MEDIA_TYPES[format],
+    lines = audit.export_lines(actor, format)  # checks now, before the status line goes out; reads as it streams
+    return StreamingResponse(lines, media_type=MEDIA_TYPES[format],
                              headers={"Content-Disposition": f'attachment; filename="audit.{format}"'})
-
-
-def _stream(fmt: str) -> Iterator[str]:
-    with UnitOfWork() as uow:
-        yield from audit.export_lines(uow, None, fmt)
 
 
 @router.get("/verify", response_model=ChainReportPublic)
 def verify(actor: CurrentActor) -> ChainReportPublic:
     """Recompute the hash chain: ok, or the first event that was altered or removed."""
-    with UnitOfWork() as uow:
-        report = audit.verify(uow, actor)
+    report = audit.verify(actor)
     return ChainReportPublic(ok=report.ok, checked=report.checked, first_bad_seq=report.first_bad_seq,
                              problem=report.problem)

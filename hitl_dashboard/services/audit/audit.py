@@ -1,4 +1,7 @@
-"""Audit queries: verify the chain, export it (JSONL or CSV) in constant memory."""
+"""Audit queries: verify the chain, export it (JSONL or CSV) in constant memory.
+
+verify and export_lines are use cases (they read in their own unit of work); chain_rows is the
+step audit_heads reads the chain through."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.audit_chain import ChainReport, verify_chain
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
+from hitl_dashboard.services.transactions import reading
 
 PAGE = 1000
 CSV_FIELDS = ["seq", "at", "actor", "actor_role", "action", "conversation_id", "review_request_id",
@@ -43,27 +47,36 @@ def chain_rows(uow: UnitOfWork) -> Iterator[tuple[int, str, str, dict]]:
     return ((e.seq, e.prev_hash, e.hash, e.payload()) for e in _events(uow))
 
 
-def verify(uow: UnitOfWork, actor: Actor | None) -> ChainReport:
+def verify(actor: Actor | None) -> ChainReport:
+    """`actor` None is the operator at the CLI (and the tests)."""
     if actor is not None:
         check_can_read_audit(actor)
-    return verify_chain(chain_rows(uow))
+    with reading() as uow:
+        return verify_chain(chain_rows(uow))
 
 
 def _record(event: AuditEvent) -> dict:
     return {**event.payload(), "prev_hash": event.prev_hash, "hash": event.hash}
 
 
-def export_lines(uow: UnitOfWork, actor: Actor | None, fmt: str) -> Iterator[str]:
-    # Not a generator itself: the checks run when the export is asked for, before a streaming
-    # response has sent its status line, not at the first chunk.
+def export_lines(actor: Actor | None, fmt: str) -> Iterator[str]:
+    """The whole trail, oldest first; `actor` None is the operator at the CLI.
+    Not a generator itself: the checks run when the export is asked for, before a streaming
+    response has sent its status line, not at the first chunk. The reading unit of work opens
+    when the first line is asked for and closes with the iteration."""
     if actor is not None:
         check_can_read_audit(actor)
     if fmt not in ("jsonl", "csv"):
         raise InvalidInput("format must be jsonl or csv", "format")
-    return _export(uow, fmt)
+    return _export(fmt)
 
 
-def _export(uow: UnitOfWork, fmt: str) -> Iterator[str]:
+def _export(fmt: str) -> Iterator[str]:
+    with reading() as uow:
+        yield from _lines(uow, fmt)
+
+
+def _lines(uow: UnitOfWork, fmt: str) -> Iterator[str]:
     if fmt == "jsonl":
         for event in _events(uow):
             yield json.dumps(_record(event), sort_keys=True, ensure_ascii=False) + "\n"

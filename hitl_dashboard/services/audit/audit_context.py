@@ -17,6 +17,7 @@ from hitl_dashboard.domain.enums import SubjectType
 from hitl_dashboard.domain.errors import NotFound
 from hitl_dashboard.domain.hashing import content_hash
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
+from hitl_dashboard.services.transactions import reading
 
 # A code review covers the revisions one turn produced (one per file); never more than this.
 MAX_FILES_PER_REVIEW = 100
@@ -46,20 +47,21 @@ class EventContext:
     reviewed: ReviewedContent | None
 
 
-def event_context(uow: UnitOfWork, actor: Actor, seq: int) -> EventContext:
+def event_context(actor: Actor, seq: int) -> EventContext:
     check_can_read_audit(actor)
-    event = uow.session.exec(select(AuditEvent).where(AuditEvent.seq == seq)).first()
-    if event is None:
-        raise NotFound(f"audit event {seq} does not exist")
-    reviewed = None
-    if event.review_request_id is not None:
-        request = uow.session.get(ReviewRequest, event.review_request_id)
-        if request is not None:
-            reviewed = reviewed_content(uow, request, event.details or {})
-    return EventContext(event, reviewed)
+    with reading() as uow:
+        event = uow.session.exec(select(AuditEvent).where(AuditEvent.seq == seq)).first()
+        if event is None:
+            raise NotFound(f"audit event {seq} does not exist")
+        reviewed = None
+        if event.review_request_id is not None:
+            request = uow.session.get(ReviewRequest, event.review_request_id)
+            if request is not None:
+                reviewed = _reviewed_content(uow, request, event.details or {})
+        return EventContext(event, reviewed)
 
 
-def reviewed_content(uow: UnitOfWork, request: ReviewRequest, details: dict) -> ReviewedContent:
+def _reviewed_content(uow: UnitOfWork, request: ReviewRequest, details: dict) -> ReviewedContent:
     if request.subject_type == SubjectType.CODE_REVISION:
         parts, matches = _revision_parts(uow, request)
     elif request.subject_type == SubjectType.MESSAGE:
@@ -112,8 +114,3 @@ def _tool_call_parts(uow: UnitOfWork, request: ReviewRequest, details: dict) -> 
 def _pretty(value) -> str:
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
 
-
-def known_actions(uow: UnitOfWork, actor: Actor) -> list[str]:
-    """The actions present in the trail, for the filter menu."""
-    check_can_read_audit(actor)
-    return sorted(a for a in uow.session.exec(select(AuditEvent.action).distinct()) if a)

@@ -15,6 +15,7 @@ from hitl_dashboard.domain.audit_chain import ChainReport, verify_chain
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
 from hitl_dashboard.services.audit.audit import chain_rows
+from hitl_dashboard.services.transactions import reading
 from hitl_dashboard.settings import get_settings
 
 # The page compares with the newest head; it is near the end of the file (out of order only among
@@ -51,12 +52,16 @@ def newest_published(path: Path) -> PublishedHead | None:
     return newest_head(parse_head_line(line, f"a line near the end of {path}") for line in lines if line.strip())
 
 
-def verify_anchored(uow: UnitOfWork, actor: Actor | None,
-                    heads: list[PublishedHead]) -> tuple[ChainReport, AnchorReport | None]:
+def verify_anchored(actor: Actor | None, heads: list[PublishedHead]) -> tuple[ChainReport, AnchorReport | None]:
     """The chain check, then every head compared with the chain; the comparison is None when the
-    chain itself is broken (that is already the answer)."""
+    chain itself is broken (that is already the answer). `actor` None is the operator at the CLI."""
     if actor is not None:
         check_can_read_audit(actor)
+    with reading() as uow:
+        return _verify_anchored(uow, heads)
+
+
+def _verify_anchored(uow: UnitOfWork, heads: list[PublishedHead]) -> tuple[ChainReport, AnchorReport | None]:
     wanted = {head.seq for head in heads}
     hashes_at: dict[int, str] = {}
 
@@ -80,10 +85,10 @@ class AnchoredStatus:
     anchor_file: Path | None  # None: the file sink is off, nothing to compare with
 
 
-def status_against_newest_head(uow: UnitOfWork, actor: Actor) -> AnchoredStatus:
+def status_against_newest_head(actor: Actor) -> AnchoredStatus:
     """For the audit page: the chain, compared with the newest head in the configured file."""
     check_can_read_audit(actor)
     path = get_settings().anchor_file()
     head = newest_published(path) if path else None
-    chain, anchor = verify_anchored(uow, actor, [head] if head else [])
+    chain, anchor = verify_anchored(actor, [head] if head else [])
     return AnchoredStatus(chain, anchor if path else None, path)

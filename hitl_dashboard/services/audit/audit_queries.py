@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlmodel import select
@@ -9,27 +10,73 @@ from sqlmodel import select
 from hitl_dashboard.db.models import AuditEvent
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
+from hitl_dashboard.services.transactions import reading
+
+
+@dataclass(frozen=True)
+class AuditFilters:
+    """What the trail is narrowed to; None (or empty) means any."""
+
+    user: str | None = None
+    role: str | None = None
+    action: str | None = None
+    conversation_id: int | None = None
+    since: datetime | None = None  # inclusive
+    until: datetime | None = None  # exclusive
+    before_seq: int | None = None
+
+
+@dataclass(frozen=True)
+class AuditPage:
+    """What the audit page shows: the events of one page and the actions for the filter menu."""
+
+    events: list[AuditEvent]
+    actions: list[str]
 
 
 def list_events(
-    uow: UnitOfWork, actor: Actor, *, user: str | None = None, role: str | None = None, action: str | None = None,
+    actor: Actor, *, user: str | None = None, role: str | None = None, action: str | None = None,
     conversation_id: int | None = None, since: datetime | None = None, until: datetime | None = None,
     before_seq: int | None = None, limit: int = 100,
 ) -> list[AuditEvent]:
     check_can_read_audit(actor)
+    filters = AuditFilters(user, role, action, conversation_id, since, until, before_seq)
+    with reading() as uow:
+        return _events(uow, filters, limit)
+
+
+def audit_page(actor: Actor, filters: AuditFilters, *, limit: int) -> AuditPage:
+    """One page of events (newest first) and every action in the trail, in one read."""
+    check_can_read_audit(actor)
+    with reading() as uow:
+        return AuditPage(_events(uow, filters, limit), _known_actions(uow))
+
+
+def known_actions(actor: Actor) -> list[str]:
+    """The actions present in the trail, for the filter menu."""
+    check_can_read_audit(actor)
+    with reading() as uow:
+        return _known_actions(uow)
+
+
+def _known_actions(uow: UnitOfWork) -> list[str]:
+    return sorted(a for a in uow.session.exec(select(AuditEvent.action).distinct()) if a)
+
+
+def _events(uow: UnitOfWork, f: AuditFilters, limit: int) -> list[AuditEvent]:
     query = select(AuditEvent).order_by(AuditEvent.seq.desc()).limit(limit)
-    if user:
-        query = query.where(AuditEvent.actor == user)
-    if role:
-        query = query.where(AuditEvent.actor_role == role)
-    if action:
-        query = query.where(AuditEvent.action == action)
-    if conversation_id is not None:
-        query = query.where(AuditEvent.conversation_id == conversation_id)
-    if since is not None:
-        query = query.where(AuditEvent.at >= since)
-    if until is not None:
-        query = query.where(AuditEvent.at < until)
-    if before_seq is not None:
-        query = query.where(AuditEvent.seq < before_seq)
+    if f.user:
+        query = query.where(AuditEvent.actor == f.user)
+    if f.role:
+        query = query.where(AuditEvent.actor_role == f.role)
+    if f.action:
+        query = query.where(AuditEvent.action == f.action)
+    if f.conversation_id is not None:
+        query = query.where(AuditEvent.conversation_id == f.conversation_id)
+    if f.since is not None:
+        query = query.where(AuditEvent.at >= f.since)
+    if f.until is not None:
+        query = query.where(AuditEvent.at < f.until)
+    if f.before_seq is not None:
+        query = query.where(AuditEvent.seq < f.before_seq)
     return list(uow.session.exec(query))

@@ -1,7 +1,8 @@
 """Numbers for the managers' charts: decisions, time to decision, SLA breaches, tokens.
 
 Each query groups by UTC calendar day in SQL (one portable GROUP BY for SQLite and
-PostgreSQL); the median is computed in Python over the per-role durations of the window."""
+PostgreSQL); the median is computed in Python over the per-role durations of the window.
+Each chart is a use case of its own; `charts` reads all four in one unit of work for the page."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from hitl_dashboard.db.models import Decision, Message, ReviewRequest, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ReviewStatus
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
+from hitl_dashboard.services.transactions import reading
 
 DEFAULT_DAYS = 30
 BREACH_STATUSES = (ReviewStatus.ESCALATED.value, ReviewStatus.EXPIRED.value)
@@ -34,6 +36,16 @@ class RoleMedian:
     role: str
     median_hours: float
     decisions: int
+
+
+@dataclass(frozen=True)
+class Charts:
+    """Everything the managers' charts show, for one window."""
+
+    decisions: list[DayCount]
+    medians: list[RoleMedian]
+    breaches: list[DayCount]
+    tokens: list[DayCount]
 
 
 def window_start(days: int = DEFAULT_DAYS, now: datetime | None = None) -> datetime:
@@ -54,25 +66,35 @@ def _day_text(value) -> str:
     return value.isoformat() if isinstance(value, date) else str(value)[:10]
 
 
-def decisions_per_day(uow: UnitOfWork, actor: Actor, *, since: datetime | None = None) -> list[DayCount]:
+def decisions_per_day(actor: Actor, *, since: datetime | None = None) -> list[DayCount]:
     check_can_read_audit(actor)
+    with reading() as uow:
+        return _decisions_per_day(uow, since or window_start())
+
+
+def _decisions_per_day(uow: UnitOfWork, since: datetime) -> list[DayCount]:
     day = _day(uow, Decision.created_at)
     query = (
         select(day, Decision.action, func.count())
-        .where(Decision.created_at >= (since or window_start()))
+        .where(Decision.created_at >= since)
         .group_by(day, Decision.action)
         .order_by(day, Decision.action)
     )
     return [DayCount(_day_text(d), action, int(n)) for d, action, n in uow.session.exec(query)]
 
 
-def median_hours_to_decision(uow: UnitOfWork, actor: Actor, *, since: datetime | None = None) -> list[RoleMedian]:
-    """Per role, from the review request's creation to its decision, for decisions in the window."""
+def median_hours_to_decision(actor: Actor, *, since: datetime | None = None) -> list[RoleMedian]:
     check_can_read_audit(actor)
+    with reading() as uow:
+        return _median_hours_to_decision(uow, since or window_start())
+
+
+def _median_hours_to_decision(uow: UnitOfWork, since: datetime) -> list[RoleMedian]:
+    """Per role, from the review request's creation to its decision, for decisions in the window."""
     query = (
         select(Decision.role, ReviewRequest.created_at, Decision.created_at)
         .join(ReviewRequest, ReviewRequest.id == Decision.review_request_id)
-        .where(Decision.created_at >= (since or window_start()))
+        .where(Decision.created_at >= since)
     )
     durations: dict[str, list[float]] = defaultdict(list)
     for role, requested, decided in uow.session.exec(query):
@@ -80,27 +102,45 @@ def median_hours_to_decision(uow: UnitOfWork, actor: Actor, *, since: datetime |
     return [RoleMedian(role, round(median(hours), 2), len(hours)) for role, hours in sorted(durations.items())]
 
 
-def sla_breaches_per_day(uow: UnitOfWork, actor: Actor, *, since: datetime | None = None) -> list[DayCount]:
-    """Review requests that passed their deadline, by the day they were escalated or expired."""
+def sla_breaches_per_day(actor: Actor, *, since: datetime | None = None) -> list[DayCount]:
     check_can_read_audit(actor)
+    with reading() as uow:
+        return _sla_breaches_per_day(uow, since or window_start())
+
+
+def _sla_breaches_per_day(uow: UnitOfWork, since: datetime) -> list[DayCount]:
+    """Review requests that passed their deadline, by the day they were escalated or expired."""
     day = _day(uow, ReviewRequest.closed_at)
     query = (
         select(day, ReviewRequest.status, func.count())
-        .where(ReviewRequest.status.in_(BREACH_STATUSES), ReviewRequest.closed_at >= (since or window_start()))
+        .where(ReviewRequest.status.in_(BREACH_STATUSES), ReviewRequest.closed_at >= since)
         .group_by(day, ReviewRequest.status)
         .order_by(day, ReviewRequest.status)
     )
     return [DayCount(_day_text(d), status, int(n)) for d, status, n in uow.session.exec(query)]
 
 
-def tokens_per_day(uow: UnitOfWork, actor: Actor, *, since: datetime | None = None) -> list[DayCount]:
-    """Prompt plus completion tokens of the agents' messages, by the day they were written."""
+def tokens_per_day(actor: Actor, *, since: datetime | None = None) -> list[DayCount]:
     check_can_read_audit(actor)
+    with reading() as uow:
+        return _tokens_per_day(uow, since or window_start())
+
+
+def _tokens_per_day(uow: UnitOfWork, since: datetime) -> list[DayCount]:
+    """Prompt plus completion tokens of the agents' messages, by the day they were written."""
     day = _day(uow, Message.created_at)
     query = (
         select(day, func.sum(Message.prompt_tokens + Message.completion_tokens))
-        .where(Message.created_at >= (since or window_start()))
+        .where(Message.created_at >= since)
         .group_by(day)
         .order_by(day)
     )
     return [DayCount(_day_text(d), "tokens", int(n or 0)) for d, n in uow.session.exec(query)]
+
+
+def charts(actor: Actor, *, since: datetime) -> Charts:
+    """The four charts of the managers' page, read together."""
+    check_can_read_audit(actor)
+    with reading() as uow:
+        return Charts(_decisions_per_day(uow, since), _median_hours_to_decision(uow, since),
+                      _sla_breaches_per_day(uow, since), _tokens_per_day(uow, since))

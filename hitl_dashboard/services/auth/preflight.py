@@ -6,7 +6,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import select
 
 from hitl_dashboard.db.models import User
-from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.services.transactions import reading
 from hitl_dashboard.settings import get_settings
 
 
@@ -21,7 +21,7 @@ def check_hosted_ready() -> None:
     if settings.demo_mode:
         return
     try:
-        with UnitOfWork() as uow:
+        with reading() as uow:
             demo = uow.session.exec(select(User.username).where(User.is_demo == True)).all()  # noqa: E712
     except SQLAlchemyError:
         return  # not migrated yet: `db upgrade` comes first and there are no users to worry about

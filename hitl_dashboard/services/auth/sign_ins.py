@@ -11,11 +11,11 @@ from sqlmodel import select
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import ApiToken, User, utcnow
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import PermissionDenied, TooManyAttempts
 from hitl_dashboard.services.auth.sign_in_throttle import get_sign_in_throttle
-from hitl_dashboard.services.auth.tokens import create_token, hash_token
+from hitl_dashboard.services.auth.tokens import hash_token, issue_token
 from hitl_dashboard.services.auth.users import authenticate
+from hitl_dashboard.services.transactions import transaction
 
 SESSION_HOURS = 12.0
 # Usernames are at most 64 characters; an attempted name is kept no longer than that in the audit.
@@ -34,37 +34,34 @@ def sign_in(username: str, password: str, *, address: str) -> str:
         if throttle.should_audit_throttled(name, address):
             _audit_failure(name, address, "throttled")
         raise
-    with UnitOfWork() as uow:
-        try:
+    try:
+        with transaction() as uow:
             actor = authenticate(uow, name, password or "")
-        except PermissionDenied:
-            uow.rollback()
-            _audit_failure(name, address, "bad_credentials")
-            raise
-        _, token = create_token(uow, user_id=actor.user_id, name="browser session", kind="session",
-                                ttl_hours=SESSION_HOURS)
-        append_audit(uow.session, actor=actor.username, action="user.signed_in",
-                     details={"address": address[:AUDITED_ADDRESS_CHARS]})
-        uow.commit()
+            _, token = issue_token(uow, user_id=actor.user_id, name="browser session", kind="session",
+                                   ttl_hours=SESSION_HOURS)
+            append_audit(uow.session, actor=actor.username, action="user.signed_in",
+                         details={"address": address[:AUDITED_ADDRESS_CHARS]})
+    except PermissionDenied:
+        # After the sign-in's transaction has rolled back: on SQLite it held the write lock.
+        _audit_failure(name, address, "bad_credentials")
+        raise
     throttle.record_success(name)
     return token
 
 
 def _audit_failure(name: str, address: str, reason: str) -> None:
     # Its own transaction: the sign-in fails, the record of the attempt must not.
-    with UnitOfWork() as uow:
+    with transaction() as uow:
         append_audit(uow.session, actor="anonymous", action="user.sign_in_failed",
                      details={"username": name[:AUDITED_NAME_CHARS], "address": address[:AUDITED_ADDRESS_CHARS],
                               "reason": reason})
-        uow.commit()
 
 
 def sign_out(token: str) -> None:
-    with UnitOfWork() as uow:
+    with transaction() as uow:
         row = uow.session.exec(select(ApiToken).where(ApiToken.token_hash == hash_token(token))).first()
         if row is None or row.revoked_at is not None:
             return
         row.revoked_at = utcnow()
         uow.session.add(row)
         append_audit(uow.session, actor=uow.session.get(User, row.user_id).username, action="user.signed_out")
-        uow.commit()

@@ -4,6 +4,9 @@ A token is `hitl_` + secrets.token_urlsafe(32) (256 random bits). Only its sha25
 A fast hash is right here, unlike for passwords: nobody can guess or dictionary-attack 256
 random bits, so a slow hash (argon2, ~50 ms) would only slow every request down. The hash
 is also what we look the token up by, so no per-token salt: equal tokens must hash equally.
+
+create_token, create_token_for, resolve_token, revoke_token and list_tokens are use cases (their
+own transaction); issue_token is the step sign-ins use inside theirs.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from hitl_dashboard.db.models import ApiToken, User, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import InvalidInput, NotFound, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.services.auth.users import get_user_by_name
+from hitl_dashboard.services.transactions import reading, transaction
 
 TOKEN_PREFIX = "hitl_"
 TOKEN_KINDS = ("api", "session")
@@ -34,9 +39,24 @@ def hash_token(plaintext: str) -> str:
 
 
 def create_token(
-    uow: UnitOfWork, *, user_id: int, name: str, kind: str = "api", ttl_hours: float | None = None
+    *, user_id: int, name: str, kind: str = "api", ttl_hours: float | None = None
 ) -> tuple[ApiToken, str]:
     """Returns the row and the plaintext; the plaintext is not stored and cannot be shown again."""
+    with transaction() as uow:
+        return issue_token(uow, user_id=user_id, name=name, kind=kind, ttl_hours=ttl_hours)
+
+
+def create_token_for(username: str, *, name: str, ttl_hours: float | None = None) -> tuple[ApiToken, str]:
+    """An API token for the user named `username` (the operator's CLI)."""
+    with transaction() as uow:
+        user = get_user_by_name(uow, username)
+        return issue_token(uow, user_id=user.id, name=name, ttl_hours=ttl_hours)
+
+
+def issue_token(
+    uow: UnitOfWork, *, user_id: int, name: str, kind: str = "api", ttl_hours: float | None = None
+) -> tuple[ApiToken, str]:
+    """The step behind create_token, inside the caller's transaction."""
     if kind not in TOKEN_KINDS:
         raise InvalidInput(f"token kind must be one of {', '.join(TOKEN_KINDS)}", "kind")
     if len(name or "") > 100:
@@ -63,10 +83,16 @@ def create_token(
     return row, plaintext
 
 
-def resolve_token(uow: UnitOfWork, plaintext: str, kind: str | None = None) -> Actor:
-    """The actor a token stands for. One message for every refusal, so tokens cannot be probed."""
+def resolve_token(plaintext: str, kind: str | None = None) -> Actor:
+    """The actor a token stands for. One message for every refusal, so tokens cannot be probed.
+    Commits last_used_at when it is due."""
     if not plaintext or len(plaintext) > MAX_TOKEN_CHARS or not plaintext.startswith(TOKEN_PREFIX):
         raise PermissionDenied(_REFUSED)
+    with transaction() as uow:
+        return _resolve(uow, plaintext, kind)
+
+
+def _resolve(uow: UnitOfWork, plaintext: str, kind: str | None) -> Actor:
     found = uow.session.exec(
         select(ApiToken, User).join(User, User.id == ApiToken.user_id)
         .where(ApiToken.token_hash == hash_token(plaintext))
@@ -86,8 +112,14 @@ def resolve_token(uow: UnitOfWork, plaintext: str, kind: str | None = None) -> A
     return Actor(user.id, user.username, frozenset(user.roles))
 
 
-def revoke_token(uow: UnitOfWork, actor: Actor | None, token_id: int) -> ApiToken:
+def revoke_token(actor: Actor | None, token_id: int) -> ApiToken:
     """Owners revoke their own tokens, admins anyone's; `actor` None is the operator's CLI."""
+    with transaction() as uow:
+        return revoke_token_in(uow, actor, token_id)
+
+
+def revoke_token_in(uow: UnitOfWork, actor: Actor | None, token_id: int) -> ApiToken:
+    """The step behind revoke_token, inside the caller's transaction."""
     token = uow.session.get(ApiToken, token_id)
     if token is None:
         raise NotFound(f"token {token_id} does not exist")
@@ -101,8 +133,15 @@ def revoke_token(uow: UnitOfWork, actor: Actor | None, token_id: int) -> ApiToke
     return token
 
 
-def list_tokens(uow: UnitOfWork, *, user_id: int | None = None, kind: str | None = None) -> list[tuple[ApiToken, str]]:
-    """Tokens with their owner's username, newest first (never the plaintext: it is not stored)."""
+def list_tokens(*, username: str | None = None, kind: str | None = None) -> list[tuple[ApiToken, str]]:
+    """Tokens with their owner's username, newest first (never the plaintext: it is not stored).
+    Only the operator's CLI lists tokens, so there is no actor to check."""
+    with reading() as uow:
+        user_id = get_user_by_name(uow, username).id if username else None
+        return _tokens(uow, user_id=user_id, kind=kind)
+
+
+def _tokens(uow: UnitOfWork, *, user_id: int | None, kind: str | None) -> list[tuple[ApiToken, str]]:
     query = select(ApiToken, User.username).join(User, User.id == ApiToken.user_id).order_by(ApiToken.id.desc())
     if user_id is not None:
         query = query.where(ApiToken.user_id == user_id)

@@ -1,4 +1,8 @@
-"""Users, roles and password checks (argon2 through argon2-cffi)."""
+"""Users, roles and password checks (argon2 through argon2-cffi).
+
+Use cases (create_user, set_roles, list_users, find_actor) open their own transaction; the
+steps that take a unit of work (insert_user, get_user_by_name, get_actor, authenticate,
+any_users) run inside another service's transaction and never commit."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor, check_can_manage_users
+from hitl_dashboard.services.transactions import reading, transaction
 
 _hasher = PasswordHasher()
 _USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,63}$")
@@ -34,6 +39,21 @@ def validate_roles(roles: list[str]) -> list[str]:
 
 
 def create_user(
+    *,
+    username: str,
+    password: str,
+    roles: list[str],
+    display_name: str = "",
+    by: Actor | None = None,
+    is_demo: bool = False,
+) -> User:
+    """`by` is None only for bootstrap paths (CLI run by the operator, demo seed)."""
+    with transaction() as uow:
+        return insert_user(uow, username=username, password=password, roles=roles, display_name=display_name,
+                           by=by, is_demo=is_demo)
+
+
+def insert_user(
     uow: UnitOfWork,
     *,
     username: str,
@@ -71,14 +91,15 @@ def create_user(
     return user
 
 
-def set_roles(uow: UnitOfWork, *, username: str, roles: list[str], by: Actor) -> User:
+def set_roles(*, username: str, roles: list[str], by: Actor) -> User:
     check_can_manage_users(by)
-    user = get_user_by_name(uow, username)
-    before, user.roles = user.roles, validate_roles(roles)
-    uow.session.add(user)
-    append_audit(uow.session, actor=by.username, actor_role="admin", action="user.roles_changed",
-                 details={"username": username, "before": before, "after": user.roles})
-    return user
+    with transaction() as uow:
+        user = get_user_by_name(uow, username)
+        before, user.roles = user.roles, validate_roles(roles)
+        uow.session.add(user)
+        append_audit(uow.session, actor=by.username, actor_role="admin", action="user.roles_changed",
+                     details={"username": username, "before": before, "after": user.roles})
+        return user
 
 
 def get_user_by_name(uow: UnitOfWork, username: str) -> User:
@@ -109,5 +130,19 @@ def authenticate(uow: UnitOfWork, username: str, password: str) -> Actor:
     return actor_of(user)
 
 
-def list_users(uow: UnitOfWork) -> list[User]:
-    return list(uow.session.exec(select(User).order_by(User.username)))
+def find_actor(username: str) -> Actor:
+    """The active user `username` as an Actor (NotFound, or PermissionDenied when disabled)."""
+    with reading() as uow:
+        return get_actor(uow, username)
+
+
+def list_users(actor: Actor | None) -> list[User]:
+    """Every user, by name. `actor` None is the operator at the CLI."""
+    if actor is not None:
+        check_can_manage_users(actor)
+    with reading() as uow:
+        return list(uow.session.exec(select(User).order_by(User.username)))
+
+
+def any_users(uow: UnitOfWork) -> bool:
+    return uow.session.exec(select(User.id).limit(1)).first() is not None

@@ -37,10 +37,10 @@ def seed_demo() -> dict:
     if not get_settings().demo_mode:
         raise PermissionDenied("demo data is only seeded in demo mode (DEMO_MODE=true)")
     with UnitOfWork() as uow:
-        if users.list_users(uow):
+        if users.any_users(uow):
             return {"seeded": False, "message": "demo data already present; logins: " + _logins()}
         for name, roles in DEMO_USERS:
-            users.create_user(uow, username=name, password=DEMO_PASSWORD, roles=roles, is_demo=True)
+            users.insert_user(uow, username=name, password=DEMO_PASSWORD, roles=roles, is_demo=True)
         uow.commit()
     with UnitOfWork() as uow:
         frank = users.get_actor(uow, "frank")

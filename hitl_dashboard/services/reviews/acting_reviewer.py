@@ -4,21 +4,16 @@ credentials, so it may act as any user: the one named with --as, or, to read a q
 
 from __future__ import annotations
 
-from sqlmodel import select
-
-from hitl_dashboard.db.models import User
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.auth import users
-from hitl_dashboard.services.transactions import reading
 
 
 def acting_reviewer(username: str | None, *, role: str | None = None) -> Actor:
     """The named user (NotFound, or PermissionDenied if disabled); without a name, someone with `role`."""
-    with reading() as uow:
-        if username:
-            return users.get_actor(uow, username)
-        for user in uow.session.exec(select(User).order_by(User.username)):
-            if role in user.roles:
-                return users.actor_of(user)
+    if username:
+        return users.find_actor(username)
+    for user in users.list_users(None):
+        if role in user.roles:
+            return users.actor_of(user)
     raise InvalidInput(f"no user holds the role {role}; pass --as", "role")

@@ -19,7 +19,7 @@ from sqlalchemy import update
 from sqlmodel import select
 
 from hitl_dashboard.db.models import Webhook, WebhookDelivery, utcnow
-from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.services.webhooks.webhook_payloads import headers_for, render_body
 from hitl_dashboard.settings import get_settings
 
@@ -82,7 +82,7 @@ def _claim_due(limit: int) -> list[_Job]:
     now = utcnow()
     claim_until = now + timedelta(seconds=get_settings().webhook_timeout_s + CLAIM_MARGIN_S)
     jobs: list[_Job] = []
-    with UnitOfWork() as uow:
+    with transaction() as uow:
         due = uow.session.exec(
             select(WebhookDelivery, Webhook).join(Webhook, Webhook.id == WebhookDelivery.webhook_id)
             .where(WebhookDelivery.status == "pending", WebhookDelivery.next_attempt_at <= now)
@@ -99,7 +99,6 @@ def _claim_due(limit: int) -> list[_Job]:
             if won:
                 jobs.append(_Job(delivery.id, delivery.attempts + 1, hook.url, hook.secret, hook.format,
                                  delivery.event, dict(delivery.payload)))
-        uow.commit()
     return jobs
 
 
@@ -137,7 +136,7 @@ def _record(job: _Job, status_code: int | None, error: str | None, report: Deliv
         values = {"next_attempt_at": now + timedelta(seconds=retry_delay_s(job.attempt)),
                   "last_status_code": status_code, "last_error": error}
         bucket = report.retrying
-    with UnitOfWork() as uow:
+    with transaction() as uow:
         # Only while our claim holds: if it ran out and another worker took over, its result counts.
         recorded = uow.session.exec(
             update(WebhookDelivery)
@@ -145,7 +144,6 @@ def _record(job: _Job, status_code: int | None, error: str | None, report: Deliv
                    WebhookDelivery.status == "pending")
             .values(**values).execution_options(synchronize_session=False)
         ).rowcount == 1
-        uow.commit()
     if recorded:
         bucket.append(job.delivery_id)
     if error is not None:

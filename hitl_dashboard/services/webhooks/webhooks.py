@@ -1,6 +1,9 @@
 """Webhooks: admins register URLs for events; events are queued as delivery rows in the same
 transaction as the change they report, so none is lost to a crash and none is sent for a change
-that rolled back. services/webhook_delivery.py sends them."""
+that rolled back. services/webhook_delivery.py sends them.
+
+add_webhook and list_webhooks are use cases (their own transaction); enqueue_event and the
+one-line helpers per event are steps inside the transaction of the change they report."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, require_role
+from hitl_dashboard.services.transactions import reading, transaction
 from hitl_dashboard.settings import get_settings
 
 # audit.head: each committed head of the audit chain, when AUDIT_ANCHOR_SINKS includes "webhook".
@@ -24,8 +28,14 @@ EVENTS = ("review.requested", "review.escalated", "review.decided", "conversatio
 FORMATS = ("json", "slack")
 
 
-def add_webhook(uow: UnitOfWork, actor: Actor | None, *, url: str, events: list[str], fmt: str = "json") -> Webhook:
+def add_webhook(actor: Actor | None, *, url: str, events: list[str], fmt: str = "json") -> Webhook:
     """`actor` None is the operator at the CLI. The returned row carries the signing secret."""
+    with transaction() as uow:
+        return insert_webhook(uow, actor, url=url, events=events, fmt=fmt)
+
+
+def insert_webhook(uow: UnitOfWork, actor: Actor | None, *, url: str, events: list[str], fmt: str = "json") -> Webhook:
+    """The step behind add_webhook, inside the caller's transaction."""
     if actor is not None:
         require_role(actor, Role.ADMIN.value, what="register webhooks")
     parts = urlsplit(url or "")
@@ -45,8 +55,12 @@ def add_webhook(uow: UnitOfWork, actor: Actor | None, *, url: str, events: list[
     return webhook
 
 
-def list_webhooks(uow: UnitOfWork) -> list[Webhook]:
-    return list(uow.session.exec(select(Webhook).order_by(Webhook.id)))
+def list_webhooks(actor: Actor | None) -> list[Webhook]:
+    """Every webhook with its signing secret: admins only; `actor` None is the operator at the CLI."""
+    if actor is not None:
+        require_role(actor, Role.ADMIN.value, what="list webhooks")
+    with reading() as uow:
+        return list(uow.session.exec(select(Webhook).order_by(Webhook.id)))
 
 
 def enqueue_event(session: Session, event: str, event_id: str, data: dict[str, Any]) -> int:

@@ -7,10 +7,9 @@ from dataclasses import dataclass, field
 
 import reflex as rx
 
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.domain.errors import DomainError, InvalidInput, PermissionDenied
-from hitl_dashboard.domain.permissions import Actor, check_can_manage_users
+from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.auth import users
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.views.formatting import stamp
@@ -29,22 +28,8 @@ class UserRow:
 
 
 def user_rows(actor: Actor) -> list[UserRow]:
-    check_can_manage_users(actor)  # list_users has no check of its own
-    with UnitOfWork() as uow:
-        return [UserRow(u.username, u.display_name, list(u.roles), u.is_active, u.is_demo, stamp(u.created_at))
-                for u in users.list_users(uow)]
-
-
-def _create(actor: Actor, username: str, password: str, roles: list[str]) -> None:
-    with UnitOfWork() as uow:
-        users.create_user(uow, username=username, password=password, roles=roles, by=actor)
-        uow.commit()
-
-
-def _set_roles(actor: Actor, username: str, roles: list[str]) -> None:
-    with UnitOfWork() as uow:
-        users.set_roles(uow, username=username, roles=roles, by=actor)
-        uow.commit()
+    return [UserRow(u.username, u.display_name, list(u.roles), u.is_active, u.is_demo, stamp(u.created_at))
+            for u in users.list_users(actor)]
 
 
 def _ordered(roles: list[str]) -> list[str]:
@@ -103,7 +88,8 @@ class AdminUsersState(AppState):
         self.adding = True
         yield
         try:
-            await asyncio.to_thread(_create, actor, self.new_username, self.new_password, self.new_roles)
+            await asyncio.to_thread(users.create_user, username=self.new_username, password=self.new_password,
+                                    roles=self.new_roles, by=actor)
         except DomainError as exc:
             self.add_error = str(exc)
             self.add_error_field = exc.field if isinstance(exc, InvalidInput) and exc.field else "username"
@@ -132,7 +118,7 @@ class AdminUsersState(AppState):
         if actor is None or not self.editing:
             return
         try:
-            await asyncio.to_thread(_set_roles, actor, self.editing, self.edit_roles)
+            await asyncio.to_thread(users.set_roles, username=self.editing, roles=self.edit_roles, by=actor)
         except DomainError as exc:
             self.edit_error = str(exc)
             return

@@ -11,21 +11,12 @@ import asyncio
 
 import reflex as rx
 
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.services.auth.tokens import resolve_token
 from hitl_dashboard.services.reviews.review_queries import QUEUE_ROLES
 from hitl_dashboard.ui import routes
 
-
-
-def _resolve(token: str) -> Actor:
-    from hitl_dashboard.services.auth.tokens import resolve_token
-
-    with UnitOfWork() as uow:
-        actor = resolve_token(uow, token, kind="session")
-        uow.commit()  # last_used_at
-        return actor
 
 
 class AppState(rx.State):
@@ -56,7 +47,7 @@ class AppState(rx.State):
     async def _signed_in_actor(self) -> Actor:
         """The signed-in user, checked against the database now. Raises PermissionDenied. Private:
         a public method would be an event any browser could call."""
-        actor = await asyncio.to_thread(_resolve, self.session_token)
+        actor = await asyncio.to_thread(resolve_token, self.session_token, "session")
         self.user_id, self.username, self.roles = actor.user_id, actor.username, sorted(actor.roles)
         return actor
 

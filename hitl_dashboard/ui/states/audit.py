@@ -7,18 +7,19 @@ import json
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING
 
 import reflex as rx
 
-from hitl_dashboard.db.models import AuditEvent
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import InvalidInput, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.audit.audit_context import known_actions
-from hitl_dashboard.services.audit.audit_queries import list_events
+from hitl_dashboard.services.audit.audit_queries import AuditFilters, audit_page
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.views.formatting import role_label, stamp
+
+if TYPE_CHECKING:
+    from hitl_dashboard.db.models import AuditEvent
 
 log = logging.getLogger(__name__)
 PAGE_SIZE = 50
@@ -79,17 +80,15 @@ def _page(actor: Actor, filters: dict, before_seq: int | None) -> tuple[list[Aud
     conversation = filters["conversation"].strip().lstrip("#")
     if conversation and not conversation.isdigit():
         raise InvalidInput("conversation: a number, like 42", "conversation")
-    with UnitOfWork() as uow:
-        events = list_events(
-            uow, actor, user=filters["user"].strip() or None,
-            role=None if filters["role"] == ANY else filters["role"],
-            action=None if filters["action"] == ANY else filters["action"],
-            conversation_id=int(conversation) if conversation else None,
-            since=_day(filters["since"], "since"), until=until + timedelta(days=1) if until else None,
-            before_seq=before_seq, limit=PAGE_SIZE + 1,
-        )
-        actions = known_actions(uow, actor)
-    return [to_row(e) for e in events[:PAGE_SIZE]], len(events) > PAGE_SIZE, actions
+    page = audit_page(actor, AuditFilters(
+        user=filters["user"].strip() or None,
+        role=None if filters["role"] == ANY else filters["role"],
+        action=None if filters["action"] == ANY else filters["action"],
+        conversation_id=int(conversation) if conversation else None,
+        since=_day(filters["since"], "since"), until=until + timedelta(days=1) if until else None,
+        before_seq=before_seq,
+    ), limit=PAGE_SIZE + 1)
+    return [to_row(e) for e in page.events[:PAGE_SIZE]], len(page.events) > PAGE_SIZE, page.actions
 
 
 def download_script(fmt: str, token: str, filename: str) -> str:

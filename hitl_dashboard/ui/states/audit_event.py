@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 
 import reflex as rx
 
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import DomainError
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.audit.audit_context import event_context
@@ -48,8 +47,7 @@ class EventView:
 
 
 def event_view(actor: Actor, seq: int) -> EventView:
-    with UnitOfWork() as uow:
-        context = event_context(uow, actor, seq)
+    context = event_context(actor, seq)
     e, reviewed = context.event, context.reviewed
     view = EventView(
         seq=e.seq, at=stamp(e.at), actor=e.actor, role=role_label(e.actor_role) if e.actor_role else "",

@@ -9,7 +9,6 @@ from typing import Any
 
 import reflex as rx
 
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import InvalidInput, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.audit import audit_stats
@@ -34,25 +33,21 @@ def _pivot(rows: list[audit_stats.DayCount], keys: tuple[str, ...], first: date,
 
 def chart_data(actor: Actor, days: int) -> dict[str, list[dict[str, Any]]]:
     since = audit_stats.window_start(days)
-    with UnitOfWork() as uow:
-        decisions = audit_stats.decisions_per_day(uow, actor, since=since)
-        medians = audit_stats.median_hours_to_decision(uow, actor, since=since)
-        breaches = audit_stats.sla_breaches_per_day(uow, actor, since=since)
-        tokens = audit_stats.tokens_per_day(uow, actor, since=since)
+    charts = audit_stats.charts(actor, since=since)
     first = since.date()
     return {
-        "decisions": _pivot(decisions, ACTIONS, first, days),
-        "medians": [{"role": role_label(m.role), "hours": m.median_hours, "decisions": m.decisions} for m in medians],
-        "breaches": _pivot(breaches, BREACHES, first, days),
-        "tokens": _pivot(tokens, ("tokens",), first, days),
+        "decisions": _pivot(charts.decisions, ACTIONS, first, days),
+        "medians": [{"role": role_label(m.role), "hours": m.median_hours, "decisions": m.decisions}
+                    for m in charts.medians],
+        "breaches": _pivot(charts.breaches, BREACHES, first, days),
+        "tokens": _pivot(charts.tokens, ("tokens",), first, days),
     }
 
 
 def chain_status(actor: Actor) -> tuple[str, str, str, str]:
     """(chain state, chain text, anchor state, anchor text); the anchor is the newest head published
     to the anchor file: off (no file sink) | none (nothing published yet) | ok | broken | unchecked."""
-    with UnitOfWork() as uow:
-        status = status_against_newest_head(uow, actor)
+    status = status_against_newest_head(actor)
     chain, anchor = status.chain, status.anchor
     if not chain.ok:
         chain_state = ("broken", f"BROKEN at event {chain.first_bad_seq}: {chain.problem}")
