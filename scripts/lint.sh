@@ -12,5 +12,5 @@ log "ruff check"
 "$VENV/bin/ruff" check . || status=1
 log "lint-imports (layer contracts)"
 # --no-cache: a stale cache in .import_linter_cache must not hide a new import.
-"$VENV/bin/lint-imports" --no-cache || status=1
+"$VENV/bin/lint-imports" --no-cache --no-logo || status=1
 exit "$status"
