@@ -48,7 +48,3 @@ def _configure_sqlite(engine: Engine) -> None:
         # A deferred transaction that reads and then writes can fail with SQLITE_BUSY
         # under WAL; taking the write lock up front makes writers wait their turn.
         conn.exec_driver_sql("BEGIN IMMEDIATE")
-
-
-def is_sqlite(engine: Engine) -> bool:
-    return engine.dialect.name == "sqlite"
