@@ -31,6 +31,8 @@ from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 from typing_extensions import Self
 
+from hitl_dashboard.domain.revise_message import reviewer_instruction
+
 from . import content
 from .code import CodeFile, draft_files, parse_blocks, render_blocks
 from .revise import annotate_lines, apply_renames, line_notes, renames, revise_code
@@ -149,7 +151,7 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         found = []
         for message in messages[since + 1 :]:
             if isinstance(message, UserMessage) and isinstance(message.content, str):
-                instruction = content.reviewer_instruction(message.content)
+                instruction = reviewer_instruction(message.content)
                 if instruction and content.addressed_to(message.content, self.agent_role):
                     found.append(instruction)
         return found
@@ -227,7 +229,7 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
                 if said is not None or outcome is None:
                     outcome, detail, who = said, message.content, message.source
         if outcome == "revise":
-            revised = content.deploy_arguments(content.reviewer_instruction(detail) or "", requested)
+            revised = content.deploy_arguments(reviewer_instruction(detail) or "", requested)
             return [self._deploy_call(messages, revised)]
         arguments = content.approved_arguments(detail, requested) if outcome == "succeeded" else requested
         return content.deploy_report(outcome or "none", arguments, detail, who)

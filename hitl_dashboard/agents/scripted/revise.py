@@ -10,6 +10,8 @@ import ast
 import re
 from collections.abc import Callable
 
+from hitl_dashboard.domain.revise_message import LINE_COMMENTS_HEADING
+
 from .pysource import (
     add_import,
     after_imports,
@@ -251,6 +253,7 @@ def _review_note(code: str, instruction: str) -> str:
         code = code.replace(match.group(0), f"REVISION = {int(match.group(1)) + 1}")
     else:
         code = insert(code, after_imports(code), ["", "REVISION = 2  # bumped on every reviewed revision"])
-    general = [ln for ln in instruction.split("\n") if not re.search(r"\bline\s+\d+\s*:|^Line comments:", ln)]
+    heading = re.escape(LINE_COMMENTS_HEADING)
+    general = [ln for ln in instruction.split("\n") if not re.search(rf"\bline\s+\d+\s*:|^{heading}", ln)]
     note = " ".join(" ".join(general).split())[:160]
     return insert(code, 1, [f"# Review: {note}"])
