@@ -12,7 +12,7 @@ import math
 import re
 import zlib
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Self
 
 from autogen_core import CancellationToken, Component, FunctionCall
 from autogen_core.models import (
@@ -21,7 +21,7 @@ from autogen_core.models import (
     CreateResult,
     FunctionExecutionResultMessage,
     LLMMessage,
-    ModelCapabilities,  # type: ignore[attr-defined]  # deprecated but still abstract in 0.7.5
+    ModelCapabilities,  # deprecated for ModelInfo, but still an abstract property in 0.7.5
     ModelInfo,
     RequestUsage,
     SystemMessage,
@@ -29,7 +29,6 @@ from autogen_core.models import (
 )
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
-from typing_extensions import Self
 
 from hitl_dashboard.domain.revise_message import reviewer_instruction
 
@@ -84,9 +83,9 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         *,
         tools: Sequence[Tool | ToolSchema] = [],
         tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
-        json_output: Optional[bool | type[BaseModel]] = None,
+        json_output: bool | type[BaseModel] | None = None,
         extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: Optional[CancellationToken] = None,
+        cancellation_token: CancellationToken | None = None,
     ) -> CreateResult:
         await self._sleep(self.delay_ms, cancellation_token)
         answer = self._answer(messages, tools)
@@ -106,9 +105,9 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         *,
         tools: Sequence[Tool | ToolSchema] = [],
         tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
-        json_output: Optional[bool | type[BaseModel]] = None,
+        json_output: bool | type[BaseModel] | None = None,
         extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: Optional[CancellationToken] = None,
+        cancellation_token: CancellationToken | None = None,
     ) -> AsyncGenerator[str | CreateResult, None]:
         result = await self.create(messages, tools=tools, cancellation_token=cancellation_token)
         if isinstance(result.content, str):
@@ -120,7 +119,7 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         yield result
 
     @staticmethod
-    async def _sleep(ms: float, cancellation_token: Optional[CancellationToken]) -> None:
+    async def _sleep(ms: float, cancellation_token: CancellationToken | None) -> None:
         if cancellation_token is not None and cancellation_token.is_cancelled():
             raise asyncio.CancelledError("model call cancelled")
         if ms <= 0:
@@ -257,8 +256,8 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         return max(0, TOKEN_LIMIT - self.count_tokens(messages, tools=tools))
 
     @property
-    def capabilities(self) -> ModelCapabilities:  # type: ignore[override]
-        return ModelCapabilities(vision=False, function_calling=True, json_output=False)  # type: ignore
+    def capabilities(self) -> ModelCapabilities:
+        return ModelCapabilities(vision=False, function_calling=True, json_output=False)
 
     @property
     def model_info(self) -> ModelInfo:

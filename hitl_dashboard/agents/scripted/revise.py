@@ -31,9 +31,12 @@ def line_notes(instruction: str, path: str, *, named_only: bool = False) -> list
     """``line 12: text`` comments for ``path``; ``- app/x.py line 12: text`` (the dashboard's form) names a file.
     Unnamed comments belong to the main module, so other files ask for ``named_only``."""
     found = re.findall(r"(?:(\S+)\s+)?\bline\s+(\d+)\s*:\s*([^\n;]+)", instruction, flags=re.I)
-    names_a_file = lambda key: "/" in key or "." in key.rstrip(".:")  # noqa: E731
     return [(int(n), text.strip()) for key, n, text in found
-            if key == path or (not named_only and not names_a_file(key))]
+            if key == path or (not named_only and not _names_a_file(key))]
+
+
+def _names_a_file(key: str) -> bool:
+    return "/" in key or "." in key.rstrip(".:")
 
 
 def annotate_lines(code: str, notes: list[tuple[int, str]]) -> str:
