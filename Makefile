@@ -15,7 +15,7 @@ run-hosted:
 test:
 	scripts/test.sh $(ARGS)
 
-# No browser, no PostgreSQL: the tests that run in a few minutes on SQLite alone.
+# No browser, no PostgreSQL: e2e, hosted and PostgreSQL cases left out (make test runs them all).
 test-fast:
 	scripts/test-fast.sh $(ARGS)
 

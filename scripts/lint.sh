@@ -11,6 +11,6 @@ status=0
 log "ruff check"
 "$VENV/bin/ruff" check . || status=1
 log "lint-imports (layer contracts)"
-# --no-cache: a stale cache in .import_linter_cache must not hide a new import.
+# --no-cache: building the import graph takes well under a second; no cache folder to keep.
 "$VENV/bin/lint-imports" --no-cache --no-logo || status=1
 exit "$status"
