@@ -1,6 +1,6 @@
-# Two commands: `make run` serves the app, `make test` runs the tests.
+# Two commands: `make run` serves the app, `make test` runs the linters and the tests.
 # The work is in scripts/; this file only names it.
-.PHONY: run run-hosted test bootstrap constraints clean
+.PHONY: run run-hosted test test-fast lint bootstrap constraints clean
 
 PORT ?= 3000
 ARGS ?=
@@ -14,6 +14,14 @@ run-hosted:
 
 test:
 	scripts/test.sh $(ARGS)
+
+# No browser, no PostgreSQL: e2e, hosted and PostgreSQL cases left out (make test runs them all).
+test-fast:
+	scripts/test-fast.sh $(ARGS)
+
+# ruff and the import-linter layer contracts (pyproject.toml).
+lint:
+	scripts/lint.sh
 
 bootstrap:
 	scripts/bootstrap.sh dev

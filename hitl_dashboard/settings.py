@@ -28,6 +28,8 @@ class Settings(BaseSettings):
 
     database_url: str = Field(default=f"sqlite:///{PROJECT_ROOT / 'hitl.db'}")
     redis_url: str | None = None
+    # Nothing is signed with it yet; hosted mode still refuses the demo value, so a deployment
+    # that starts using it (sessions, tokens) cannot silently run on a public default.
     secret_key: str = DEMO_SECRET
     # Demo mode allows the default secret and the seeded demo users; hosted mode refuses them.
     demo_mode: bool = True
@@ -66,8 +68,6 @@ class Settings(BaseSettings):
     sla_hours_final_approver: float = 48.0
     sla_hours_admin: float = 24.0
 
-    max_text_chars: int = Field(default=20_000, ge=1)
-
     # HTTP API. Limits use the `limits` notation ("120/minute", "10/second;500/hour").
     api_rate_limit: str = "120/minute"  # per API token
     api_address_rate_limit: str = "600/minute"  # per client address, with or without a token
@@ -97,6 +97,10 @@ class Settings(BaseSettings):
     # Empty: beside the SQLite database file (hitl.db -> hitl.db-audit-heads.jsonl), or
     # audit-heads-<database name>.jsonl in the project folder for a server database.
     audit_anchor_file: str = ""
+
+    # The simulated deploy_to_prod tool appends each deploy here (JSON lines), so tests and demos
+    # can count real deploys outside the database; empty writes nowhere.
+    deploy_log_path: str = ""
 
     # Validators raise ValueError with the whole line after the variable name: the problem and
     # what to do, never the value (settings_problems.describe adds the name).
@@ -153,14 +157,14 @@ class Settings(BaseSettings):
         return value
 
     @model_validator(mode="after")
-    def _refuse_default_secret_when_hosted(self) -> "Settings":
+    def _refuse_default_secret_when_hosted(self) -> Settings:
         if not self.demo_mode and self.secret_key == DEMO_SECRET:
             raise ValueError("SECRET_KEY: is the demo default while DEMO_MODE is false; set SECRET_KEY to "
                              "a long random secret (or DEMO_MODE=true for a demo)")
         return self
 
     @model_validator(mode="after")
-    def _openai_needs_an_endpoint(self) -> "Settings":
+    def _openai_needs_an_endpoint(self) -> Settings:
         if self.model_provider == "openai" and not (self.openai_api_key or self.openai_base_url):
             raise ValueError("OPENAI_API_KEY: is not set while MODEL_PROVIDER is openai; set OPENAI_API_KEY "
                              "(or OPENAI_BASE_URL for a local endpoint that needs no key)")

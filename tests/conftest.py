@@ -19,6 +19,17 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 pytest_plugins = ["tests.support.api_app"]
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every case parametrised onto PostgreSQL (directly or through a fixture such as db_url),
+    so `make test-fast` can leave them out with `-m "not postgresql"`. tryfirst: pytest's own
+    `-m` deselection runs in this same hook and must see the marker."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and "postgresql" in callspec.params.values():
+            item.add_marker(pytest.mark.postgresql)
+
+
 def _pg_available() -> str | None:
     try:
         import psycopg

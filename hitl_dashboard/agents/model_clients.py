@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Literal
 
 from autogen_core.models import ChatCompletionClient, ModelInfo
@@ -10,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from hitl_dashboard.agents.retrying import RetryingChatCompletionClient
 from hitl_dashboard.agents.scripted.model import ScriptedChatCompletionClient
+from hitl_dashboard.settings import get_settings
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -42,7 +42,7 @@ def _build_openai_client(spec: ModelSpec) -> ChatCompletionClient:
     # Imported here so the offline default does not pay for loading the OpenAI SDK.
     from autogen_ext.models.openai import OpenAIChatCompletionClient
 
-    api_key = spec.api_key or os.environ.get("OPENAI_API_KEY")
+    api_key = spec.api_key or get_settings().openai_api_key
     if not api_key:
         if not spec.base_url:
             raise ValueError("the openai provider needs an api_key (or OPENAI_API_KEY) when no base_url is set")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 import openai
 import pydantic
@@ -18,7 +18,7 @@ from autogen_core.models import (
     ChatCompletionClient,
     CreateResult,
     LLMMessage,
-    ModelCapabilities,  # type: ignore[attr-defined]  # deprecated but still abstract in 0.7.5
+    ModelCapabilities,  # deprecated for ModelInfo, but still an abstract property in 0.7.5
     ModelInfo,
     RequestUsage,
 )
@@ -53,11 +53,9 @@ def classify_failure(exc: BaseException) -> FailureKind | None:
 
 
 def is_retryable(exc: BaseException) -> bool:
-    kind = classify_failure(exc)
-    if kind == "status":
-        status = exc.status_code  # type: ignore[attr-defined]
-        return status == 429 or status >= 500
-    return kind is not None
+    if isinstance(exc, openai.APIStatusError):  # the "status" kind
+        return exc.status_code == 429 or exc.status_code >= 500
+    return classify_failure(exc) is not None
 
 
 _TIMES = {1: "once", 2: "twice", 3: "three times", 4: "four times", 5: "five times"}
@@ -70,7 +68,7 @@ def describe_failures(failures: Sequence[BaseException], *, endpoint: str, timeo
     kinds = {classify_failure(e) for e in failures}
     last = failures[-1]
     if kinds == {"status"}:
-        statuses = [e.status_code for e in failures]  # type: ignore[attr-defined]
+        statuses = [e.status_code for e in failures if isinstance(e, openai.APIStatusError)]
         detail = _status_detail(last)
         if not is_retryable(last):
             return f"model endpoint {endpoint} rejected the request with HTTP {statuses[-1]}: {detail}"
@@ -95,8 +93,8 @@ def _status_detail(exc: BaseException) -> str:
 
 def _short(exc: BaseException) -> str:
     kind = classify_failure(exc)
-    if kind == "status":
-        return f"HTTP {exc.status_code}"  # type: ignore[attr-defined]
+    if isinstance(exc, openai.APIStatusError):  # the "status" kind
+        return f"HTTP {exc.status_code}"
     if kind == "timeout":
         return "timed out"
     if isinstance(exc, json.JSONDecodeError):
@@ -153,9 +151,9 @@ class RetryingChatCompletionClient(ChatCompletionClient):
         *,
         tools: Sequence[Tool | ToolSchema] = [],
         tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
-        json_output: Optional[bool | type[BaseModel]] = None,
+        json_output: bool | type[BaseModel] | None = None,
         extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: Optional[CancellationToken] = None,
+        cancellation_token: CancellationToken | None = None,
     ) -> CreateResult:
         failures: list[BaseException] = []
         try:
@@ -181,9 +179,9 @@ class RetryingChatCompletionClient(ChatCompletionClient):
         *,
         tools: Sequence[Tool | ToolSchema] = [],
         tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
-        json_output: Optional[bool | type[BaseModel]] = None,
+        json_output: bool | type[BaseModel] | None = None,
         extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: Optional[CancellationToken] = None,
+        cancellation_token: CancellationToken | None = None,
     ) -> AsyncGenerator[str | CreateResult, None]:
         extra = {**self._stream_extra_create_args, **extra_create_args}
         failures: list[BaseException] = []
@@ -235,7 +233,7 @@ class RetryingChatCompletionClient(ChatCompletionClient):
     def count_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
         try:
             return self.inner.count_tokens(messages, tools=tools)
-        except Exception:
+        except Exception:  # noqa: BLE001 - see below: any failure falls back to an estimate
             # autogen-ext counts with tiktoken, which downloads its encoding on first use; offline that
             # fails, and a rough estimate is better than crashing a token-limited model context.
             return sum(len(str(getattr(m, "content", ""))) for m in messages) // 4 + 3 * len(messages)
@@ -243,11 +241,11 @@ class RetryingChatCompletionClient(ChatCompletionClient):
     def remaining_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
         try:
             return self.inner.remaining_tokens(messages, tools=tools)
-        except Exception:
+        except Exception:  # noqa: BLE001 - as in count_tokens
             return max(0, 128_000 - self.count_tokens(messages, tools=tools))
 
     @property
-    def capabilities(self) -> ModelCapabilities:  # type: ignore[override]
+    def capabilities(self) -> ModelCapabilities:
         return self.inner.capabilities
 
     @property

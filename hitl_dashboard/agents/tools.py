@@ -1,17 +1,19 @@
 """The tools agents may call: schemas, validation and the real implementations.
-No AutoGen here; agents/tools.py wraps these for the agents."""
+No AutoGen here; agents/tool_approval.py wraps these for the agents."""
 
 from __future__ import annotations
 
 import json
-import os
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from hitl_dashboard.domain.errors import InvalidInput
+from hitl_dashboard.settings import get_settings
+
 
 class DeployArgs(BaseModel):
     service: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9-]*$")
@@ -23,7 +25,7 @@ async def deploy_to_prod(args: DeployArgs) -> str:
     """Simulated deployment target. It appends to a deploy log (DEPLOY_LOG_PATH) so that
     tests and demos can see, outside the database, how often a deploy really ran."""
     deployment_id = f"dep-{uuid.uuid4().hex[:8]}"
-    log_path = os.environ.get("DEPLOY_LOG_PATH")
+    log_path = get_settings().deploy_log_path
     if log_path:
         with open(log_path, "a", encoding="utf-8") as log:
             log.write(json.dumps({"deployment_id": deployment_id, **args.model_dump()}) + "\n")
@@ -62,7 +64,3 @@ def validate_tool_args(tool_name: str, arguments: Any) -> dict[str, Any]:
 async def execute_tool(tool_name: str, arguments: dict[str, Any]) -> str:
     spec = TOOLS[tool_name]
     return await spec.run(spec.args_model.model_validate(arguments))
-
-
-def tool_schema(tool_name: str) -> dict[str, Any]:
-    return TOOLS[tool_name].args_model.model_json_schema()

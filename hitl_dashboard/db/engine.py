@@ -5,7 +5,9 @@ from __future__ import annotations
 from functools import lru_cache
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.pool import ConnectionPoolEntry
 from sqlmodel import create_engine
 
 from hitl_dashboard.settings import get_settings
@@ -34,7 +36,7 @@ def _engine_for(url: str) -> Engine:
 
 def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, _record):  # noqa: ANN001
+    def _on_connect(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
@@ -44,11 +46,7 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(conn):  # noqa: ANN001
+    def _on_begin(conn: Connection) -> None:
         # A deferred transaction that reads and then writes can fail with SQLITE_BUSY
         # under WAL; taking the write lock up front makes writers wait their turn.
         conn.exec_driver_sql("BEGIN IMMEDIATE")
-
-
-def is_sqlite(engine: Engine) -> bool:
-    return engine.dialect.name == "sqlite"

@@ -9,6 +9,8 @@ from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
 from sqlalchemy.orm import defer
 from sqlmodel import Field, SQLModel
 
+from hitl_dashboard.domain.enums import ToolCallStatus
+
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
@@ -110,8 +112,9 @@ class ToolCall(SQLModel, table=True):
     tool_name: str = Field(max_length=64)
     arguments: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     args_hash: str = Field(max_length=64)
-    # pending -> approved | denied; approved -> executing -> executed | failed (see tool_execution)
-    status: str = Field(default="pending", max_length=16)
+    # A ToolCallStatus: pending -> approved | denied; approved -> executing -> executed | failed
+    # (services/runner/tool_execution.py). Stored as its plain string value.
+    status: str = Field(default=ToolCallStatus.PENDING, max_length=16)
     # The agent turn (checkpoint version) that asked for it: the team resumes once per turn,
     # after every call of that turn is decided.
     turn: int = 0

@@ -60,9 +60,9 @@ def validate_decision(decision: DecisionInput, *, kind: ReviewKind, agents: tupl
     check_idempotency_key(decision.idempotency_key)
     if decision.action == Action.ABORT and not (decision.reason or "").strip():
         raise InvalidInput("an abort needs a reason", "reason")
-    if decision.action == Action.REVISE and kind != ReviewKind.TOOL_CALL:
-        if not (decision.instructions or "").strip() and not decision.line_comments:
-            raise InvalidInput("a revision needs instructions or line comments", "instructions")
+    needs_instructions = decision.action == Action.REVISE and kind != ReviewKind.TOOL_CALL
+    if needs_instructions and not (decision.instructions or "").strip() and not decision.line_comments:
+        raise InvalidInput("a revision needs instructions or line comments", "instructions")
     if decision.target_agent is not None and decision.target_agent not in agents:
         raise InvalidInput(
             f"unknown agent '{decision.target_agent}'; this team has {', '.join(agents)}", "target_agent"

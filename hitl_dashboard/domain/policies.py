@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+from typing import Any, Literal
 
 import regex as timed_regex  # the `regex` package: like re, but a search can be given a timeout
-from typing import Any, Literal
 
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.stored_values import TOOL_NAME_CHARS, is_tool_name
@@ -93,7 +93,7 @@ class GatePolicy:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> "GatePolicy":
+    def from_dict(cls, data: dict[str, Any] | None) -> GatePolicy:
         data = dict(data or {})
         unknown = set(data) - set(cls.__dataclass_fields__)
         if unknown:

@@ -31,17 +31,6 @@ def confidence_line(seed: str, revision: int = 1) -> str:
     return f"CONFIDENCE: {min(value, 0.97):.2f}"
 
 
-def reviewer_instruction(text: str) -> str | None:
-    """The instruction in a reviewer message ("REVISE @coder: ..." or "... Instructions: ..."), else None."""
-    stripped = re.sub(r"\s*\(from [^()\n]*\)\s*$", "", text.strip())  # the dashboard's "(from alice, role)"
-    if "Instructions:" in stripped:
-        return stripped.split("Instructions:", 1)[1].strip() or None
-    match = re.match(r"REVISE\b[\s:,-]*((?:@\w+[\s,]*)*)[:\s-]*(.*)", stripped, re.S | re.I)
-    if match and stripped.upper().startswith("REVISE"):
-        return match.group(2).strip() or "revise"
-    return None
-
-
 def addressed_to(text: str, role: str) -> bool:
     """A message with @mentions is for the mentioned agents only; one without is for everybody."""
     mentions = {m.lower() for m in re.findall(r"@(\w+)", text)}

@@ -12,7 +12,7 @@ import math
 import re
 import zlib
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Self
 
 from autogen_core import CancellationToken, Component, FunctionCall
 from autogen_core.models import (
@@ -21,7 +21,7 @@ from autogen_core.models import (
     CreateResult,
     FunctionExecutionResultMessage,
     LLMMessage,
-    ModelCapabilities,  # type: ignore[attr-defined]  # deprecated but still abstract in 0.7.5
+    ModelCapabilities,  # deprecated for ModelInfo, but still an abstract property in 0.7.5
     ModelInfo,
     RequestUsage,
     SystemMessage,
@@ -29,7 +29,8 @@ from autogen_core.models import (
 )
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
-from typing_extensions import Self
+
+from hitl_dashboard.domain.revise_message import reviewer_instruction
 
 from . import content
 from .code import CodeFile, draft_files, parse_blocks, render_blocks
@@ -82,9 +83,9 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         *,
         tools: Sequence[Tool | ToolSchema] = [],
         tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
-        json_output: Optional[bool | type[BaseModel]] = None,
+        json_output: bool | type[BaseModel] | None = None,
         extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: Optional[CancellationToken] = None,
+        cancellation_token: CancellationToken | None = None,
     ) -> CreateResult:
         await self._sleep(self.delay_ms, cancellation_token)
         answer = self._answer(messages, tools)
@@ -104,9 +105,9 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         *,
         tools: Sequence[Tool | ToolSchema] = [],
         tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
-        json_output: Optional[bool | type[BaseModel]] = None,
+        json_output: bool | type[BaseModel] | None = None,
         extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: Optional[CancellationToken] = None,
+        cancellation_token: CancellationToken | None = None,
     ) -> AsyncGenerator[str | CreateResult, None]:
         result = await self.create(messages, tools=tools, cancellation_token=cancellation_token)
         if isinstance(result.content, str):
@@ -118,7 +119,7 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         yield result
 
     @staticmethod
-    async def _sleep(ms: float, cancellation_token: Optional[CancellationToken]) -> None:
+    async def _sleep(ms: float, cancellation_token: CancellationToken | None) -> None:
         if cancellation_token is not None and cancellation_token.is_cancelled():
             raise asyncio.CancelledError("model call cancelled")
         if ms <= 0:
@@ -149,7 +150,7 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         found = []
         for message in messages[since + 1 :]:
             if isinstance(message, UserMessage) and isinstance(message.content, str):
-                instruction = content.reviewer_instruction(message.content)
+                instruction = reviewer_instruction(message.content)
                 if instruction and content.addressed_to(message.content, self.agent_role):
                     found.append(instruction)
         return found
@@ -227,7 +228,7 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
                 if said is not None or outcome is None:
                     outcome, detail, who = said, message.content, message.source
         if outcome == "revise":
-            revised = content.deploy_arguments(content.reviewer_instruction(detail) or "", requested)
+            revised = content.deploy_arguments(reviewer_instruction(detail) or "", requested)
             return [self._deploy_call(messages, revised)]
         arguments = content.approved_arguments(detail, requested) if outcome == "succeeded" else requested
         return content.deploy_report(outcome or "none", arguments, detail, who)
@@ -255,8 +256,8 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         return max(0, TOKEN_LIMIT - self.count_tokens(messages, tools=tools))
 
     @property
-    def capabilities(self) -> ModelCapabilities:  # type: ignore[override]
-        return ModelCapabilities(vision=False, function_calling=True, json_output=False)  # type: ignore
+    def capabilities(self) -> ModelCapabilities:
+        return ModelCapabilities(vision=False, function_calling=True, json_output=False)
 
     @property
     def model_info(self) -> ModelInfo:

@@ -52,14 +52,14 @@ def format_args(args: ast.arguments) -> str:
 
     positional = args.posonlyargs + args.args
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    parts = [one(a, d) for a, d in zip(positional, defaults)]
+    parts = [one(a, d) for a, d in zip(positional, defaults, strict=True)]
     if args.posonlyargs:
         parts.insert(len(args.posonlyargs), "/")
     if args.vararg is not None:
         parts.append(one(args.vararg, None, "*"))
     elif args.kwonlyargs:
         parts.append("*")
-    parts += [one(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    parts += [one(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)]
     if args.kwarg is not None:
         parts.append(one(args.kwarg, None, "**"))
     return ", ".join(parts)
@@ -67,9 +67,9 @@ def format_args(args: ast.arguments) -> str:
 
 def defaults_by_name(fn: ast.FunctionDef) -> dict[str, ast.expr]:
     positional = fn.args.posonlyargs + fn.args.args
-    pairs = zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults)
+    pairs = zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults, strict=True)
     named = {a.arg: d for a, d in pairs}
-    named.update({a.arg: d for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None})
+    named.update({a.arg: d for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True) if d is not None})
     return named
 
 
@@ -80,8 +80,9 @@ def body_start(fn: ast.FunctionDef) -> tuple[int, str]:
     decorators = getattr(first, "decorator_list", [])
     if decorators:  # a nested decorated def starts at its first decorator
         return min(d.lineno for d in decorators) - 2, indent
-    has_doc = isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant)
-    if has_doc and isinstance(first.value.value, str) and len(fn.body) > 1:  # type: ignore[attr-defined]
+    has_doc = (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+               and isinstance(first.value.value, str))
+    if has_doc and len(fn.body) > 1:
         return first.end_lineno or first.lineno, indent
     return first.lineno - 1, indent
 

@@ -10,6 +10,8 @@ import ast
 import re
 from collections.abc import Callable
 
+from hitl_dashboard.domain.revise_message import LINE_COMMENTS_HEADING
+
 from .pysource import (
     add_import,
     after_imports,
@@ -29,9 +31,12 @@ def line_notes(instruction: str, path: str, *, named_only: bool = False) -> list
     """``line 12: text`` comments for ``path``; ``- app/x.py line 12: text`` (the dashboard's form) names a file.
     Unnamed comments belong to the main module, so other files ask for ``named_only``."""
     found = re.findall(r"(?:(\S+)\s+)?\bline\s+(\d+)\s*:\s*([^\n;]+)", instruction, flags=re.I)
-    names_a_file = lambda key: "/" in key or "." in key.rstrip(".:")  # noqa: E731
     return [(int(n), text.strip()) for key, n, text in found
-            if key == path or (not named_only and not names_a_file(key))]
+            if key == path or (not named_only and not _names_a_file(key))]
+
+
+def _names_a_file(key: str) -> bool:
+    return "/" in key or "." in key.rstrip(".:")
 
 
 def annotate_lines(code: str, notes: list[tuple[int, str]]) -> str:
@@ -251,6 +256,7 @@ def _review_note(code: str, instruction: str) -> str:
         code = code.replace(match.group(0), f"REVISION = {int(match.group(1)) + 1}")
     else:
         code = insert(code, after_imports(code), ["", "REVISION = 2  # bumped on every reviewed revision"])
-    general = [ln for ln in instruction.split("\n") if not re.search(r"\bline\s+\d+\s*:|^Line comments:", ln)]
+    heading = re.escape(LINE_COMMENTS_HEADING)
+    general = [ln for ln in instruction.split("\n") if not re.search(rf"\bline\s+\d+\s*:|^{heading}", ln)]
     note = " ".join(" ".join(general).split())[:160]
     return insert(code, 1, [f"# Review: {note}"])

@@ -42,7 +42,7 @@ def _utc(value: datetime | None) -> datetime | None:
         raise ValueError("date out of range") from None
 
 
-def Text(max_length: int, min_length: int = 0):  # noqa: N802 - reads as a type in annotations
+def Text(max_length: int, min_length: int = 0):  # capitalised: it reads as a type in annotations
     return Annotated[str, StringConstraints(min_length=min_length, max_length=max_length), AfterValidator(_storable)]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import select
+from sqlmodel import col, select
 
 from hitl_dashboard.db.models import User
 from hitl_dashboard.services.transactions import reading
@@ -22,7 +22,7 @@ def check_hosted_ready() -> None:
         return
     try:
         with reading() as uow:
-            demo = uow.session.exec(select(User.username).where(User.is_demo == True)).all()  # noqa: E712
+            demo = uow.session.exec(select(User.username).where(col(User.is_demo))).all()
     except SQLAlchemyError:
         return  # not migrated yet: `db upgrade` comes first and there are no users to worry about
     if demo:

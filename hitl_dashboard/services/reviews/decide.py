@@ -23,6 +23,7 @@ from hitl_dashboard.domain.enums import (
 )
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor, check_can_decide
+from hitl_dashboard.domain.revise_message import revise_message
 from hitl_dashboard.domain.signoff import next_role
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.webhooks import webhooks
@@ -208,13 +209,10 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
     if decision.action == Action.REVISE:
         dismiss_open_requests(session, conversation.id, actor=actor.username, why="revision requested")
         target = decision.target_agent or PRODUCER_BY_TASK_TYPE[conversation.task_type]
-        parts = [f"REVISE @{target}"]
-        if decision.instructions:
-            parts.append(f"Instructions: {decision.instructions.strip()}")
-        if decision.line_comments:
-            parts.append("Line comments:\n" + render_line_comments(decision.line_comments))
-        parts.append(f"(from {actor.username}, {request.required_role})")
-        _resume(conversation, request.required_role, "\n".join(parts))
+        message = revise_message(target=target, instructions=decision.instructions,
+                                 line_comments=decision.line_comments, reviewer=actor.username,
+                                 role=request.required_role)
+        _resume(conversation, request.required_role, message)
         return None
     if request.kind == ReviewKind.GATE:  # approve or skip: the agents go on
         verb = "APPROVED" if decision.action == Action.APPROVE else "SKIPPED review"

@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import Conversation, Decision, ReviewRequest, Webhook, WebhookDelivery, utcnow
@@ -66,7 +66,7 @@ def list_webhooks(actor: Actor | None) -> list[Webhook]:
 def enqueue_event(session: Session, event: str, event_id: str, data: dict[str, Any]) -> int:
     """Queue the event for every active webhook that wants it; returns how many were queued.
     event_id names the event (not the delivery), so receivers can de-duplicate on it."""
-    hooks = [h for h in session.exec(select(Webhook).where(Webhook.active == True)) if event in h.events]  # noqa: E712
+    hooks = [h for h in session.exec(select(Webhook).where(col(Webhook.active))) if event in h.events]
     if not hooks:
         return 0
     payload = {"id": event_id, "event": event, "occurred_at": utcnow().isoformat(), "data": data}
