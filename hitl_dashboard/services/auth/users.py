@@ -14,6 +14,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor, check_can_manage_users
+from hitl_dashboard.services.transactions import reading
 
 _hasher = PasswordHasher()
 _USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,63}$")
@@ -111,3 +112,9 @@ def authenticate(uow: UnitOfWork, username: str, password: str) -> Actor:
 
 def list_users(uow: UnitOfWork) -> list[User]:
     return list(uow.session.exec(select(User).order_by(User.username)))
+
+
+def find_actor(username: str) -> Actor:
+    """The active user `username` as an Actor (NotFound, or PermissionDenied when disabled)."""
+    with reading() as uow:
+        return get_actor(uow, username)
