@@ -33,7 +33,8 @@ def make_people() -> None:
 
 
 def actor(name: str):
-    return users.find_actor(name)
+    with UnitOfWork() as uow:
+        return users.get_actor(uow, name)
 
 
 def start(task: str, task_type: str = "code", as_user: str = "frank", **kw) -> int:
