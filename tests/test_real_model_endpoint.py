@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from hitl_dashboard.domain.errors import Conflict, PermissionDenied
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.conversations.conversations import retry_conversation
 from hitl_dashboard.settings import reset_settings_cache
 from tests.support import flow
@@ -82,13 +81,11 @@ def test_model_faults_fail_visibly_and_an_admin_can_retry(db_url, stub, fault, w
     assert len(stub.requests) == 4  # the planner's call, then three attempts for the coder
     assert [m.source for m in flow.messages(cid)] == ["frank", "planner"]  # nothing persisted is lost
 
-    with UnitOfWork() as uow, pytest.raises(PermissionDenied):
-        retry_conversation(uow, flow.actor("alice"), cid)
-    with UnitOfWork() as uow:
-        retry_conversation(uow, flow.actor("erin"), cid)
-        uow.commit()
-    with UnitOfWork() as uow, pytest.raises(Conflict):
-        retry_conversation(uow, flow.actor("erin"), cid)  # no longer failed
+    with pytest.raises(PermissionDenied):
+        retry_conversation(flow.actor("alice"), cid)
+    retry_conversation(flow.actor("erin"), cid)
+    with pytest.raises(Conflict):
+        retry_conversation(flow.actor("erin"), cid)  # no longer failed
     stub.enqueue(CODE_V1)
     flow.work()
     assert [m.source for m in flow.messages(cid)] == ["frank", "planner", "coder"]  # planner not re-run

@@ -34,10 +34,7 @@ def people(db_url, monkeypatch):
 
 
 def _abort(name: str, conversation_id: int, reason: str = "stuck in a loop") -> Conversation:
-    with UnitOfWork() as uow:
-        conversation = abort_conversation(uow, flow.actor(name), conversation_id, reason)
-        uow.commit()
-        return conversation
+    return abort_conversation(flow.actor(name), conversation_id, reason)
 
 
 def test_a_300_character_task_is_reviewed_with_a_shortened_file_key(people):
@@ -68,9 +65,7 @@ def test_a_turn_the_database_refuses_fails_once_with_a_clear_reason_and_an_admin
     finally:
         accept_revisions_again(engine)
 
-    with UnitOfWork() as uow:
-        retry_conversation(uow, flow.actor("erin"), conversation_id)
-        uow.commit()
+    retry_conversation(flow.actor("erin"), conversation_id)
     assert flow.work() == 1
     assert flow.conversation(conversation_id).status == "awaiting_review"
     assert [r.key for r in flow.detail(conversation_id).revisions] == ["app/boomerang_tracker.py"]

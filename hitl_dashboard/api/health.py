@@ -2,28 +2,13 @@
 
 from __future__ import annotations
 
-import logging
-
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
-from sqlalchemy import text
 
 import hitl_dashboard
-from hitl_dashboard.db.engine import get_engine
-
-logger = logging.getLogger(__name__)
+from hitl_dashboard.services.schema import database_status
 
 router = APIRouter()
-
-
-def database_status() -> str:
-    try:
-        with get_engine().connect() as connection:
-            connection.execute(text("SELECT 1"))
-    except Exception:  # any driver or network error means "unreachable" here
-        logger.exception("health check: database unreachable")
-        return "unreachable"
-    return "ok"
 
 
 @router.get("/health")

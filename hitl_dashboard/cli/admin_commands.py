@@ -6,8 +6,6 @@ import argparse
 
 from hitl_dashboard.cli.commands import command
 from hitl_dashboard.cli.output import emit
-from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.live import live
 from hitl_dashboard.services.auth import users
 from hitl_dashboard.services.conversations.conversations import abort_conversation
 
@@ -23,11 +21,7 @@ def register(sub) -> None:
 
 @command("abort")
 def _abort(args) -> int:
-    with UnitOfWork() as uow:
-        actor = users.get_actor(uow, args.as_user)
-        conversation = abort_conversation(uow, actor, args.conversation_id, args.reason)
-        uow.commit()
-    live.publish_turn(conversation.id)
+    conversation = abort_conversation(users.find_actor(args.as_user), args.conversation_id, args.reason)
     emit(args, {"conversation_id": conversation.id, "status": conversation.status,
                 "status_reason": conversation.status_reason},
          f"conversation {conversation.id} is aborted; its open reviews were dismissed")

@@ -9,13 +9,11 @@ import json
 from typing import Callable
 
 from hitl_dashboard.cli.output import emit, table
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.services.reviews.acting_reviewer import acting_reviewer
 from hitl_dashboard.services.reviews import claims, queues
-from hitl_dashboard.services.conversations import conversation_queries
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.auth import users
 from hitl_dashboard.services.conversations.conversations import StartCommand, retry_conversation, start_conversation
@@ -149,14 +147,11 @@ def _users_list(args) -> int:
 
 @command("start")
 def _start(args) -> int:
-    with UnitOfWork() as uow:
-        actor = users.get_actor(uow, args.as_user)
-        conversation = start_conversation(uow, actor, StartCommand(
-            task=args.task, task_type=args.task_type, title=args.title,
-            gate_policy=_json_arg(args.policy, "policy"), model_routing=_json_arg(args.models, "models") or {},
-        ))
-        uow.commit()
-    live.publish_turn(conversation.id)
+    actor = users.find_actor(args.as_user)
+    conversation = start_conversation(actor, StartCommand(
+        task=args.task, task_type=args.task_type, title=args.title,
+        gate_policy=_json_arg(args.policy, "policy"), model_routing=_json_arg(args.models, "models") or {},
+    ))
     emit(args, {"conversation_id": conversation.id, "status": conversation.status},
          f"started conversation {conversation.id} ({conversation.task_type}); run `worker` to let the agents work")
     return 0
@@ -208,22 +203,17 @@ def _decide(args) -> int:
 
 @command("show")
 def _show(args) -> int:
-    from hitl_dashboard.cli.show import render_detail
+    from hitl_dashboard.cli.show import render_page
+    from hitl_dashboard.services.conversations.conversation_page import conversation_page
 
-    with UnitOfWork() as uow:
-        detail = conversation_queries.conversation_detail(uow, args.conversation_id)
-        messages = conversation_queries.transcript(uow, args.conversation_id, limit=100_000)
-    data, text = render_detail(detail, messages)
+    data, text = render_page(conversation_page(None, args.conversation_id))  # None: the operator
     emit(args, data, text)
     return 0
 
 
 @command("retry")
 def _retry(args) -> int:
-    with UnitOfWork() as uow:
-        actor = users.get_actor(uow, args.as_user)
-        conversation = retry_conversation(uow, actor, args.conversation_id)
-        uow.commit()
+    conversation = retry_conversation(users.find_actor(args.as_user), args.conversation_id)
     emit(args, {"conversation_id": conversation.id, "status": conversation.status},
          f"conversation {conversation.id} will resume from its last checkpoint")
     return 0

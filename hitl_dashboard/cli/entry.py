@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _require_current_schema() -> None:
-    from hitl_dashboard.db.migrations import require_current_schema
+    from hitl_dashboard.services.schema import require_current_schema
 
     require_current_schema()
 

@@ -2,32 +2,33 @@
 
 from __future__ import annotations
 
-from hitl_dashboard.services.conversations.conversation_queries import ConversationDetail
+from hitl_dashboard.services.conversations.conversation_page import ConversationPage
 
 
-def render_detail(detail: ConversationDetail, messages) -> tuple[dict, str]:
-    c = detail.conversation
+def render_page(page: ConversationPage) -> tuple[dict, str]:
+    c = page.conversation
+    open_requests = [review.request for review in page.open_reviews]
     data = {
         "id": c.id, "title": c.title, "task_type": c.task_type, "template": c.template, "status": c.status,
         "status_reason": c.status_reason, "tokens": {"prompt": c.prompt_tokens, "completion": c.completion_tokens},
         "checkpoint_version": c.checkpoint_version,
-        "signoff": [{"role": s.role, "approved": s.approved} for s in detail.progress],
+        "signoff": [{"role": s.role, "approved": s.approved} for s in page.progress],
         "open_reviews": [
             {"review_id": r.id, "kind": r.kind, "role": r.required_role, "status": r.status, "rule": r.rule,
              "reason": r.reason, "subject": r.subject_label, "version": r.version, "due_at": r.due_at.isoformat()}
-            for r in detail.open_requests
+            for r in open_requests
         ],
-        "revisions": [{"key": r.key, "number": r.number, "hash": r.content_hash} for r in detail.revisions],
-        "messages": [{"seq": m.seq, "source": m.source, "kind": m.kind, "content": m.content} for m in messages],
+        "revisions": [{"key": r.key, "number": r.number, "hash": r.content_hash} for r in page.revisions],
+        "messages": [{"seq": m.seq, "source": m.source, "kind": m.kind, "content": m.content} for m in page.messages],
     }
     lines = [f"#{c.id} {c.title}", f"type {c.task_type}  status {c.status}"
              + (f" ({c.status_reason})" if c.status_reason else ""),
-             "sign-off: " + ", ".join(f"{s.role} {'approved' if s.approved else 'pending'}" for s in detail.progress)]
-    for r in detail.open_requests:
+             "sign-off: " + ", ".join(f"{s.role} {'approved' if s.approved else 'pending'}" for s in page.progress)]
+    for r in open_requests:
         lines.append(f"open review {r.id}: {r.kind} for {r.required_role} [{r.status}] {r.reason} "
                      f"on {r.subject_label}")
     lines.append("")
-    for m in messages:
+    for m in page.messages:
         lines.append(f"--- {m.seq} {m.source} ({m.kind})")
         lines.append(m.content)
     return data, "\n".join(lines)

@@ -79,7 +79,8 @@ class ReflexLiveSink:
 
 
 async def refresh_conversation(app: rx.App, conversation_id: int) -> None:
-    view = await asyncio.to_thread(conversation_view, conversation_id)
+    # No actor: the server reads the conversation once for every viewer linked to the feed.
+    view = await asyncio.to_thread(conversation_view, None, conversation_id)
     async with app.modify_state(
         rx.BaseStateToken(ident=conversation_token(conversation_id), cls=ConversationFeed)
     ) as root:

@@ -10,7 +10,7 @@ from sqlmodel import select
 
 from hitl_dashboard.db.models import ReviewRequest, User
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.conversations.conversations import StartCommand, start_conversation
+from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
 from hitl_dashboard.services.auth.users import actor_of, insert_user
 from tests.e2e.app_process import RunningApp
 
@@ -26,9 +26,10 @@ def make_user(app: RunningApp, *roles: str, prefix: str = "user") -> str:
 
 
 def start(app: RunningApp, username: str, task: str, task_type: str = "code") -> int:
+    # The app's database, not this process's settings: the step in a unit of work on its engine.
     with UnitOfWork(app.engine) as uow:
         user = uow.session.exec(select(User).where(User.username == username)).one()
-        conversation = start_conversation(uow, actor_of(user), StartCommand(task=task, task_type=task_type))
+        conversation = add_conversation(uow.session, actor_of(user), StartCommand(task=task, task_type=task_type))
         uow.commit()
         return conversation.id
 

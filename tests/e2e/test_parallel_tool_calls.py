@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from hitl_dashboard.db.models import ToolCall, User
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.conversations.conversations import StartCommand, start_conversation
+from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
 from hitl_dashboard.services.auth.users import actor_of
 from tests.e2e.app_process import RunningApp
 from tests.e2e.support import make_user, open_reviews, sign_in, wait_for
@@ -34,7 +34,7 @@ def _start_with_two_calls(app: RunningApp, stub: OpenAIStub, starter: str) -> in
     )
     with UnitOfWork(app.engine) as uow:
         user = uow.session.exec(select(User).where(User.username == starter)).one()
-        conversation = start_conversation(uow, actor_of(user), StartCommand(
+        conversation = add_conversation(uow.session, actor_of(user), StartCommand(
             task="Deploy billing-api 2.4.1 to staging and production", task_type="ops",
             model_routing={"operator": {"provider": "openai"}}))
         uow.commit()

@@ -35,10 +35,7 @@ def actor(name: str):
 
 
 def start(task: str, task_type: str = "code", as_user: str = "frank", **kw) -> int:
-    with UnitOfWork() as uow:
-        conversation = start_conversation(uow, actor(as_user), StartCommand(task=task, task_type=task_type, **kw))
-        uow.commit()
-        return conversation.id
+    return start_conversation(actor(as_user), StartCommand(task=task, task_type=task_type, **kw)).id
 
 
 def work() -> int:
@@ -46,8 +43,7 @@ def work() -> int:
 
 
 def open_reviews(conversation_id: int):
-    with UnitOfWork() as uow:
-        return conversation_queries.conversation_detail(uow, conversation_id).open_requests
+    return detail(conversation_id).open_requests
 
 
 def only_open_review(conversation_id: int):
@@ -61,18 +57,15 @@ def decide_as(name: str, review_id: int, action: str, **kw):
 
 
 def conversation(conversation_id: int) -> Conversation:
-    with UnitOfWork() as uow:
-        return uow.session.get(Conversation, conversation_id)
+    return detail(conversation_id).conversation
 
 
 def messages(conversation_id: int) -> list[Message]:
-    with UnitOfWork() as uow:
-        return conversation_queries.transcript(uow, conversation_id, limit=100_000)
+    return conversation_queries.transcript(None, conversation_id, limit=100_000)
 
 
 def detail(conversation_id: int):
-    with UnitOfWork() as uow:
-        return conversation_queries.conversation_detail(uow, conversation_id)
+    return conversation_queries.conversation_detail(None, conversation_id)
 
 
 def queue(name: str, role: str):

@@ -13,10 +13,9 @@ from hitl_dashboard.api.schemas.conversations import (
     AbortCreate, ConversationCreate, ConversationPublic, ConversationSummaryPublic, RevisionPublic, SignOffStepPublic,
 )
 from hitl_dashboard.api.schemas.reviews import ReviewPublic
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus, TaskType
+from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations import conversation_queries
-from hitl_dashboard.services.live import live
 from hitl_dashboard.services.conversations.conversations import (
     StartCommand, abort_conversation, retry_conversation, start_conversation,
 )
@@ -24,8 +23,8 @@ from hitl_dashboard.services.conversations.conversations import (
 router = APIRouter(prefix="/conversations", tags=["conversations"], responses=COMMON_RESPONSES)
 
 
-def _public(uow: UnitOfWork, conversation_id: int) -> ConversationPublic:
-    detail = conversation_queries.conversation_detail(uow, conversation_id)
+def _public(actor: Actor, conversation_id: int) -> ConversationPublic:
+    detail = conversation_queries.conversation_detail(actor, conversation_id)
     c = detail.conversation
     return ConversationPublic(
         id=c.id, title=c.title, task=c.task, task_type=c.task_type, template=c.template, status=c.status,
@@ -47,12 +46,8 @@ def start(body: ConversationCreate, actor: CurrentActor) -> ConversationPublic:
         model_routing={agent: route.model_dump(exclude_none=True) for agent, route in body.model_routing.items()},
         on_overdue=body.on_overdue,
     )
-    with UnitOfWork() as uow:
-        conversation = start_conversation(uow, actor, command)
-        uow.commit()
-    live.publish_turn(conversation.id)  # browsers watching the lists see it at once
-    with UnitOfWork() as uow:
-        return _public(uow, conversation.id)
+    conversation = start_conversation(actor, command)
+    return _public(actor, conversation.id)
 
 
 @router.get("", response_model=list[ConversationSummaryPublic])
@@ -62,39 +57,29 @@ def list_conversations(
     task_type: Annotated[TaskType | None, Query()] = None,
     limit: Limit = 50, offset: Offset = 0,
 ) -> list[ConversationSummaryPublic]:
-    with UnitOfWork() as uow:
-        rows = conversation_queries.list_conversations(
-            uow, status=status.value if status else None, task_type=task_type.value if task_type else None,
-            limit=limit, offset=offset,
-        )
+    rows = conversation_queries.list_conversations(
+        actor, status=status.value if status else None, task_type=task_type.value if task_type else None,
+        limit=limit, offset=offset,
+    )
     return [ConversationSummaryPublic(**row.__dict__) for row in rows]
 
 
 @router.get("/{conversation_id}", response_model=ConversationPublic, responses=NOT_FOUND)
 def get_conversation(conversation_id: IdPath, actor: CurrentActor) -> ConversationPublic:
     """Status, sign-off progress for the content under review, open review requests, revisions."""
-    with UnitOfWork() as uow:
-        return _public(uow, conversation_id)
+    return _public(actor, conversation_id)
 
 
 @router.post("/{conversation_id}/abort", response_model=ConversationPublic, responses={**NOT_FOUND, **CONFLICT})
 def abort(conversation_id: IdPath, body: AbortCreate, actor: CurrentActor) -> ConversationPublic:
     """Admins: stop the conversation in any state (running, awaiting review, failed); open reviews are
     dismissed and a runner in the middle of a turn stops without storing it. 409 if already finished."""
-    with UnitOfWork() as uow:
-        abort_conversation(uow, actor, conversation_id, body.reason)
-        uow.commit()
-    live.publish_turn(conversation_id)
-    with UnitOfWork() as uow:
-        return _public(uow, conversation_id)
+    abort_conversation(actor, conversation_id, body.reason)
+    return _public(actor, conversation_id)
 
 
 @router.post("/{conversation_id}/retry", response_model=ConversationPublic, responses={**NOT_FOUND, **CONFLICT})
 def retry(conversation_id: IdPath, actor: CurrentActor) -> ConversationPublic:
     """Admins: a failed conversation resumes from its last checkpoint. 409 unless it is failed."""
-    with UnitOfWork() as uow:
-        retry_conversation(uow, actor, conversation_id)
-        uow.commit()
-    live.publish_turn(conversation_id)
-    with UnitOfWork() as uow:
-        return _public(uow, conversation_id)
+    retry_conversation(actor, conversation_id)
+    return _public(actor, conversation_id)

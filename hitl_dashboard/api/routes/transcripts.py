@@ -13,11 +13,11 @@ from hitl_dashboard.api.schemas.common import MAX_ID, IdPath, Limit, Seq
 from hitl_dashboard.api.schemas.conversations import (
     MessagePublic, RevisionDiffPublic, RevisionPublic, RevisionWithContentPublic, TranscriptPage,
 )
-from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations import conversation_queries, revisions
+
 router = APIRouter(prefix="/conversations/{conversation_id}", tags=["transcripts"],
                    responses={**COMMON_RESPONSES, **NOT_FOUND})
-EXPORT_PAGE = 500
 JSONL_DOC = {200: {"content": {"application/x-ndjson": {}}, "description": "with format=jsonl: one message per line"}}
 
 
@@ -27,31 +27,23 @@ def transcript(
     format: Annotated[Literal["json", "jsonl"], Query()] = "json",
 ):
     """Messages after `after_seq`, oldest first. format=jsonl streams every remaining message."""
-    with UnitOfWork() as uow:
-        page = conversation_queries.transcript(uow, conversation_id, after_seq=after_seq, limit=limit)  # 404 first
+    page = conversation_queries.transcript(actor, conversation_id, after_seq=after_seq, limit=limit)  # 404 first
     if format == "jsonl":
-        return StreamingResponse(_jsonl(conversation_id, after_seq), media_type="application/x-ndjson")
+        return StreamingResponse(_jsonl(actor, conversation_id, after_seq), media_type="application/x-ndjson")
     items = [MessagePublic.model_validate(m) for m in page]
     return TranscriptPage(items=items, next_after_seq=items[-1].seq if len(items) == limit else None)
 
 
-def _jsonl(conversation_id: int, after_seq: int) -> Iterator[str]:
-    # One short transaction per page: a slow reader never holds the database for the whole export.
-    while True:
-        with UnitOfWork() as uow:
-            page = conversation_queries.transcript(uow, conversation_id, after_seq=after_seq, limit=EXPORT_PAGE)
+def _jsonl(actor: Actor, conversation_id: int, after_seq: int) -> Iterator[str]:
+    for page in conversation_queries.transcript_pages(actor, conversation_id, after_seq=after_seq):
         for message in page:
             yield MessagePublic.model_validate(message).model_dump_json() + "\n"
-        if len(page) < EXPORT_PAGE:
-            return
-        after_seq = page[-1].seq
 
 
 @router.get("/revisions", response_model=list[RevisionPublic])
 def list_revisions(conversation_id: IdPath, actor: CurrentActor) -> list[RevisionPublic]:
     """Every proposed file version, by key then number (content via /diff)."""
-    with UnitOfWork() as uow:
-        return [RevisionPublic.model_validate(r) for r in revisions.list_revisions(uow, conversation_id)]
+    return [RevisionPublic.model_validate(r) for r in revisions.list_revisions(actor, conversation_id)]
 
 
 @router.get("/diff", response_model=RevisionDiffPublic)
@@ -61,8 +53,7 @@ def diff(
     to_id: Annotated[int, Query(alias="to", ge=1, le=MAX_ID, description="revision id (see /revisions)")],
 ) -> RevisionDiffPublic:
     """Unified diff between two revisions of this conversation, named by revision id, with both contents."""
-    with UnitOfWork() as uow:
-        found = revisions.revision_diff(uow, conversation_id, from_id, to_id)
+    found = revisions.revision_diff(actor, conversation_id, from_id, to_id)
     return RevisionDiffPublic(
         before=RevisionWithContentPublic.model_validate(found.before),
         after=RevisionWithContentPublic.model_validate(found.after),

@@ -1,18 +1,27 @@
-"""Read-side queries about conversations (lists, transcripts)."""
+"""Read-side queries about conversations (lists, details, transcripts).
+
+Every signed-in user may read every conversation: reviewers of any role need the whole context,
+so the queries take the actor without refusing anyone (None: the operator at the CLI, or the
+server refreshing a feed shared by several viewers). load_conversation, load_messages and
+load_detail are steps for other services' transactions."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest, without_checkpoint
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewKind
 from hitl_dashboard.domain.errors import NotFound
+from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.domain.signoff import progress
 from hitl_dashboard.services.reviews.review_requests import signoff_approvals
+from hitl_dashboard.services.transactions import reading
+
+TRANSCRIPT_PAGE = 500
 
 
 @dataclass(frozen=True)
@@ -27,37 +36,60 @@ class ConversationSummary:
 
 
 def list_conversations(
-    uow: UnitOfWork, *, status: str | None = None, task_type: str | None = None, limit: int = 50, offset: int = 0
+    actor: Actor | None, *, status: str | None = None, task_type: str | None = None, limit: int = 50, offset: int = 0
 ) -> list[ConversationSummary]:
+    """The newest first, optionally of one status and task type."""
     query = select(Conversation).options(*without_checkpoint()).order_by(Conversation.id.desc()).limit(limit).offset(offset)
     if status:
         query = query.where(Conversation.status == status)
     if task_type:
         query = query.where(Conversation.task_type == task_type)
-    return [
-        ConversationSummary(
-            c.id, c.title, c.task_type, c.status, c.status_reason, c.prompt_tokens + c.completion_tokens, c.created_at
-        )
-        for c in uow.session.exec(query)
-    ]
+    with reading() as uow:
+        return [
+            ConversationSummary(
+                c.id, c.title, c.task_type, c.status, c.status_reason, c.prompt_tokens + c.completion_tokens, c.created_at
+            )
+            for c in uow.session.exec(query)
+        ]
 
 
-def get_conversation(uow: UnitOfWork, conversation_id: int) -> Conversation:
-    conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint())
+def load_conversation(session: Session, conversation_id: int) -> Conversation:
+    """Step: the conversation without its checkpoint, or NotFound."""
+    conversation = session.get(Conversation, conversation_id, options=without_checkpoint())
     if conversation is None:
         raise NotFound(f"conversation {conversation_id} does not exist")
     return conversation
 
 
-def transcript(uow: UnitOfWork, conversation_id: int, *, after_seq: int = 0, limit: int = 500) -> list[Message]:
-    get_conversation(uow, conversation_id)
+def transcript(actor: Actor | None, conversation_id: int, *, after_seq: int = 0, limit: int = 500) -> list[Message]:
+    """Messages after `after_seq`, oldest first. NotFound for an unknown conversation."""
+    with reading() as uow:
+        return load_messages(uow.session, conversation_id, after_seq=after_seq, limit=limit)
+
+
+def transcript_pages(actor: Actor | None, conversation_id: int, *, after_seq: int = 0,
+                     page_size: int = TRANSCRIPT_PAGE) -> Iterator[list[Message]]:
+    """Every message after `after_seq`, a page at a time. One short read per page: a slow reader
+    (a streamed export) never holds the database for the whole transcript."""
+    while True:
+        page = transcript(actor, conversation_id, after_seq=after_seq, limit=page_size)
+        if page:
+            yield page
+        if len(page) < page_size:
+            return
+        after_seq = page[-1].seq
+
+
+def load_messages(session: Session, conversation_id: int, *, after_seq: int = 0, limit: int = 500) -> list[Message]:
+    """Step: see transcript."""
+    load_conversation(session, conversation_id)
     query = (
         select(Message)
         .where(Message.conversation_id == conversation_id, Message.seq > after_seq)
         .order_by(Message.seq)
         .limit(limit)
     )
-    return list(uow.session.exec(query))
+    return list(session.exec(query))
 
 
 @dataclass(frozen=True)
@@ -68,16 +100,23 @@ class ConversationDetail:
     revisions: list  # list[CodeRevision], oldest first
 
 
-def conversation_detail(uow: UnitOfWork, conversation_id: int) -> ConversationDetail:
-    conversation = get_conversation(uow, conversation_id)
-    requests = list(uow.session.exec(
+def conversation_detail(actor: Actor | None, conversation_id: int) -> ConversationDetail:
+    """Status, sign-off progress of the content under review, open review requests, revisions."""
+    with reading() as uow:
+        return load_detail(uow.session, conversation_id)
+
+
+def load_detail(session: Session, conversation_id: int) -> ConversationDetail:
+    """Step: see conversation_detail."""
+    conversation = load_conversation(session, conversation_id)
+    requests = list(session.exec(
         select(ReviewRequest).where(ReviewRequest.conversation_id == conversation_id).order_by(ReviewRequest.id)
     ))
     open_requests = [r for r in requests if r.status in OPEN_REVIEW_STATUSES]
     signoffs = [r for r in requests if r.kind == ReviewKind.SIGNOFF and r.status != "dismissed"]
     current_hash = signoffs[-1].content_hash if signoffs else None
-    steps = progress(conversation.task_type, signoff_approvals(uow.session, conversation_id), current_hash or "")
-    revisions = list(uow.session.exec(
+    steps = progress(conversation.task_type, signoff_approvals(session, conversation_id), current_hash or "")
+    revisions = list(session.exec(
         select(CodeRevision).where(CodeRevision.conversation_id == conversation_id)
         .order_by(CodeRevision.key, CodeRevision.number)
     ))

@@ -1,22 +1,28 @@
-"""Start a conversation; retry a failed one from its last checkpoint; abort one in any state (admin)."""
+"""Start a conversation; retry a failed one from its last checkpoint; abort one in any state (admin).
+
+Each use case opens its own transaction and, once it is committed, tells the live feeds; the
+step add_conversation runs inside another use case's transaction (the demo seed's)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from hitl_dashboard.domain.templates import TEMPLATES
+from sqlmodel import Session
+
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import Conversation, Message, utcnow, without_checkpoint
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import TERMINAL_STATUSES, ConversationStatus, MessageKind, TaskType
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor, require_role
 from hitl_dashboard.domain.policies import GatePolicy
-from hitl_dashboard.services.webhooks import webhooks
-from hitl_dashboard.services.conversations.conversation_queries import get_conversation
-from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls
+from hitl_dashboard.domain.templates import TEMPLATES
+from hitl_dashboard.services.conversations.conversation_queries import load_conversation
+from hitl_dashboard.services.live import live
 from hitl_dashboard.services.reviews.review_requests import dismiss_open_requests
+from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls
+from hitl_dashboard.services.transactions import transaction
+from hitl_dashboard.services.webhooks import webhooks
 
 MAX_TASK_CHARS = 20_000
 MAX_REASON_CHARS = 2_000
@@ -37,7 +43,16 @@ class StartCommand:
     on_overdue: str = "escalate"
 
 
-def start_conversation(uow: UnitOfWork, actor: Actor, command: StartCommand) -> Conversation:
+def start_conversation(actor: Actor, command: StartCommand) -> Conversation:
+    """The agents begin at once: the conversation is stored as running with the task as its input."""
+    with transaction() as uow:
+        conversation = add_conversation(uow.session, actor, command)
+    live.publish_turn(conversation.id)  # browsers watching the lists see it at once
+    return conversation
+
+
+def add_conversation(session: Session, actor: Actor, command: StartCommand) -> Conversation:
+    """Step: validate the command and store the conversation, its first message and the audit event."""
     task = (command.task or "").strip()
     if not task:
         raise InvalidInput("the task is empty", "task")
@@ -73,13 +88,13 @@ def start_conversation(uow: UnitOfWork, actor: Actor, command: StartCommand) -> 
         next_input={"source": "user", "content": task},
         next_seq=2,
     )
-    uow.session.add(conversation)
-    uow.session.flush()
-    uow.session.add(
+    session.add(conversation)
+    session.flush()
+    session.add(
         Message(conversation_id=conversation.id, seq=1, source=actor.username, kind=MessageKind.TEXT, content=task)
     )
     append_audit(
-        uow.session,
+        session,
         actor=actor.username,
         action="conversation.started",
         conversation_id=conversation.id,
@@ -102,25 +117,27 @@ def _validate_routing(routing: dict[str, dict[str, Any]], agents: tuple[str, ...
             raise InvalidInput("provider must be scripted or openai", "model_routing")
 
 
-def retry_conversation(uow: UnitOfWork, actor: Actor, conversation_id: int) -> Conversation:
+def retry_conversation(actor: Actor, conversation_id: int) -> Conversation:
     """A failed conversation goes back to running; it resumes from its last checkpoint with the
     input that was in flight, which is still stored (a failed turn commits nothing)."""
     require_role(actor, "admin", what="retry a failed conversation")
-    conversation = get_conversation(uow, conversation_id)
-    if conversation.status != ConversationStatus.FAILED:
-        raise Conflict(f"conversation {conversation_id} is {conversation.status}, not failed")
-    reason = conversation.status_reason
-    conversation.status, conversation.status_reason = ConversationStatus.RUNNING, None
-    conversation.lease_owner, conversation.lease_expires_at = None, None
-    conversation.crash_count = 0
-    conversation.updated_at = utcnow()
-    uow.session.add(conversation)
-    append_audit(uow.session, actor=actor.username, actor_role="admin", action="conversation.retried",
-                 conversation_id=conversation_id, details={"failure": reason})
+    with transaction() as uow:
+        conversation = load_conversation(uow.session, conversation_id)
+        if conversation.status != ConversationStatus.FAILED:
+            raise Conflict(f"conversation {conversation_id} is {conversation.status}, not failed")
+        reason = conversation.status_reason
+        conversation.status, conversation.status_reason = ConversationStatus.RUNNING, None
+        conversation.lease_owner, conversation.lease_expires_at = None, None
+        conversation.crash_count = 0
+        conversation.updated_at = utcnow()
+        uow.session.add(conversation)
+        append_audit(uow.session, actor=actor.username, actor_role="admin", action="conversation.retried",
+                     conversation_id=conversation_id, details={"failure": reason})
+    live.publish_turn(conversation_id)
     return conversation
 
 
-def abort_conversation(uow: UnitOfWork, actor: Actor, conversation_id: int, reason: str) -> Conversation:
+def abort_conversation(actor: Actor, conversation_id: int, reason: str) -> Conversation:
     """Stop a conversation whatever it is doing (running, awaiting review, failed, backing off).
 
     The row is locked first (PostgreSQL: a runner storing a turn finishes before, or waits and then
@@ -132,24 +149,31 @@ def abort_conversation(uow: UnitOfWork, actor: Actor, conversation_id: int, reas
         raise InvalidInput("a reason is required to abort a conversation", "reason")
     if len(reason) > MAX_REASON_CHARS:
         raise InvalidInput(f"the reason is longer than {MAX_REASON_CHARS} characters", "reason")
-    conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint(), with_for_update=True)
+    with transaction() as uow:
+        conversation = _abort(uow.session, actor, conversation_id, reason)
+    live.publish_turn(conversation_id)  # the status banner of every viewer changes
+    return conversation
+
+
+def _abort(session: Session, actor: Actor, conversation_id: int, reason: str) -> Conversation:
+    conversation = session.get(Conversation, conversation_id, options=without_checkpoint(), with_for_update=True)
     if conversation is None:
         raise NotFound(f"conversation {conversation_id} does not exist")
     if conversation.status in TERMINAL_STATUSES:
         raise Conflict(f"conversation {conversation_id} is already {conversation.status}; it cannot be aborted")
     was = conversation.status
-    dismiss_open_requests(uow.session, conversation_id, actor=actor.username, why="conversation aborted by an admin")
-    cancel_pending_calls(uow.session, conversation_id, why=f"the conversation was aborted by {actor.username}")
+    dismiss_open_requests(session, conversation_id, actor=actor.username, why="conversation aborted by an admin")
+    cancel_pending_calls(session, conversation_id, why=f"the conversation was aborted by {actor.username}")
     conversation.status = ConversationStatus.ABORTED
     conversation.status_reason = f"aborted by {actor.username} (admin): {reason}"
     conversation.next_input = None
-    uow.session.add(Message(conversation_id=conversation_id, seq=conversation.next_seq, source=actor.username,
-                            kind=MessageKind.SYSTEM, content=f"ABORTED by {actor.username} (admin): {reason}"))
+    session.add(Message(conversation_id=conversation_id, seq=conversation.next_seq, source=actor.username,
+                        kind=MessageKind.SYSTEM, content=f"ABORTED by {actor.username} (admin): {reason}"))
     conversation.next_seq += 1
     conversation.lease_owner, conversation.lease_expires_at = None, None
     conversation.updated_at = utcnow()
-    uow.session.add(conversation)
-    append_audit(uow.session, actor=actor.username, actor_role="admin", action="conversation.aborted",
+    session.add(conversation)
+    append_audit(session, actor=actor.username, actor_role="admin", action="conversation.aborted",
                  conversation_id=conversation_id, details={"reason": reason, "was": was})
-    webhooks.conversation_finished(uow.session, conversation)
+    webhooks.conversation_finished(session, conversation)
     return conversation

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import asyncio
 
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.services.reviews import queues
 from hitl_dashboard.services.auth import users
-from hitl_dashboard.services.conversations.conversations import StartCommand, start_conversation
+from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
 from hitl_dashboard.services.reviews.decide import decide
 from hitl_dashboard.services.runner.runner import run_until_idle
+from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.settings import get_settings
 
 DEMO_PASSWORD = "demo"
@@ -36,17 +36,15 @@ DEMO_TASKS = [
 def seed_demo() -> dict:
     if not get_settings().demo_mode:
         raise PermissionDenied("demo data is only seeded in demo mode (DEMO_MODE=true)")
-    with UnitOfWork() as uow:
+    with transaction() as uow:
         if users.any_users(uow):
             return {"seeded": False, "message": "demo data already present; logins: " + _logins()}
         for name, roles in DEMO_USERS:
             users.insert_user(uow, username=name, password=DEMO_PASSWORD, roles=roles, is_demo=True)
-        uow.commit()
-    with UnitOfWork() as uow:
+        uow.session.flush()
         frank = users.get_actor(uow, "frank")
         for task_type, task in DEMO_TASKS:
-            start_conversation(uow, frank, StartCommand(task=task, task_type=task_type))
-        uow.commit()
+            add_conversation(uow.session, frank, StartCommand(task=task, task_type=task_type))
     asyncio.run(run_until_idle())
     _advance_one_past_security()
     return {"seeded": True, "message": "seeded demo data; logins: " + _logins()}
@@ -54,8 +52,7 @@ def seed_demo() -> dict:
 
 def _advance_one_past_security() -> None:
     """So the final approver's queue is not empty either."""
-    with UnitOfWork() as uow:
-        alice = users.get_actor(uow, "alice")
+    alice = users.find_actor("alice")
     items = queues.role_queue(alice, "security_reviewer")
     code_items = [i for i in items if i.task_type == "code" and i.kind == "signoff"]
     if code_items:

@@ -9,18 +9,9 @@ import asyncio
 
 import reflex as rx
 
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import DomainError
-from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.live import live
 from hitl_dashboard.services.conversations.conversations import MAX_REASON_CHARS, abort_conversation
 from hitl_dashboard.ui.states.app_state import AppState, path_id
-
-
-def _abort(actor: Actor, conversation_id: int, reason: str) -> None:
-    with UnitOfWork() as uow:
-        abort_conversation(uow, actor, conversation_id, reason)
-        uow.commit()
 
 
 class AdminAbortState(AppState):
@@ -41,11 +32,11 @@ class AdminAbortState(AppState):
         yield
         try:
             actor = await self._signed_in_actor()
-            await asyncio.to_thread(_abort, actor, conversation_id, self.abort_reason)
+            # The service tells every viewer (status banner) once the abort is committed.
+            await asyncio.to_thread(abort_conversation, actor, conversation_id, self.abort_reason)
         except DomainError as exc:  # not an admin, no reason, already finished, unknown conversation
             self.abort_error = str(exc)
         else:
             self.abort_reason = ""
-            live.publish_turn(conversation_id)  # the status banner of every viewer changes
         finally:
             self.aborting = False

@@ -7,7 +7,7 @@ import asyncio
 import reflex as rx
 
 from hitl_dashboard.ui.states.app_state import AppState, path_id
-from hitl_dashboard.ui.views.conversation_view import revision_pair
+from hitl_dashboard.services.conversations.revisions import revision_contents
 
 
 class ConversationPageState(AppState):
@@ -28,10 +28,10 @@ class ConversationPageState(AppState):
         conversation_id = path_id(self.router.url.path)
         if conversation_id is None:
             return
-        await self._signed_in_actor()
+        actor = await self._signed_in_actor()
         self.diff_key, self.old_id, self.new_id = key, int(old_id or 0), int(new_id or 0)
         self.custom_old, self.custom_new = await asyncio.to_thread(
-            revision_pair, conversation_id, key, self.old_id or None, self.new_id or None)
+            revision_contents, actor, conversation_id, key, self.old_id or None, self.new_id or None)
 
     @rx.event
     async def choose_key(self, key: str):

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import reflex as rx
 
-from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.errors import PermissionDenied
+from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations.conversation_queries import ConversationSummary, list_conversations
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.states.app_state import AppState
@@ -50,11 +51,10 @@ def to_row(summary: ConversationSummary) -> ConversationRow:
     )
 
 
-def _load_rows(status: str = ALL, task_type: str = ALL) -> list[ConversationRow]:
-    with UnitOfWork() as uow:
-        summaries = list_conversations(uow, status=None if status == ALL else status,
-                                       task_type=None if task_type == ALL else task_type, limit=PAGE_SIZE)
-        return [to_row(summary) for summary in summaries]
+def _load_rows(actor: Actor, status: str = ALL, task_type: str = ALL) -> list[ConversationRow]:
+    summaries = list_conversations(actor, status=None if status == ALL else status,
+                                   task_type=None if task_type == ALL else task_type, limit=PAGE_SIZE)
+    return [to_row(summary) for summary in summaries]
 
 
 class ConversationListState(AppState):
@@ -73,9 +73,12 @@ class ConversationListState(AppState):
         self.loading = True
         yield
         try:
+            actor = await self._signed_in_actor()
             # The query is synchronous; a thread keeps the event loop free for other clients.
-            self.rows = await asyncio.to_thread(_load_rows, self.status_filter, self.type_filter)
+            self.rows = await asyncio.to_thread(_load_rows, actor, self.status_filter, self.type_filter)
             self.error = ""
+        except PermissionDenied:  # signed out meanwhile: require_login sends the browser to sign in
+            self.rows = []
         except Exception:
             logger.exception("loading the conversation list failed")
             self.error = "Could not load conversations; see the server log."

@@ -145,7 +145,7 @@ class ConversationFeed(rx.SharedState):
             await _report(self, conversation="There is no such conversation.")
             return
         try:
-            view = await asyncio.to_thread(conversation_view, conversation_id)
+            view = await asyncio.to_thread(conversation_view, actor, conversation_id)
         except DomainError as exc:
             await _report(self, conversation=str(exc))
             return

@@ -6,21 +6,11 @@ import asyncio
 
 import reflex as rx
 
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import DomainError, InvalidInput, PermissionDenied
-from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.live import live
 from hitl_dashboard.services.conversations import start_options
 from hitl_dashboard.services.conversations.conversations import StartCommand, start_conversation
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.states.app_state import AppState
-
-
-def _start(actor: Actor, command: StartCommand) -> int:
-    with UnitOfWork() as uow:
-        conversation = start_conversation(uow, actor, command)
-        uow.commit()
-        return conversation.id
 
 
 def _split(text: str) -> list[str]:
@@ -125,7 +115,7 @@ class NewConversationState(AppState):
         yield
         try:
             actor = await self._signed_in_actor()
-            conversation_id = await asyncio.to_thread(_start, actor, self._command())
+            conversation = await asyncio.to_thread(start_conversation, actor, self._command())
         except InvalidInput as exc:
             self.errors = {exc.field or "form": str(exc)}
             self.submitting = False
@@ -137,7 +127,6 @@ class NewConversationState(AppState):
         except DomainError as exc:
             self.errors, self.submitting = {"form": str(exc)}, False
             return
-        live.publish_turn(conversation_id)
         # submitting stays True until the page loads again: a queued second click starts nothing.
         self.task, self.title = "", ""
-        yield rx.redirect(routes.conversation(conversation_id))
+        yield rx.redirect(routes.conversation(conversation.id))

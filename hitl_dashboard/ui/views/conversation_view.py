@@ -1,18 +1,19 @@
-"""Everything the conversation page shows, as display-ready data."""
+"""Everything the conversation page shows, as display-ready data (read by
+services/conversations/conversation_page.py; formatted here)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from sqlmodel import select
-
-from hitl_dashboard.db.models import CodeRevision, ToolCall, User
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ReviewKind
-from hitl_dashboard.services.conversations.conversation_queries import conversation_detail, transcript
-from hitl_dashboard.services.reviews.review_outcomes import recent_outcomes
+from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.services.conversations.conversation_page import OpenReview, conversation_page
 from hitl_dashboard.ui.views.formatting import countdown, role_label, stamp
+
+if TYPE_CHECKING:
+    from hitl_dashboard.db.models import CodeRevision
 
 AGENT_COLORS = {"planner": "violet", "coder": "blue", "copywriter": "pink", "operator": "orange"}
 
@@ -110,35 +111,31 @@ def message_row(m) -> MessageRow:
     )
 
 
-def conversation_view(conversation_id: int) -> ConversationView:
-    from hitl_dashboard.domain.templates import TEMPLATES
-
-    with UnitOfWork() as uow:
-        detail = conversation_detail(uow, conversation_id)
-        messages = transcript(uow, conversation_id, limit=100_000)
-        c = detail.conversation
-        reviews = [_review_row(uow, r) for r in detail.open_requests]
-        outcomes = [_outcome_row(o) for o in recent_outcomes(uow, conversation_id)]
+def conversation_view(actor: Actor | None, conversation_id: int) -> ConversationView:
+    page = conversation_page(actor, conversation_id)
+    c = page.conversation
+    reviews = [_review_row(r) for r in page.open_reviews]
     return ConversationView(
         id=c.id, title=c.title, task=c.task, task_type=c.task_type, status=c.status,
         banner=_banner(c.status, c.status_reason, reviews), initiator_id=c.initiator_id,
-        tokens=f"{c.prompt_tokens + c.completion_tokens:,}", agents=list(TEMPLATES[c.template].agents),
-        messages=[message_row(m) for m in messages],
-        steps=[StepRow(s.role, role_label(s.role), s.approved) for s in detail.progress],
-        reviews=reviews, revisions=[_revision_row(r) for r in detail.revisions], outcomes=outcomes, found=True,
+        tokens=f"{c.prompt_tokens + c.completion_tokens:,}", agents=page.agents,
+        messages=[message_row(m) for m in page.messages],
+        steps=[StepRow(s.role, role_label(s.role), s.approved) for s in page.progress],
+        reviews=reviews, revisions=[_revision_row(r) for r in page.revisions],
+        outcomes=[_outcome_row(o) for o in page.outcomes], found=True,
     )
 
 
-def _review_row(uow, r) -> ReviewRow:
+def _review_row(review: OpenReview) -> ReviewRow:
+    r = review.request
     due, urgency = countdown(r.due_at)
-    assignee = uow.session.get(User, r.assignee_id).username if r.assignee_id else ""
     row = ReviewRow(
         review_id=r.id, version=r.version, kind=r.kind, role=r.required_role, role_label=role_label(r.required_role),
         status=r.status, rule=r.rule, reason=r.reason, subject=r.subject_label, due=due, urgency=urgency,
-        assignee=assignee, content_hash=r.content_hash, conversation_id=r.conversation_id,
+        assignee=review.assignee, content_hash=r.content_hash, conversation_id=r.conversation_id,
     )
-    if r.kind == ReviewKind.TOOL_CALL:
-        call = uow.session.get(ToolCall, r.subject_id)
+    if review.tool_call is not None:
+        call = review.tool_call
         row.tool_name, row.tool_args = call.tool_name, json.dumps(call.arguments, indent=2, sort_keys=True)
     return row
 
@@ -167,17 +164,3 @@ def _banner(status: str, reason: str | None, reviews: list[ReviewRow]) -> str:
         return "Failed: " + (reason or "unknown error") + " (an admin can retry it)"
     return status
 
-
-def revision_pair(conversation_id: int, key: str, old_id: int | None, new_id: int | None) -> tuple[str, str]:
-    """Contents for the diff; by default the latest revision of `key` against the one before."""
-    with UnitOfWork() as uow:
-        rows = list(uow.session.exec(
-            select(CodeRevision).where(CodeRevision.conversation_id == conversation_id, CodeRevision.key == key)
-            .order_by(CodeRevision.number)
-        ))
-    by_id = {r.id: r.content for r in rows}
-    if not rows:
-        return "", ""
-    new = by_id.get(new_id) if new_id else rows[-1].content
-    old = by_id.get(old_id) if old_id else (rows[-2].content if len(rows) > 1 else "")
-    return old or "", new or ""

@@ -1,0 +1,55 @@
+"""Everything the conversation page shows, read in one transaction so the parts agree with each
+other: the conversation, its transcript, sign-off progress, open reviews (with their assignee
+and tool call), recently closed reviews and the code revisions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest, ToolCall, User
+from hitl_dashboard.domain.enums import ReviewKind
+from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.domain.templates import TEMPLATES
+from hitl_dashboard.services.conversations.conversation_queries import load_detail, load_messages
+from hitl_dashboard.services.reviews.review_outcomes import ReviewOutcome, recent_outcomes
+from hitl_dashboard.services.transactions import reading
+
+WHOLE_TRANSCRIPT = 100_000
+
+
+@dataclass(frozen=True)
+class OpenReview:
+    request: ReviewRequest
+    assignee: str  # username of whoever claimed it, "" while unclaimed
+    tool_call: ToolCall | None  # the call waiting for approval, for a tool-call review
+
+
+@dataclass(frozen=True)
+class ConversationPage:
+    conversation: Conversation
+    agents: list[str]  # of the conversation's team template, in speaking order
+    messages: list[Message]
+    progress: list  # list[SignOffStep] for the content currently under sign-off
+    open_reviews: list[OpenReview]
+    outcomes: list[ReviewOutcome]
+    revisions: list[CodeRevision]  # by key, then number
+
+
+def conversation_page(actor: Actor | None, conversation_id: int) -> ConversationPage:
+    """NotFound for an unknown conversation. Every signed-in user may read every conversation."""
+    with reading() as uow:
+        detail = load_detail(uow.session, conversation_id)
+        messages = load_messages(uow.session, conversation_id, limit=WHOLE_TRANSCRIPT)
+        open_reviews = [_open_review(uow.session, r) for r in detail.open_requests]
+        outcomes = recent_outcomes(uow, conversation_id)
+    conversation = detail.conversation
+    return ConversationPage(
+        conversation=conversation, agents=list(TEMPLATES[conversation.template].agents), messages=messages,
+        progress=detail.progress, open_reviews=open_reviews, outcomes=outcomes, revisions=detail.revisions,
+    )
+
+
+def _open_review(session, request: ReviewRequest) -> OpenReview:
+    assignee = session.get(User, request.assignee_id).username if request.assignee_id else ""
+    call = session.get(ToolCall, request.subject_id) if request.kind == ReviewKind.TOOL_CALL else None
+    return OpenReview(request, assignee, call)
