@@ -10,10 +10,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hitl_dashboard.cli.commands import COMMANDS, register_all
+from hitl_dashboard.cli.commands import register_all
 from hitl_dashboard.cli.output import fail
+from hitl_dashboard.cli.registry import COMMANDS
 from hitl_dashboard.domain.errors import (
-    ConfigurationError, Conflict, DatabaseNotMigrated, DatabaseNotReady, DomainError, InvalidInput, NotFound,
+    ConfigurationError,
+    Conflict,
+    DatabaseNotMigrated,
+    DatabaseNotReady,
+    DomainError,
+    InvalidInput,
+    NotFound,
     PermissionDenied,
 )
 

@@ -3,13 +3,13 @@ A broken chain, or one that lacks a published head, exits 6."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 from pathlib import Path
+from typing import Any
 
-from hitl_dashboard.cli.commands import command
 from hitl_dashboard.cli.output import emit
+from hitl_dashboard.cli.registry import command, group, leaf
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.services.audit import audit
 from hitl_dashboard.services.audit.audit_heads import read_heads, verify_anchored
@@ -17,17 +17,14 @@ from hitl_dashboard.services.audit.audit_heads import read_heads, verify_anchore
 CHAIN_BROKEN = 6
 
 
-def register(sub) -> None:
-    a = sub.add_parser("audit", help="audit trail").add_subparsers(dest="audit_command", required=True)
-    p = a.add_parser("verify", help="check the hash chain (and, with --anchor, the published heads)")
+def register(sub: Any) -> None:
+    commands = group(sub, "audit", "audit trail")
+    p = leaf(commands, "verify", "check the hash chain (and, with --anchor, the published heads)",
+             handler="audit verify")
     p.add_argument("--anchor", nargs="?", const="", metavar="PATH",
                    help="a file of published heads (JSON lines); without PATH, the configured AUDIT_ANCHOR_FILE")
-    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
-    p.set_defaults(handler="audit verify")
-    p = a.add_parser("export")
+    p = leaf(commands, "export", "the whole trail in constant memory", handler="audit export")
     p.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
-    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
-    p.set_defaults(handler="audit export")
 
 
 @command("audit verify")

@@ -1,0 +1,15 @@
+"""The CLI's commands, grouped by what they serve. Each module declares its parsers (`register`)
+next to its handlers; the order here is the order of `--help`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hitl_dashboard.cli.commands import audit, conversations, database, reviews, runner, tokens, users, webhooks
+
+GROUPS = (database, users, conversations, reviews, runner, tokens, webhooks, audit)
+
+
+def register_all(sub: Any) -> None:
+    for group in GROUPS:
+        group.register(sub)

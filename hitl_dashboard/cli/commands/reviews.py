@@ -1,0 +1,81 @@
+"""`queue`, `claim`, `release` and `decide`: a reviewer's work from the command line."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from hitl_dashboard.cli.output import emit, table
+from hitl_dashboard.cli.registry import command, json_arg, leaf
+from hitl_dashboard.domain.decisions import DecisionInput
+from hitl_dashboard.domain.enums import Action
+from hitl_dashboard.services.reviews import claims, queues
+from hitl_dashboard.services.reviews.acting_reviewer import acting_reviewer
+from hitl_dashboard.services.reviews.decide import decide
+
+
+def register(sub: Any) -> None:
+    p = leaf(sub, "queue", "a role's review queue")
+    p.add_argument("--role", required=True)
+    p.add_argument("--as", dest="as_user", help="defaults to the first user holding the role")
+    p.add_argument("--search")
+
+    for name in ("claim", "release"):
+        p = leaf(sub, name, f"{name} a review request")
+        p.add_argument("review_id", type=int)
+        p.add_argument("--as", dest="as_user", required=True)
+
+    p = leaf(sub, "decide", "decide a review request")
+    p.add_argument("review_id", type=int)
+    p.add_argument("--as", dest="as_user", required=True)
+    p.add_argument("--action", required=True, choices=[a.value for a in Action])
+    p.add_argument("--instructions")
+    p.add_argument("--target")
+    p.add_argument("--reason")
+    p.add_argument("--args", help="edited tool arguments as a JSON object")
+    p.add_argument("--key", help="idempotency key")
+    p.add_argument("--expected-version", type=int)
+    p.add_argument("--override-reason")
+
+
+@command("queue")
+def _queue(args) -> int:
+    actor = acting_reviewer(args.as_user, role=args.role)
+    items = queues.role_queue(actor, args.role, search=args.search)
+    rows = [[i.id, i.conversation_id, i.title[:40], i.kind, i.subject_label, i.rule, i.status,
+             i.assignee or "", f"{i.due_at:%Y-%m-%d %H:%M}"] for i in items]
+    data = [{"review_id": i.id, **{k: v for k, v in dataclasses.asdict(i).items() if k != "id"}} for i in items]
+    emit(args, data, table(rows, ["review", "conv", "title", "kind", "subject", "rule", "status", "assignee", "due"])
+         if items else f"the {args.role} queue is empty")
+    return 0
+
+
+@command("claim")
+def _claim(args) -> int:
+    return _claim_or_release(args, claims.claim, "claimed")
+
+
+@command("release")
+def _release(args) -> int:
+    return _claim_or_release(args, claims.release, "released")
+
+
+def _claim_or_release(args, operation, verb: str) -> int:
+    request = operation(acting_reviewer(args.as_user), args.review_id)
+    emit(args, {"review_id": request.id, "status": request.status, "version": request.version},
+         f"{verb} review request {request.id}")
+    return 0
+
+
+@command("decide")
+def _decide(args) -> int:
+    decision = DecisionInput(
+        action=Action(args.action), reason=args.reason, instructions=args.instructions,
+        target_agent=args.target, edited_args=json_arg(args.args, "args"), idempotency_key=args.key,
+        expected_version=args.expected_version, override_reason=args.override_reason,
+    )
+    outcome = decide(acting_reviewer(args.as_user), args.review_id, decision)
+    note = " (already recorded earlier; nothing applied twice)" if outcome.replayed else ""
+    emit(args, outcome, f"{outcome.action} recorded on review {outcome.review_request_id}; conversation "
+                        f"{outcome.conversation_id} is {outcome.conversation_status}{note}")
+    return 0

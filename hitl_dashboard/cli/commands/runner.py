@@ -1,0 +1,37 @@
+"""`worker`: run the agents, escalate overdue reviews and deliver webhooks (for ever, or until idle)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from hitl_dashboard.cli.output import emit
+from hitl_dashboard.cli.registry import command, leaf
+
+
+def register(sub: Any) -> None:
+    p = leaf(sub, "worker", "run the agents (and SLA escalation)")
+    p.add_argument("--until-idle", action="store_true", help="return when nothing is runnable")
+
+
+@command("worker")
+def _worker(args) -> int:
+    # Imported here: the runner brings in AutoGen, which the other commands do not need.
+    from hitl_dashboard.services.auth.preflight import check_hosted_ready
+    from hitl_dashboard.services.reviews.escalation import escalate_overdue
+    from hitl_dashboard.services.runner.loop import run_runner_forever
+    from hitl_dashboard.services.runner.runner import run_until_idle
+    from hitl_dashboard.services.webhooks.webhook_delivery import deliver_due
+
+    check_hosted_ready()
+    if args.until_idle:
+        escalated = escalate_overdue()
+        runs = asyncio.run(run_until_idle())
+        asyncio.run(deliver_due(limit=100))
+        emit(args, {"runs": runs, "escalated": escalated}, f"idle after {runs} run(s); escalated {len(escalated)}")
+        return 0
+    try:
+        asyncio.run(run_runner_forever())
+    except KeyboardInterrupt:
+        pass
+    return 0
