@@ -1,9 +1,9 @@
 """Alembic environment: targets SQLModel.metadata; URL from the app settings."""
 
-from alembic import context
 from sqlmodel import SQLModel
 
 import hitl_dashboard.db.models  # noqa: F401  (registers the tables)
+from alembic import context
 from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.startup import settings_or_exit
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import statistics
 import sys
@@ -38,9 +39,10 @@ class InstantEcho(ScriptedChatCompletionClient):
 
 
 async def bare_turn_times(turns: int) -> list[float]:
+    from autogen_agentchat.messages import TextMessage
+
     from hitl_dashboard.agents.teams import build_team
     from hitl_dashboard.domain.templates import TEMPLATES
-    from autogen_agentchat.messages import TextMessage
 
     template = TEMPLATES["code"]
     clients = {name: InstantEcho(name) for name in template.agents}
@@ -76,7 +78,7 @@ async def runner_turn_times(turns: int) -> list[float]:
     start = time.perf_counter()
     await run_conversation(1, "bench")
     edges = [start] + stamps
-    return [b - a for a, b in zip(edges, edges[1:])]
+    return [b - a for a, b in itertools.pairwise(edges)]
 
 
 def p50(values: list[float]) -> float:

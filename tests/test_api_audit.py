@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -27,7 +27,7 @@ def test_audit_filters_and_pages(api_app: ApiApp) -> None:
     assert [e["actor"] for e in by_conversation.json()["items"]] == [username]
     assert manager.get("/api/audit", params={"role": "final_approver", "user": username}).json()["items"] == []
 
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     window = {"since": (now - timedelta(minutes=5)).isoformat(), "until": (now + timedelta(minutes=5)).isoformat()}
     assert manager.get("/api/audit", params={**window, "user": username}).json()["items"]
     assert not manager.get("/api/audit", params={"until": "2000-01-01T00:00:00", "user": username}).json()["items"]

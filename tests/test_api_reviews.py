@@ -98,19 +98,22 @@ def test_idempotency_keys_compare_the_request_and_belong_to_their_user(api_app: 
     review = wait_for_review(alice, start(starter))
     url = f"/api/reviews/{review['id']}/decision"
     key = f"key-{uuid.uuid4().hex}"
-    first = alice.post(url, json={"action": "revise", "instructions": "add a timeout"}, headers={"Idempotency-Key": key})
+    first = alice.post(url, json={"action": "revise", "instructions": "add a timeout"},
+                       headers={"Idempotency-Key": key})
     assert first.status_code == 200, first.text
     reused = alice.post(url, json={"action": "abort", "reason": "no"}, headers={"Idempotency-Key": key})
     assert reused.status_code == 422, reused.text
     assert "already used for a different request" in reused.json()["detail"][0]["msg"]
     # The first decision stands: the same key with the same body still answers with the revise.
-    same = alice.post(url, json={"action": "revise", "instructions": "add a timeout"}, headers={"Idempotency-Key": key})
+    same = alice.post(url, json={"action": "revise", "instructions": "add a timeout"},
+                       headers={"Idempotency-Key": key})
     assert same.status_code == 200 and same.json()["replayed"] is True, same.text
     assert (same.json()["decision_id"], same.json()["action"]) == (first.json()["decision_id"], "revise")
 
     # bob's key is his own: the same string as alice's key touches nothing of hers.
     other = wait_for_review(bob, start(starter))
-    mine = bob.post(f"/api/reviews/{other['id']}/decision", json={"action": "approve"}, headers={"Idempotency-Key": key})
+    mine = bob.post(f"/api/reviews/{other['id']}/decision", json={"action": "approve"},
+                    headers={"Idempotency-Key": key})
     assert mine.status_code == 200 and mine.json()["replayed"] is False, mine.text
 
     for bad in ["", "x" * 201, "has space", "tab\tkey"]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from sqlmodel import select
 
 from hitl_dashboard.db.models import Webhook

@@ -15,7 +15,7 @@ from sqlalchemy import text
 from sqlmodel import select
 
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import AuditEvent, User, WebhookDelivery
+from hitl_dashboard.db.models import User, WebhookDelivery
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.reviews import claims
 from hitl_dashboard.services.webhooks import webhooks
@@ -280,7 +280,8 @@ def test_an_unknown_sink_is_refused_naming_the_choices(monkeypatch):
 
     monkeypatch.setenv("AUDIT_ANCHOR_SINKS", "file, s3")
     reset_settings_cache()
-    with pytest.raises(ConfigurationError, match=r"AUDIT_ANCHOR_SINKS: names an unknown sink \(s3\); use some of file, log, webhook"):
+    unknown_sink = r"AUDIT_ANCHOR_SINKS: names an unknown sink \(s3\); use some of file, log, webhook"
+    with pytest.raises(ConfigurationError, match=unknown_sink):
         get_settings()
     monkeypatch.delenv("AUDIT_ANCHOR_SINKS")
     reset_settings_cache()

@@ -3,7 +3,7 @@ on SQLite and PostgreSQL: grouping by UTC day, medians per role, breaches, token
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import text, update
@@ -19,7 +19,7 @@ from tests.support.db_state import audit_events, decisions, use_cheap_passwords
 
 CODE_TASK = "Add retry with exponential backoff to the payments client"
 DEPLOY_TASK = "Deploy billing-api v2.4.1 to production"
-DAY1 = datetime(2030, 3, 10, tzinfo=timezone.utc)
+DAY1 = datetime(2030, 3, 10, tzinfo=UTC)
 SINCE = DAY1 - timedelta(days=1)
 
 

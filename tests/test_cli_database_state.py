@@ -53,8 +53,9 @@ def test_unmigrated_database_gets_the_upgrade_hint_and_the_hint_works(empty_db_u
 
 
 def test_database_behind_head_gets_the_same_hint(empty_db_url):
-    from alembic import command
     from alembic.script import ScriptDirectory
+
+    from alembic import command
 
     scripts = ScriptDirectory.from_config(alembic_config())
     head = scripts.get_current_head()

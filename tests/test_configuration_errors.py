@@ -35,7 +35,7 @@ def assert_clean_refusal(result: subprocess.CompletedProcess, *variables: str, p
     assert result.returncode == 2, (result.returncode, output)
     lines = result.stderr.strip().splitlines()
     assert len(lines) == len(variables), output  # one line per problem, nothing else
-    for line, variable in zip(lines, variables):
+    for line, variable in zip(lines, variables, strict=True):
         assert line.startswith(f"{prefix}: {variable}: "), line
     return lines
 

@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -114,13 +114,13 @@ def test_a_dead_runners_lease_is_taken_over_only_after_it_expires(workers):
     victim.send_signal(signal.SIGKILL)
     victim.wait(timeout=10)
     expires = _row(conversation_id).lease_expires_at  # the dead runner's last renewal
-    assert expires > datetime.now(timezone.utc), "the lease ran out before the kill; the test proves nothing"
+    assert expires > datetime.now(UTC), "the lease ran out before the kill; the test proves nothing"
 
     samples: list[tuple[datetime, str | None, int]] = []  # (when, lease owner, messages)
 
     def taken_over() -> bool:
         c = _row(conversation_id)
-        samples.append((datetime.now(timezone.utc), c.lease_owner, c.next_seq - 1))
+        samples.append((datetime.now(UTC), c.lease_owner, c.next_seq - 1))
         return c.lease_owner not in (dead_owner, None) or c.status != "running"
 
     wait_for(taken_over, timeout=30, interval=0.02, what="the surviving worker to take the lease over")

@@ -19,12 +19,18 @@ from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import Conflict
 from hitl_dashboard.services.audit import audit
-from hitl_dashboard.services.reviews import claims
 from hitl_dashboard.services.auth import users
+from hitl_dashboard.services.reviews import claims
 from hitl_dashboard.services.reviews.decide import decide
 from tests.conftest import ROOT
 from tests.support.db_state import (
-    audit_events, count, decisions, review, reviews_of, snapshot, use_cheap_passwords,
+    audit_events,
+    count,
+    decisions,
+    review,
+    reviews_of,
+    snapshot,
+    use_cheap_passwords,
 )
 from tests.support.flow import actor, conversation, decide_as, make_people, only_open_review, start, work
 
@@ -97,8 +103,8 @@ def _assert_applied_once(review_id: int, *, by: str, action: str) -> None:
 def test_two_reviewers_racing_from_threads_one_wins_one_conflicts(people):
     for review_id in _open_security_reviews(3):
         results = _race([
-            lambda: decide_as("alice", review_id, "approve"),
-            lambda: decide_as("sam", review_id, "revise", instructions="add a timeout"),
+            lambda review_id=review_id: decide_as("alice", review_id, "approve"),
+            lambda review_id=review_id: decide_as("sam", review_id, "revise", instructions="add a timeout"),
         ])
         conflicts = [r for r in results if isinstance(r, Conflict)]
         wins = [r for r in results if not isinstance(r, Exception)]
@@ -175,7 +181,7 @@ def test_twenty_racers_with_distinct_keys_apply_exactly_one_decision(people):
         return decide(actors[name], review_id, DecisionInput(Action.APPROVE, idempotency_key=f"{name}-key"))
 
     results = _race([lambda name=name: attempt(name) for name in names])
-    wins = [(name, r) for name, r in zip(names, results) if not isinstance(r, Exception)]
+    wins = [(name, r) for name, r in zip(names, results, strict=True) if not isinstance(r, Exception)]
     assert len(wins) == 1, results
     assert all(isinstance(r, Conflict) for r in results if r is not wins[0][1]), results
     assert count(Message, Message.kind == "decision") == 1

@@ -3,12 +3,12 @@ revision can be undone and redone without losing rows (SQLite and PostgreSQL).""
 
 from __future__ import annotations
 
-from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlmodel import SQLModel
 
 import hitl_dashboard.db.models  # noqa: F401  (registers the tables)
+from alembic import command
 from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.db.migrations import alembic_config, current_revision
 from tests.support.flow import decide_as, make_people, only_open_review, start, work

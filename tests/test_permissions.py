@@ -12,20 +12,33 @@ import pytest
 
 from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.db.migrations import upgrade_to_head
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, PermissionDenied
 from hitl_dashboard.services.audit import audit
-from hitl_dashboard.services.reviews import claims
 from hitl_dashboard.services.auth import users
+from hitl_dashboard.services.reviews import claims
 from hitl_dashboard.services.reviews.decide import decide
 from hitl_dashboard.settings import reset_settings_cache
 from tests.support.db_state import (
-    audit_events, decisions, review, reviews_of, snapshot, tool_call, use_cheap_passwords,
+    audit_events,
+    decisions,
+    review,
+    reviews_of,
+    snapshot,
+    tool_call,
+    use_cheap_passwords,
 )
 from tests.support.flow import (
-    actor, conversation, decide_as, make_people, messages, only_open_review, open_reviews, start, work,
+    actor,
+    conversation,
+    decide_as,
+    make_people,
+    messages,
+    only_open_review,
+    open_reviews,
+    start,
+    work,
 )
 
 USER_OF_ROLE = {
@@ -216,8 +229,8 @@ def test_decide_matrix(scenario, role, action, kind):
 @pytest.mark.parametrize("action", DECIDE_ACTIONS)
 def test_admin_override_without_a_reason_is_refused(scenario, action, kind):
     for missing in (None, "   "):
-        error = _assert_refused(InvalidInput, lambda: _decide("erin", scenario[kind],
-                                                              _decision(action, override_reason=missing)),
+        error = _assert_refused(InvalidInput, lambda missing=missing: _decide(
+                                    "erin", scenario[kind], _decision(action, override_reason=missing)),
                                 scenario[kind], mentions="override needs a reason")
         assert error.field == "override_reason"
 
@@ -228,8 +241,8 @@ def test_initiator_may_not_sign_off_own_conversation_even_holding_the_role(scena
     # frank started every conversation in the scenario and holds all three reviewer roles.
     assert KINDS[kind] in actor("frank").roles
     for attempt in (_decision(action), _decision(action, override_reason=OVERRIDE_REASON)):
-        _assert_refused(PermissionDenied, lambda: _decide("frank", scenario[kind], attempt), scenario[kind],
-                        mentions="frank started this conversation")
+        _assert_refused(PermissionDenied, lambda attempt=attempt: _decide("frank", scenario[kind], attempt),
+                        scenario[kind], mentions="frank started this conversation")
 
 
 @pytest.mark.parametrize("action", ["approve", "skip"])

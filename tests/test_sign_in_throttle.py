@@ -12,8 +12,8 @@ from sqlmodel import select
 from hitl_dashboard.db.models import AuditEvent
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import PermissionDenied, TooManyAttempts
-from hitl_dashboard.services.auth.sign_ins import sign_in
 from hitl_dashboard.services.auth.sign_in_throttle import SignInThrottle, get_sign_in_throttle
+from hitl_dashboard.services.auth.sign_ins import sign_in
 from hitl_dashboard.services.auth.users import create_user
 from hitl_dashboard.settings import reset_settings_cache
 from tests.test_api_rate_limit_storage import REDIS_URL, redis_or_skip

@@ -8,7 +8,14 @@ from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.policies import GatePolicy
 from hitl_dashboard.domain.revisions import extract_code_blocks
 from hitl_dashboard.domain.stored_values import (
-    KEY_CHARS, LANGUAGE_CHARS, fit_with_hash, is_tool_name, language_token, revision_key, short_label, storable_text,
+    KEY_CHARS,
+    LANGUAGE_CHARS,
+    fit_with_hash,
+    is_tool_name,
+    language_token,
+    revision_key,
+    short_label,
+    storable_text,
 )
 from hitl_dashboard.services.runner.run_failures import crash_backoff_s
 

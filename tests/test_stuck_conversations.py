@@ -6,6 +6,7 @@ runner in the middle of a turn stops without writing over the abort. Both databa
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 
 import pytest
@@ -14,8 +15,8 @@ from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, PermissionDenied
-from hitl_dashboard.services.live import live
 from hitl_dashboard.services.conversations.conversations import abort_conversation, retry_conversation
+from hitl_dashboard.services.live import live
 from hitl_dashboard.services.runner.runner import run_conversation
 from hitl_dashboard.settings import reset_settings_cache
 from tests.conftest import run_cli
@@ -95,7 +96,7 @@ def test_a_run_that_keeps_crashing_backs_off_then_fails(people, monkeypatch):
     crashes = audit_events("runner.crashed", conversation_id=conversation_id)
     assert [e.details["attempt"] for e in crashes] == [1, 2, 3]
     assert [e.details["retry_in_s"] for e in crashes] == [0.2, 0.4, None]
-    gaps = [(b.at - a.at).total_seconds() for a, b in zip(crashes, crashes[1:])]
+    gaps = [(b.at - a.at).total_seconds() for a, b in itertools.pairwise(crashes)]
     assert gaps[0] >= 0.2 and gaps[1] >= 0.4, gaps
     c = flow.conversation(conversation_id)
     assert c.status_reason.startswith("the runner crashed 3 times in a row; last error: ValueError: Invalid state")

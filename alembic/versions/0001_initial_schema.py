@@ -6,10 +6,10 @@ Create Date: 2026-11-30 10:14:21.913399
 """
 from typing import Sequence, Union
 
-from alembic import op
 import sqlalchemy as sa
 import sqlmodel
 
+from alembic import op
 
 revision: str = '0001'
 down_revision: Union[str, None] = None

@@ -9,10 +9,10 @@ Create Date: 2026-11-30 10:28:34.111265
 """
 from typing import Sequence, Union
 
-from alembic import op
 import sqlalchemy as sa
 import sqlmodel
 
+from alembic import op
 
 revision: str = '0002'
 down_revision: Union[str, None] = '0001'

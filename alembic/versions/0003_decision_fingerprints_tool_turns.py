@@ -12,10 +12,10 @@ Create Date: 2026-12-01 01:10:00
 """
 from typing import Sequence, Union
 
-from alembic import op
 import sqlalchemy as sa
 import sqlmodel
 
+from alembic import op
 
 revision: str = '0003'
 down_revision: Union[str, None] = '0002'

@@ -10,9 +10,9 @@ Create Date: 2026-12-02 10:00:00
 """
 from typing import Sequence, Union
 
-from alembic import op
 import sqlalchemy as sa
 
+from alembic import op
 
 revision: str = '0004'
 down_revision: Union[str, None] = '0003'

@@ -11,7 +11,12 @@ from pydantic import BaseModel
 from sqlalchemy.exc import OperationalError
 
 from hitl_dashboard.domain.errors import (
-    Conflict, DomainError, InvalidInput, NotFound, PermissionDenied, TooManyAttempts,
+    Conflict,
+    DomainError,
+    InvalidInput,
+    NotFound,
+    PermissionDenied,
+    TooManyAttempts,
 )
 
 log = logging.getLogger(__name__)

@@ -49,6 +49,6 @@ def fail(args, exc: Exception, code: int) -> int:
 def table(rows: list[list[Any]], headers: list[str]) -> str:
     cells = [headers] + [[("" if c is None else str(c)) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)

@@ -3,13 +3,13 @@ the database is at their head before anything else touches it."""
 
 from __future__ import annotations
 
-from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util.exc import CommandError
 from sqlalchemy.exc import OperationalError
 
+from alembic import command
 from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.domain.errors import DatabaseNotMigrated, DatabaseNotReady
 from hitl_dashboard.settings import PROJECT_ROOT

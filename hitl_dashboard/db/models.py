@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any, Optional
+from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
 from sqlalchemy.orm import defer
@@ -13,7 +13,7 @@ from hitl_dashboard.domain.enums import ToolCallStatus
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _json(nullable: bool = True) -> Any:
@@ -22,7 +22,7 @@ def _json(nullable: bool = True) -> Any:
 
 class User(SQLModel, table=True):
     __tablename__ = "users"
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     username: str = Field(index=True, unique=True, max_length=64)
     display_name: str = Field(default="", max_length=128)
     password_hash: str
@@ -38,7 +38,7 @@ class Conversation(SQLModel, table=True):
         Index("ix_conversations_status_lease", "status", "lease_expires_at"),
         Index("ix_conversations_created", "created_at"),
     )
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     title: str = Field(max_length=200)
     task: str = Field(sa_column=Column(Text, nullable=False))
     task_type: str = Field(max_length=16)
@@ -47,19 +47,19 @@ class Conversation(SQLModel, table=True):
     model_routing: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     on_overdue: str = Field(default="escalate", max_length=16)
     status: str = Field(default="running", max_length=24)
-    status_reason: Optional[str] = Field(default=None, sa_column=Column(Text))
+    status_reason: str | None = Field(default=None, sa_column=Column(Text))
     initiator_id: int = Field(foreign_key="users.id")
     prompt_tokens: int = 0
     completion_tokens: int = 0
     # Durable pause: the team's save_state() JSON, and the message it resumes with.
-    checkpoint: Optional[dict] = _json()
+    checkpoint: dict | None = _json()
     checkpoint_version: int = 0
-    next_input: Optional[dict] = _json()
+    next_input: dict | None = _json()
     turns_since_review: int = 0
     next_seq: int = 1
     # A lease with no owner but an expiry in the future is a back-off: nobody runs it before then.
-    lease_owner: Optional[str] = Field(default=None, max_length=80)
-    lease_expires_at: Optional[datetime] = None
+    lease_owner: str | None = Field(default=None, max_length=80)
+    lease_expires_at: datetime | None = None
     # Runs in a row that crashed without storing a turn (see services/run_failures).
     crash_count: int = 0
     created_at: datetime = Field(default_factory=utcnow)
@@ -75,7 +75,7 @@ def without_checkpoint() -> list:
 class Message(SQLModel, table=True):
     __tablename__ = "messages"
     __table_args__ = (UniqueConstraint("conversation_id", "seq", name="uq_messages_conversation_seq"),)
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id", index=True)
     seq: int
     source: str = Field(max_length=64)
@@ -91,7 +91,7 @@ class CodeRevision(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("conversation_id", "key", "number", name="uq_revisions_conversation_key_number"),
     )
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id", index=True)
     message_id: int = Field(foreign_key="messages.id")
     key: str = Field(max_length=255)
@@ -106,7 +106,7 @@ class ToolCall(SQLModel, table=True):
     """A tool call an agent asked for; it runs only after approval, at most once."""
 
     __tablename__ = "tool_calls"
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id", index=True)
     call_id: str = Field(max_length=128)
     tool_name: str = Field(max_length=64)
@@ -118,9 +118,9 @@ class ToolCall(SQLModel, table=True):
     # The agent turn (checkpoint version) that asked for it: the team resumes once per turn,
     # after every call of that turn is decided.
     turn: int = 0
-    approved_arguments: Optional[dict] = _json()
-    result: Optional[str] = Field(default=None, sa_column=Column(Text))
-    executed_at: Optional[datetime] = None
+    approved_arguments: dict | None = _json()
+    result: str | None = Field(default=None, sa_column=Column(Text))
+    executed_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -130,7 +130,7 @@ class ReviewRequest(SQLModel, table=True):
         Index("ix_reviews_queue", "required_role", "status", "due_at"),
         Index("ix_reviews_conversation", "conversation_id", "status"),
     )
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id")
     kind: str = Field(max_length=16)
     required_role: str = Field(max_length=32)
@@ -142,13 +142,13 @@ class ReviewRequest(SQLModel, table=True):
     subject_label: str = Field(default="", max_length=255)
     content_hash: str = Field(max_length=64)
     status: str = Field(default="pending", max_length=16)
-    assignee_id: Optional[int] = Field(default=None, foreign_key="users.id")
-    claimed_at: Optional[datetime] = None
+    assignee_id: int | None = Field(default=None, foreign_key="users.id")
+    claimed_at: datetime | None = None
     due_at: datetime
     version: int = 1
-    escalated_from_id: Optional[int] = None
+    escalated_from_id: int | None = None
     created_at: datetime = Field(default_factory=utcnow)
-    closed_at: Optional[datetime] = None
+    closed_at: datetime | None = None
 
 
 class Decision(SQLModel, table=True):
@@ -157,23 +157,23 @@ class Decision(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("reviewer_id", "idempotency_key", name="uq_decisions_reviewer_idempotency_key"),
     )
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     review_request_id: int = Field(foreign_key="review_requests.id", index=True)
     conversation_id: int = Field(foreign_key="conversations.id", index=True)
     action: str = Field(max_length=16)
-    reason: Optional[str] = Field(default=None, sa_column=Column(Text))
-    instructions: Optional[str] = Field(default=None, sa_column=Column(Text))
-    target_agent: Optional[str] = Field(default=None, max_length=64)
-    edited_args: Optional[dict] = _json()
-    line_comments: Optional[list] = _json()
+    reason: str | None = Field(default=None, sa_column=Column(Text))
+    instructions: str | None = Field(default=None, sa_column=Column(Text))
+    target_agent: str | None = Field(default=None, max_length=64)
+    edited_args: dict | None = _json()
+    line_comments: list | None = _json()
     reviewer_id: int = Field(foreign_key="users.id")
     role: str = Field(max_length=32)
     is_override: bool = False
-    override_reason: Optional[str] = Field(default=None, sa_column=Column(Text))
+    override_reason: str | None = Field(default=None, sa_column=Column(Text))
     content_hash: str = Field(max_length=64)
-    idempotency_key: Optional[str] = Field(default=None, max_length=200)
+    idempotency_key: str | None = Field(default=None, max_length=200)
     # sha256 of what was asked (review, action, texts, arguments): a reused key must ask the same.
-    request_fingerprint: Optional[str] = Field(default=None, max_length=64)
+    request_fingerprint: str | None = Field(default=None, max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -182,15 +182,15 @@ class AuditEvent(SQLModel, table=True):
 
     __tablename__ = "audit_events"
     __table_args__ = (Index("ix_audit_conversation", "conversation_id", "seq"),)
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     seq: int = Field(unique=True)
     at: datetime = Field(default_factory=utcnow, index=True)
     actor: str = Field(max_length=64, index=True)
-    actor_role: Optional[str] = Field(default=None, max_length=32)
+    actor_role: str | None = Field(default=None, max_length=32)
     action: str = Field(max_length=48, index=True)
-    conversation_id: Optional[int] = None
-    review_request_id: Optional[int] = None
-    content_hash: Optional[str] = Field(default=None, max_length=64)
+    conversation_id: int | None = None
+    review_request_id: int | None = None
+    content_hash: str | None = Field(default=None, max_length=64)
     details: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     prev_hash: str = Field(max_length=64)
     hash: str = Field(max_length=64)
@@ -214,28 +214,28 @@ class ApiToken(SQLModel, table=True):
     Only the sha256 of the token is stored; the plaintext is shown once, at creation."""
 
     __tablename__ = "api_tokens"
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="users.id", index=True)
     name: str = Field(default="", max_length=100)
     kind: str = Field(default="api", max_length=16)  # api | session
     token_hash: str = Field(max_length=64, unique=True)
     prefix: str = Field(max_length=16)  # the first characters, so people can tell tokens apart
     created_at: datetime = Field(default_factory=utcnow)
-    last_used_at: Optional[datetime] = None
-    expires_at: Optional[datetime] = None
-    revoked_at: Optional[datetime] = None
+    last_used_at: datetime | None = None
+    expires_at: datetime | None = None
+    revoked_at: datetime | None = None
 
 
 class Webhook(SQLModel, table=True):
     __tablename__ = "webhooks"
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     url: str = Field(max_length=2000)
     events: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     # Kept readable: every delivery is signed with it (HMAC needs the key itself).
     secret: str = Field(max_length=128)
     format: str = Field(default="json", max_length=16)  # json | slack
     active: bool = True
-    created_by: Optional[int] = Field(default=None, foreign_key="users.id")  # None: the operator's CLI
+    created_by: int | None = Field(default=None, foreign_key="users.id")  # None: the operator's CLI
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -247,7 +247,7 @@ class WebhookDelivery(SQLModel, table=True):
         UniqueConstraint("webhook_id", "event_id", name="uq_webhook_deliveries_webhook_event"),
         Index("ix_webhook_deliveries_due", "status", "next_attempt_at"),
     )
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     webhook_id: int = Field(foreign_key="webhooks.id")
     event: str = Field(max_length=48)
     event_id: str = Field(max_length=120)
@@ -255,7 +255,7 @@ class WebhookDelivery(SQLModel, table=True):
     status: str = Field(default="pending", max_length=16)  # pending | delivered | failed
     attempts: int = 0
     next_attempt_at: datetime = Field(default_factory=utcnow)
-    last_status_code: Optional[int] = None
-    last_error: Optional[str] = Field(default=None, sa_column=Column(Text))
-    delivered_at: Optional[datetime] = None
+    last_status_code: int | None = None
+    last_error: str | None = Field(default=None, sa_column=Column(Text))
+    delivered_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)

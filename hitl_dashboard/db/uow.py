@@ -14,7 +14,7 @@ class UnitOfWork:
         self.session: Session | None = None
         self.dialect = self.engine.dialect.name
 
-    def __enter__(self) -> "UnitOfWork":
+    def __enter__(self) -> UnitOfWork:
         self.session = Session(self.engine, expire_on_commit=False)
         return self
 

@@ -3,4 +3,5 @@
 # Every writer of the audit trail goes through a service, so installing the anchor publisher here
 # guarantees each committed audit head is published, whichever process (web, worker, CLI) commits it.
 from hitl_dashboard.services.audit import audit_anchor as _audit_anchor
+
 _audit_anchor.install()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.openai_stub import OpenAIStub
 from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
+from tests.support.openai_stub import OpenAIStub
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOT_DIR = ROOT / "docs" / "screenshots"

@@ -150,7 +150,8 @@ def forge(annotation: Any, name: str, t: Targets, i: int, items: bool = True) ->
         # half-typed row (a dict where the state expects a dataclass) crashes the computed vars
         # reading it, which stalls every browser linked to the feed and hides what they would see.
         carries_review = dataclasses.is_dataclass(item) and "review_id" in {f.name for f in dataclasses.fields(item)}
-        return [forge(item, name, t, i, items)] if items and (carries_review or not dataclasses.is_dataclass(item)) else []
+        forgeable = items and (carries_review or not dataclasses.is_dataclass(item))
+        return [forge(item, name, t, i, items)] if forgeable else []
     if origin is dict or annotation is dict:
         return _forged_mapping(t, i)
     return _forged_mapping(t, i)  # Any or unknown: a view-like object with a little of everything
@@ -272,8 +273,10 @@ class WireTap:
             seen, connection = len(self.received), self.connections
             self.send(marker, {})
             # Delta keys carry a suffix after the var's name, hence no closing quote.
-            replied = self.pump(lambda: any(f'"{var}' in m for m in self.received[seen:])
-                                or self.connections != connection, what=f"the reply to {marker}")
+            def arrived(seen: int = seen, connection: int = connection) -> bool:
+                return any(f'"{var}' in m for m in self.received[seen:]) or self.connections != connection
+
+            replied = self.pump(arrived, what=f"the reply to {marker}")
             if self.connections == connection and replied:
                 return
         raise AssertionError(f"{marker} got no reply: the page keeps reconnecting")

@@ -10,8 +10,8 @@ from sqlmodel import select
 
 from hitl_dashboard.db.models import ReviewRequest, User
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
 from hitl_dashboard.services.auth.users import actor_of, insert_user
+from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
 from tests.e2e.app_process import RunningApp
 
 PASSWORD = "e2e-password"

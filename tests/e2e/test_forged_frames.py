@@ -176,7 +176,7 @@ def test_no_forged_frame_changes_another_users_view_or_any_row(app_server: Runni
             found += [f"alice's {d}" for d in settle(tap)]
         rows_after, views_after = snapshot()
         found += row_differences(rows_before, rows_after)
-        for (page, tap, view), before, after, mark in zip(victims, views_before, views_after, marks):
+        for (page, tap, _view), before, after, mark in zip(victims, views_before, views_after, marks, strict=True):
             where = "conversation page" if "/conversations/" in page.url else "queue page"
             found += [f"alice's {where}: {d}" for d in differences(before, after)]
             if any(targets.canary in frame for frame in tap.frames_since(mark)):

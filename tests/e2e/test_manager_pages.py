@@ -14,8 +14,8 @@ from hitl_dashboard.db.models import CodeRevision, ReviewRequest, User
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
-from hitl_dashboard.services.reviews.decide import record_decision
 from hitl_dashboard.services.auth.users import actor_of
+from hitl_dashboard.services.reviews.decide import record_decision
 from tests.e2e.app_process import RunningApp
 from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
 

@@ -11,8 +11,8 @@ from sqlmodel import select
 
 from hitl_dashboard.db.models import ToolCall, User
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
 from hitl_dashboard.services.auth.users import actor_of
+from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
 from tests.e2e.app_process import RunningApp
 from tests.e2e.support import make_user, open_reviews, sign_in, wait_for
 from tests.support.openai_stub import OpenAIStub, ParallelToolCallsReply, ToolCallReply

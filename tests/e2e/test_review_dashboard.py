@@ -60,7 +60,7 @@ def test_security_reviewer_revises_then_two_sign_offs_approve(app_server: Runnin
     expect(page.locator(".message[data-source='coder']")).to_have_count(2, timeout=30_000)
     expect(page.locator("#diff")).to_contain_text("timeout", timeout=10_000)
     expect(page.locator("#diff")).to_contain_text("app/retry.py r2")
-    decision_note = page.locator(".message[data-source='%s']" % security)
+    decision_note = page.locator(f".message[data-source='{security}']")
     expect(decision_note).to_contain_text("line 5: name the constant MAX_RETRIES")
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(screenshot_dir / "conversation.png"))

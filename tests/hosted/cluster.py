@@ -3,6 +3,7 @@ runner processes, all on one PostgreSQL database. Every process is stopped by th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -101,8 +102,6 @@ def _stop(process: subprocess.Popen) -> None:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=15)
         except (ProcessLookupError, subprocess.TimeoutExpired):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             process.wait(timeout=5)

@@ -4,8 +4,9 @@ and a snapshot that proves a refused request changed nothing."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from argon2 import PasswordHasher
 from sqlalchemy import func

@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 
 from hitl_dashboard.db.models import Conversation, Message
-from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
-from hitl_dashboard.services.conversations import conversation_queries
-from hitl_dashboard.services.reviews import queues
 from hitl_dashboard.services.auth import users
+from hitl_dashboard.services.conversations import conversation_queries
 from hitl_dashboard.services.conversations.conversations import StartCommand, start_conversation
+from hitl_dashboard.services.reviews import queues
 from hitl_dashboard.services.reviews.decide import decide
 from hitl_dashboard.services.runner.runner import run_until_idle
 

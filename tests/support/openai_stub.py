@@ -15,6 +15,7 @@ hangs and garbage bodies.
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import threading
 import time
@@ -141,10 +142,9 @@ def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             body = json.loads(raw or b"{}")
             reply = stub._record_and_pick(body)
-            try:
+            # The client may have given up (timeout) before we answer.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self._answer(body, reply)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (timeout) before we answered
 
         def _answer(self, body: dict[str, Any], reply: Reply) -> None:
             if isinstance(reply, HangReply):

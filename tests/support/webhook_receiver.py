@@ -31,7 +31,7 @@ class Receiver:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/hook"
 
-    def start(self) -> "Receiver":
+    def start(self) -> Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):

@@ -13,6 +13,7 @@ from hitl_dashboard.api.errors import COMMON_RESPONSES
 from hitl_dashboard.api.schemas.audit import AuditEventPublic, AuditPage, ChainReportPublic
 from hitl_dashboard.api.schemas.common import MAX_ID, Limit, Text, UtcDatetime
 from hitl_dashboard.services.audit import audit, audit_queries
+
 router = APIRouter(prefix="/audit", tags=["audit"], responses=COMMON_RESPONSES)
 MEDIA_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson"}
 Name = Text(64)

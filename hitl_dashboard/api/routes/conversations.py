@@ -10,14 +10,22 @@ from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES, CONFLICT, NOT_FOUND
 from hitl_dashboard.api.schemas.common import IdPath, Limit, Offset
 from hitl_dashboard.api.schemas.conversations import (
-    AbortCreate, ConversationCreate, ConversationPublic, ConversationSummaryPublic, RevisionPublic, SignOffStepPublic,
+    AbortCreate,
+    ConversationCreate,
+    ConversationPublic,
+    ConversationSummaryPublic,
+    RevisionPublic,
+    SignOffStepPublic,
 )
 from hitl_dashboard.api.schemas.reviews import ReviewPublic
 from hitl_dashboard.domain.enums import ConversationStatus, TaskType
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations import conversation_queries
 from hitl_dashboard.services.conversations.conversations import (
-    StartCommand, abort_conversation, retry_conversation, start_conversation,
+    StartCommand,
+    abort_conversation,
+    retry_conversation,
+    start_conversation,
 )
 
 router = APIRouter(prefix="/conversations", tags=["conversations"], responses=COMMON_RESPONSES)

@@ -10,7 +10,10 @@ from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES, CONFLICT, NOT_FOUND
 from hitl_dashboard.api.schemas.common import MAX_ID, IdPath, Limit, Offset
 from hitl_dashboard.api.schemas.reviews import (
-    DecisionCreate, DecisionOutcomePublic, ReviewListItemPublic, ReviewPublic,
+    DecisionCreate,
+    DecisionOutcomePublic,
+    ReviewListItemPublic,
+    ReviewPublic,
 )
 from hitl_dashboard.domain.decisions import DecisionInput, LineComment, check_idempotency_key
 from hitl_dashboard.domain.enums import Role

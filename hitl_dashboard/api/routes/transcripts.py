@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Iterator, Literal
+from collections.abc import Iterator
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
@@ -11,7 +12,11 @@ from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES, NOT_FOUND
 from hitl_dashboard.api.schemas.common import MAX_ID, IdPath, Limit, Seq
 from hitl_dashboard.api.schemas.conversations import (
-    MessagePublic, RevisionDiffPublic, RevisionPublic, RevisionWithContentPublic, TranscriptPage,
+    MessagePublic,
+    RevisionDiffPublic,
+    RevisionPublic,
+    RevisionWithContentPublic,
+    TranscriptPage,
 )
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations import conversation_queries, revisions

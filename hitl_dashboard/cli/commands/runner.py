@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from hitl_dashboard.cli.output import emit
@@ -30,8 +31,6 @@ def _worker(args) -> int:
         asyncio.run(deliver_due(limit=100))
         emit(args, {"runs": runs, "escalated": escalated}, f"idle after {runs} run(s); escalated {len(escalated)}")
         return 0
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run_runner_forever())
-    except KeyboardInterrupt:
-        pass
     return 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Iterator
+from collections.abc import Iterator
 
 from sqlmodel import select
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.audit_anchor import (
-    AnchorReport, PublishedHead, check_against_published, newest_head, parse_head_line,
+    AnchorReport,
+    PublishedHead,
+    check_against_published,
+    newest_head,
+    parse_head_line,
 )
 from hitl_dashboard.domain.audit_chain import ChainReport, verify_chain
 from hitl_dashboard.domain.errors import InvalidInput

@@ -17,7 +17,7 @@ import math
 import time
 from functools import lru_cache
 
-from limits import RateLimitItem, parse, parse_many
+from limits import parse, parse_many
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 

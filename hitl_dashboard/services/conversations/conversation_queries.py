@@ -39,16 +39,16 @@ def list_conversations(
     actor: Actor | None, *, status: str | None = None, task_type: str | None = None, limit: int = 50, offset: int = 0
 ) -> list[ConversationSummary]:
     """The newest first, optionally of one status and task type."""
-    query = select(Conversation).options(*without_checkpoint()).order_by(Conversation.id.desc()).limit(limit).offset(offset)
+    query = (select(Conversation).options(*without_checkpoint())
+             .order_by(Conversation.id.desc()).limit(limit).offset(offset))
     if status:
         query = query.where(Conversation.status == status)
     if task_type:
         query = query.where(Conversation.task_type == task_type)
     with reading() as uow:
         return [
-            ConversationSummary(
-                c.id, c.title, c.task_type, c.status, c.status_reason, c.prompt_tokens + c.completion_tokens, c.created_at
-            )
+            ConversationSummary(c.id, c.title, c.task_type, c.status, c.status_reason,
+                                c.prompt_tokens + c.completion_tokens, c.created_at)
             for c in uow.session.exec(query)
         ]
 

@@ -8,9 +8,9 @@ import asyncio
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import PermissionDenied
-from hitl_dashboard.services.reviews import queues
 from hitl_dashboard.services.auth import users
 from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
+from hitl_dashboard.services.reviews import queues
 from hitl_dashboard.services.reviews.decide import decide
 from hitl_dashboard.services.runner.runner import run_until_idle
 from hitl_dashboard.services.transactions import transaction

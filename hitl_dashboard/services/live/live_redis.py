@@ -10,11 +10,12 @@ import asyncio
 import json
 import logging
 import time
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import redis
 
 from hitl_dashboard.services.live import live
+
 log = logging.getLogger(__name__)
 QUEUE_KEY = "hitl:live-events"
 MAX_BACKLOG = 10_000  # a web tier that is down for long must not fill Redis

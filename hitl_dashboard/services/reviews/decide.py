@@ -12,28 +12,44 @@ from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
-from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.agents.tools import validate_tool_args
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, Decision, Message, ReviewRequest, ToolCall, utcnow, without_checkpoint
+from hitl_dashboard.db.models import (
+    Conversation,
+    Decision,
+    Message,
+    ReviewRequest,
+    ToolCall,
+    utcnow,
+    without_checkpoint,
+)
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput, render_line_comments, validate_decision
 from hitl_dashboard.domain.enums import (
-    OPEN_REVIEW_STATUSES, Action, ConversationStatus, MessageKind, ReviewKind, ReviewStatus,
+    OPEN_REVIEW_STATUSES,
+    Action,
+    ConversationStatus,
+    MessageKind,
+    ReviewKind,
+    ReviewStatus,
 )
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor, check_can_decide
 from hitl_dashboard.domain.revise_message import revise_message
 from hitl_dashboard.domain.signoff import next_role
+from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE, TEMPLATES
 from hitl_dashboard.services.live import live
-from hitl_dashboard.services.webhooks import webhooks
 from hitl_dashboard.services.reviews.claims import get_request
 from hitl_dashboard.services.reviews.review_requests import (
-    Subject, closed_how, dismiss_open_requests, open_request, signoff_approvals,
+    Subject,
+    closed_how,
+    dismiss_open_requests,
+    open_request,
+    signoff_approvals,
 )
 from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls, describe_call, record_tool_decision
-from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
 from hitl_dashboard.services.transactions import transaction
+from hitl_dashboard.services.webhooks import webhooks
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from hitl_dashboard.db.models import Conversation, ReviewRequest, utcnow, withou
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ConversationStatus, ReviewStatus
 from hitl_dashboard.domain.sla import escalation_target
+from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
 from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.services.webhooks import webhooks
-from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
 
 
 def escalate_overdue(*, limit: int = 200) -> list[int]:

@@ -11,7 +11,7 @@ from sqlmodel import or_, select
 
 from hitl_dashboard.db.models import Conversation, ReviewRequest, User, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, REVIEW_ROLES, Role, ReviewStatus
+from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, REVIEW_ROLES, ReviewStatus, Role
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import READ_ALL_ROLES, Actor, check_can_claim
 from hitl_dashboard.services.reviews.claims import get_request

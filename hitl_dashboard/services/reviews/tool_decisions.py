@@ -14,7 +14,11 @@ from sqlmodel import Session, select
 
 from hitl_dashboard.db.models import Conversation, ReviewRequest, ToolCall
 from hitl_dashboard.domain.enums import (
-    OPEN_REVIEW_STATUSES, Action, ConversationStatus, ReviewKind, ToolCallStatus,
+    OPEN_REVIEW_STATUSES,
+    Action,
+    ConversationStatus,
+    ReviewKind,
+    ToolCallStatus,
 )
 from hitl_dashboard.domain.permissions import Actor
 

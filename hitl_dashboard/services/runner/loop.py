@@ -4,12 +4,13 @@ several processes at once (leases and conditional updates decide who does what).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.runner import leases
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.reviews.escalation import escalate_overdue
+from hitl_dashboard.services.runner import leases
 from hitl_dashboard.services.runner.runner import new_runner_id, run_conversation
 from hitl_dashboard.services.webhooks.webhook_delivery import start_delivery_round
 from hitl_dashboard.settings import get_settings
@@ -77,8 +78,6 @@ class _WakeOnChange:
         live.call_on_loop(self.loop, self.event.set)
 
     async def wait(self, timeout: float) -> None:
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.event.wait(), timeout)
-        except asyncio.TimeoutError:
-            pass
         self.event.clear()

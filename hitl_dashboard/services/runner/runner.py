@@ -15,12 +15,12 @@ import uuid
 from hitl_dashboard.agents.errors import ModelCallFailed
 from hitl_dashboard.agents.model_clients import ModelSpec
 from hitl_dashboard.agents.team_session import TeamSession, TurnFailed, model_specs
-from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.db.models import Conversation, without_checkpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
-from hitl_dashboard.services.runner import leases
+from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.services.live import live
+from hitl_dashboard.services.runner import leases
 from hitl_dashboard.services.runner.run_failures import LeaseLost, describe_storage_error, mark_failed, record_crash
 from hitl_dashboard.services.runner.tool_execution import run_approved_tools, tool_call_ids
 from hitl_dashboard.services.runner.turns import CONTINUE, apply_turn

@@ -6,18 +6,17 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import Session, select
 
-from hitl_dashboard.domain.policies import planned_task_type
-from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ToolCall, utcnow
 from hitl_dashboard.domain.enums import ConversationStatus, ReviewKind, SubjectType
 from hitl_dashboard.domain.hashing import content_hash
-from hitl_dashboard.domain.policies import GateHit, GatePolicy, TurnView, risk_flags
+from hitl_dashboard.domain.policies import GateHit, GatePolicy, TurnView, planned_task_type, risk_flags
 from hitl_dashboard.domain.revisions import ProposedCode, extract_code_blocks
-from hitl_dashboard.domain.stored_values import CALL_ID_CHARS, SOURCE_CHARS, fit_with_hash, storable_text
 from hitl_dashboard.domain.signoff import TOOL_APPROVER, first_role
-from hitl_dashboard.services.webhooks import webhooks
+from hitl_dashboard.domain.stored_values import CALL_ID_CHARS, SOURCE_CHARS, fit_with_hash, storable_text
+from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
 from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
+from hitl_dashboard.services.webhooks import webhooks
 
 if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGen
     from hitl_dashboard.agents.team_session import ProducedMessage, TurnResult
@@ -43,7 +42,7 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult) -
     if _open_tool_approvals(session, conversation, policy, messages, stored):
         return _pause(conversation)
     hits, flags, last_text = [], [], None
-    for message, row in zip(messages, stored):
+    for message, row in zip(messages, stored, strict=True):
         if message.kind != "text":
             continue
         hits += policy.evaluate(TurnView(message.source, message.content))
@@ -94,7 +93,8 @@ def _primary(hits: list[GateHit]) -> GateHit:
 def _store_message(session: Session, conversation: Conversation, produced: ProducedMessage) -> Message:
     row = Message(
         conversation_id=conversation.id, seq=conversation.next_seq,
-        source=fit_with_hash(produced.source, SOURCE_CHARS), kind=produced.kind, content=storable_text(produced.content), prompt_tokens=produced.prompt_tokens,
+        source=fit_with_hash(produced.source, SOURCE_CHARS), kind=produced.kind,
+        content=storable_text(produced.content), prompt_tokens=produced.prompt_tokens,
         completion_tokens=produced.completion_tokens,
     )
     conversation.next_seq += 1
@@ -120,7 +120,7 @@ def _follow_planner_route(session: Session, conversation: Conversation, messages
 
 def _store_revisions(session, conversation, messages, stored) -> list[CodeRevision]:
     revisions: list[CodeRevision] = []
-    for produced, row in zip(messages, stored):
+    for produced, row in zip(messages, stored, strict=True):
         if produced.kind != "text" or produced.source == "planner":
             continue
         blocks = extract_code_blocks(produced.content)
@@ -145,7 +145,7 @@ def _store_revisions(session, conversation, messages, stored) -> list[CodeRevisi
 
 def _open_tool_approvals(session, conversation, policy: GatePolicy, messages, stored) -> bool:
     opened = False
-    for produced, row in zip(messages, stored):
+    for produced, _row in zip(messages, stored, strict=True):
         for intent in produced.tool_calls:
             if intent.name not in policy.tools:
                 continue

@@ -55,7 +55,7 @@ async def deliver_due(limit: int = 20) -> DeliveryReport:
     settings = get_settings()
     async with httpx.AsyncClient(timeout=settings.webhook_timeout_s, follow_redirects=False) as client:
         outcomes = await asyncio.gather(*(_send(client, job) for job in jobs))
-    for job, (status_code, error) in zip(jobs, outcomes):
+    for job, (status_code, error) in zip(jobs, outcomes, strict=True):
         _record(job, status_code, error, report)
     return report
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import reflex as rx
 
-from hitl_dashboard.ui.states.audit_insights import WINDOWS, AuditInsightsState as Insights
+from hitl_dashboard.ui.states.audit_insights import WINDOWS
+from hitl_dashboard.ui.states.audit_insights import AuditInsightsState as Insights
 
 ACTION_FILLS = {"approve": "green", "revise": "amber", "abort": "red", "skip": "gray"}
 BREACH_FILLS = {"escalated": "orange", "expired": "red"}

@@ -43,7 +43,8 @@ def header() -> rx.Component:
     return rx.box(
         rx.hstack(
             rx.link(
-                rx.hstack(rx.icon("shield-check", size=22), rx.text(APP_TITLE, weight="bold", size="4"), align="center"),
+                rx.hstack(rx.icon("shield-check", size=22), rx.text(APP_TITLE, weight="bold", size="4"),
+                          align="center"),
                 href=routes.HOME, underline="none", color_scheme="gray", high_contrast=True,
             ),
             rx.cond(AppState.signed_in, navigation()),

@@ -6,8 +6,8 @@ import reflex as rx
 
 from hitl_dashboard.ui.components.access import guarded
 from hitl_dashboard.ui.components.layout import page_layout
-from hitl_dashboard.ui.states.admin_users import ALL_ROLES, AdminUsersState as Users
-from hitl_dashboard.ui.states.admin_users import UserRow
+from hitl_dashboard.ui.states.admin_users import ALL_ROLES, UserRow
+from hitl_dashboard.ui.states.admin_users import AdminUsersState as Users
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.views.formatting import ROLE_LABELS
 

@@ -18,7 +18,6 @@ from hitl_dashboard.services.reviews.review_queries import QUEUE_ROLES
 from hitl_dashboard.ui import routes
 
 
-
 class AppState(rx.State):
     session_token: str = rx.LocalStorage("", name="hitl_session", sync=True)
     user_id: int = 0

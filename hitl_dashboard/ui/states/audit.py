@@ -6,7 +6,7 @@ import asyncio
 import json
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 import reflex as rx
@@ -70,7 +70,7 @@ def _day(text: str, field: str) -> datetime | None:
     if not text:
         return None
     try:
-        return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=timezone.utc)
+        return datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC)
     except ValueError:
         raise InvalidInput("dates look like 2030-03-10", field) from None
 
@@ -195,7 +195,7 @@ class AuditState(AppState):
         if not self.can_read_audit:
             return rx.toast.error("You need the manager or admin role to download the audit trail.")
         self.exporting = fmt
-        filename = f"audit-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}.{fmt}"
+        filename = f"audit-{datetime.now(UTC):%Y%m%d-%H%M%S}.{fmt}"
         return rx.call_script(download_script(fmt, self.session_token, filename),
                               callback=AuditState.download_finished)
 

@@ -6,8 +6,8 @@ import asyncio
 
 import reflex as rx
 
-from hitl_dashboard.ui.states.app_state import AppState, path_id
 from hitl_dashboard.services.conversations.revisions import revision_contents
+from hitl_dashboard.ui.states.app_state import AppState, path_id
 
 
 class ConversationPageState(AppState):

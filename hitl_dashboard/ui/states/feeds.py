@@ -14,7 +14,13 @@ import reflex as rx
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.ui.states.app_state import AppState, path_id
 from hitl_dashboard.ui.views.conversation_view import (
-    ConversationView, MessageRow, OutcomeRow, ReviewRow, RevisionRow, StepRow, conversation_view,
+    ConversationView,
+    MessageRow,
+    OutcomeRow,
+    ReviewRow,
+    RevisionRow,
+    StepRow,
+    conversation_view,
 )
 from hitl_dashboard.ui.views.queue_view import QueueRow, queue_rows
 

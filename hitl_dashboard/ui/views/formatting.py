@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
+from datetime import UTC, datetime
 
 ROLE_LABELS = {
     "security_reviewer": "Security",
@@ -27,12 +26,12 @@ def span(seconds: float) -> str:
 
 
 def age(moment: datetime, now: datetime | None = None) -> str:
-    return span(((now or datetime.now(timezone.utc)) - moment).total_seconds()) + " ago"
+    return span(((now or datetime.now(UTC)) - moment).total_seconds()) + " ago"
 
 
 def countdown(due: datetime, now: datetime | None = None) -> tuple[str, str]:
     """('due in 3 h', 'ok'|'soon'|'overdue'); 'soon' is the last quarter of a day."""
-    left = (due - (now or datetime.now(timezone.utc))).total_seconds()
+    left = (due - (now or datetime.now(UTC))).total_seconds()
     if left < 0:
         return f"overdue by {span(left)}", "overdue"
     return f"due in {span(left)}", "soon" if left < 6 * 3600 else "ok"
