@@ -20,7 +20,7 @@ def filter_select(label: str, options: tuple[str, ...], value, on_change, id_: s
     )
 
 
-def home() -> rx.Component:
+def conversations_page() -> rx.Component:
     return page_layout(
         rx.hstack(
             rx.vstack(

@@ -7,7 +7,7 @@ import reflex as rx
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.components.layout import APP_TITLE
 from hitl_dashboard.ui.pages.conversation import conversation_page
-from hitl_dashboard.ui.pages.conversations import home
+from hitl_dashboard.ui.pages.conversations import conversations_page
 from hitl_dashboard.ui.pages.login import login
 from hitl_dashboard.ui.pages.manager_registry import add_manager_pages
 from hitl_dashboard.ui.pages.queue import queue_page
@@ -21,13 +21,13 @@ from hitl_dashboard.ui.states.login import LoginState
 
 def add_pages(app: rx.App) -> None:
     app.add_page(login, route=routes.LOGIN, title=f"Sign in · {APP_TITLE}", on_load=LoginState.redirect_if_signed_in)
-    app.add_page(home, route=routes.HOME, title=APP_TITLE, on_load=AppState.go_home)
-    app.add_page(home, route=routes.CONVERSATIONS, title=f"Conversations · {APP_TITLE}",
+    app.add_page(conversations_page, route=routes.HOME, title=APP_TITLE, on_load=AppState.go_home)
+    app.add_page(conversations_page, route=routes.CONVERSATIONS, title=f"Conversations · {APP_TITLE}",
                  on_load=[AppState.require_login, ConversationListState.load])
     app.add_page(queue_page, route=routes.QUEUE, title=f"Review queue · {APP_TITLE}",
                  on_load=[AppState.require_login, QueueFeed.open_from_url])
     app.add_page(conversation_page, route=routes.CONVERSATION, title=f"Conversation · {APP_TITLE}",
                  on_load=[AppState.require_login, ConversationFeed.open_from_url, ConversationPageState.reset_view,
                           DecisionState.load_draft])
-    app.add_page(home, route=routes.REVIEW_LINK, title=APP_TITLE, on_load=AppState.go_to_review)
+    app.add_page(conversations_page, route=routes.REVIEW_LINK, title=APP_TITLE, on_load=AppState.go_to_review)
     add_manager_pages(app)
