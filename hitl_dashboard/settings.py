@@ -14,7 +14,6 @@ from hitl_dashboard.domain.errors import ConfigurationError
 from hitl_dashboard.settings_problems import describe
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DEMO_SECRET = "demo-secret-change-me"
 ANCHOR_SINKS = ("file", "log", "webhook")
 
 
@@ -28,10 +27,7 @@ class Settings(BaseSettings):
 
     database_url: str = Field(default=f"sqlite:///{PROJECT_ROOT / 'hitl.db'}")
     redis_url: str | None = None
-    # Nothing is signed with it yet; hosted mode still refuses the demo value, so a deployment
-    # that starts using it (sessions, tokens) cannot silently run on a public default.
-    secret_key: str = DEMO_SECRET
-    # Demo mode allows the default secret and the seeded demo users; hosted mode refuses them.
+    # Demo mode allows the seeded demo users (known password); hosted mode refuses to run with them.
     demo_mode: bool = True
     public_url: str = "http://localhost:3000"
 
@@ -155,13 +151,6 @@ class Settings(BaseSettings):
             raise ValueError(f"names an unknown sink ({', '.join(unknown)}); use some of "
                              f"{', '.join(ANCHOR_SINKS)}")
         return value
-
-    @model_validator(mode="after")
-    def _refuse_default_secret_when_hosted(self) -> Settings:
-        if not self.demo_mode and self.secret_key == DEMO_SECRET:
-            raise ValueError("SECRET_KEY: is the demo default while DEMO_MODE is false; set SECRET_KEY to "
-                             "a long random secret (or DEMO_MODE=true for a demo)")
-        return self
 
     @model_validator(mode="after")
     def _openai_needs_an_endpoint(self) -> Settings:

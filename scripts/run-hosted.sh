@@ -3,8 +3,7 @@
 #   1 migration step, RUNNERS agent runner processes, and the web tier (Reflex prod, Redis
 #   state manager, WEB_WORKERS granian workers). Ctrl-C stops everything.
 # Env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/hitl), REDIS_URL
-# (default redis://127.0.0.1:6379/0), SECRET_KEY (generated into .hosted-secret if unset),
-# PORT (3000), WEB_WORKERS (2), RUNNERS (2).
+# (default redis://127.0.0.1:6379/0), PORT (3000), WEB_WORKERS (2), RUNNERS (2).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bootstrap
@@ -15,11 +14,6 @@ export DATABASE_URL="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/hitl}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/0}"
 export RUNNER_IN_WEB=false  # the runners below do the agent work
 export GRANIAN_WORKERS="${WEB_WORKERS:-2}"
-if [[ -z "${SECRET_KEY:-}" ]]; then
-    [[ -f "$ROOT/.hosted-secret" ]] || "$PY" -c 'import secrets; print(secrets.token_urlsafe(48))' >"$ROOT/.hosted-secret"
-    SECRET_KEY="$(cat "$ROOT/.hosted-secret")"
-    export SECRET_KEY
-fi
 
 "$PY" - <<'PY'
 import os, psycopg

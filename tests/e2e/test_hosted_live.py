@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import secrets
 import subprocess
 import time
 
@@ -43,7 +42,7 @@ def hosted_app(tmp_path_factory):
     port = free_port()
     app = RunningApp(f"http://127.0.0.1:{port}", url, workdir / "web.log")
     env = {**tool_env(), "DATABASE_URL": url, "REDIS_URL": REDIS_URL, "DEMO_MODE": "false",
-           "SECRET_KEY": secrets.token_urlsafe(32), "RUNNER_IN_WEB": "false", "GRANIAN_WORKERS": "2",
+           "RUNNER_IN_WEB": "false", "GRANIAN_WORKERS": "2",
            "PORT": str(port), "BIND_HOST": "127.0.0.1", "REFLEX_STATES_WORKDIR": str(workdir / "states"),
            "SCRIPTED_CHUNK_DELAY_MS": "15", "WORKER_POLL_SECONDS": "0.2",
            "AUDIT_ANCHOR_FILE": str(workdir / "audit-heads.jsonl")}
@@ -83,7 +82,7 @@ def test_browser_sees_a_separate_runner_process_live(hosted_app, page: Page):
     # The decision comes from yet another process (the CLI); the runner process does the turn.
     [review] = open_reviews(app, cid)
     run_cli("decide", str(review.id), "--as", reviewer, "--action", "revise", "--instructions",
-            "add a timeout", env={k: env[k] for k in ("DATABASE_URL", "REDIS_URL", "DEMO_MODE", "SECRET_KEY")})
+            "add a timeout", env={k: env[k] for k in ("DATABASE_URL", "REDIS_URL", "DEMO_MODE")})
     expect(page.locator(".message")).to_have_count(5, timeout=30_000)
     seen = page.evaluate("window.__live")
     assert any("coder" in text for text in seen["typing"]), seen["typing"][-5:]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -45,7 +44,6 @@ class Cluster:
             "DATABASE_URL": self.database_url,
             "REDIS_URL": self.redis_url,
             "DEMO_MODE": "false",
-            "SECRET_KEY": secrets.token_urlsafe(32),
             "RUNNER_IN_WEB": "false",
             "GRANIAN_WORKERS": "1",
             "LEASE_SECONDS": "2",
