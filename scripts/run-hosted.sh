@@ -37,7 +37,7 @@ pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
 for i in $(seq 1 "${RUNNERS:-2}"); do
-    "$PY" -m hitl_dashboard worker &
+    "$PY" -m hitl_dashboard runner &
     pids+=($!)
     log "runner $i started (pid $!)"
 done

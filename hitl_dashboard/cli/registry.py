@@ -30,9 +30,10 @@ def group(sub: Any, name: str, help_text: str) -> Any:
     return sub.add_parser(name, help=help_text).add_subparsers(dest=f"{name}_command", required=True)
 
 
-def leaf(sub: Any, name: str, help_text: str, *, handler: str | None = None) -> argparse.ArgumentParser:
+def leaf(sub: Any, name: str, help_text: str, *, handler: str | None = None,
+         aliases: tuple[str, ...] = ()) -> argparse.ArgumentParser:
     """A runnable command; every one takes --json. `handler` defaults to the command's name."""
-    parser = sub.add_parser(name, help=help_text)
+    parser = sub.add_parser(name, help=help_text, aliases=list(aliases))
     parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output")
     parser.set_defaults(handler=handler or name)
     return parser

@@ -49,7 +49,7 @@ def _start(args) -> int:
         gate_policy=json_arg(args.policy, "policy"), model_routing=json_arg(args.models, "models") or {},
     ))
     emit(args, {"conversation_id": conversation.id, "status": conversation.status},
-         f"started conversation {conversation.id} ({conversation.task_type}); run `worker` to let the agents work")
+         f"started conversation {conversation.id} ({conversation.task_type}); run `runner` to let the agents work")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""`worker`: run the agents, escalate overdue reviews and deliver webhooks (for ever, or until idle)."""
+"""`runner` (also `worker`, its former name): run the agents, escalate overdue reviews and deliver
+webhooks (for ever, or until idle)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ from hitl_dashboard.cli.registry import command, leaf
 
 
 def register(sub: Any) -> None:
-    p = leaf(sub, "worker", "run the agents (and SLA escalation)")
+    # "worker" is kept as an alias: deployments and scripts written before the rename call it so.
+    p = leaf(sub, "runner", "run the agents (and SLA escalation)", aliases=("worker",))
     p.add_argument("--until-idle", action="store_true", help="return when nothing is runnable")
 
 
-@command("worker")
-def _worker(args) -> int:
+@command("runner")
+def _runner(args) -> int:
     # Imported here: the runner brings in AutoGen, which the other commands do not need.
     from hitl_dashboard.services.auth.preflight import check_hosted_ready
     from hitl_dashboard.services.reviews.escalation import escalate_overdue
