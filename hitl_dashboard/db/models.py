@@ -5,11 +5,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint, literal_column, text
 from sqlalchemy.orm import defer
 from sqlmodel import Field, SQLModel
 
-from hitl_dashboard.domain.enums import ToolCallStatus
+from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ToolCallStatus
+
+# The predicate of the partial indexes on open review requests. A query uses them only when its
+# WHERE names the same statuses as literals (a bound parameter does not prove the predicate).
+_OPEN_VALUES = ", ".join(f"'{s.value}'" for s in OPEN_REVIEW_STATUSES)
+OPEN_REVIEW_CLAUSE = text(f"status IN ({_OPEN_VALUES})")
 
 
 def utcnow() -> datetime:
@@ -74,7 +79,11 @@ def without_checkpoint() -> list:
 
 class Message(SQLModel, table=True):
     __tablename__ = "messages"
-    __table_args__ = (UniqueConstraint("conversation_id", "seq", name="uq_messages_conversation_seq"),)
+    __table_args__ = (
+        UniqueConstraint("conversation_id", "seq", name="uq_messages_conversation_seq"),
+        # Tokens per day (audit_stats): the window's rows read from the index alone, no table scan.
+        Index("ix_messages_created_tokens", "created_at", "prompt_tokens", "completion_tokens"),
+    )
     id: int | None = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id", index=True)
     seq: int
@@ -129,6 +138,11 @@ class ReviewRequest(SQLModel, table=True):
     __table_args__ = (
         Index("ix_reviews_queue", "required_role", "status", "due_at"),
         Index("ix_reviews_conversation", "conversation_id", "status"),
+        # Open requests only (a small part of the table): a role's queue in its order, read up to
+        # the page's end with no sort; and the overdue check, read up to now.
+        Index("ix_reviews_open_role_due", "required_role", "due_at", "id",
+              sqlite_where=OPEN_REVIEW_CLAUSE, postgresql_where=OPEN_REVIEW_CLAUSE),
+        Index("ix_reviews_open_due", "due_at", sqlite_where=OPEN_REVIEW_CLAUSE, postgresql_where=OPEN_REVIEW_CLAUSE),
     )
     id: int | None = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id")
@@ -149,6 +163,11 @@ class ReviewRequest(SQLModel, table=True):
     escalated_from_id: int | None = None
     created_at: datetime = Field(default_factory=utcnow)
     closed_at: datetime | None = None
+
+
+def review_is_open():
+    """The WHERE term that lets a query use the open-request indexes (see OPEN_REVIEW_CLAUSE)."""
+    return ReviewRequest.status.in_([literal_column(f"'{s.value}'") for s in OPEN_REVIEW_STATUSES])
 
 
 class Decision(SQLModel, table=True):

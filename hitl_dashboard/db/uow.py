@@ -5,17 +5,21 @@ from __future__ import annotations
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from hitl_dashboard.db.engine import get_engine
+from hitl_dashboard.db.engine import get_engine, read_only_engine
 
 
 class UnitOfWork:
-    def __init__(self, engine: Engine | None = None):
+    """read_only: for queries only (nothing is committed); on SQLite it takes no write lock."""
+
+    def __init__(self, engine: Engine | None = None, *, read_only: bool = False):
         self.engine = engine or get_engine()
+        self.read_only = read_only
         self.session: Session | None = None
         self.dialect = self.engine.dialect.name
 
     def __enter__(self) -> UnitOfWork:
-        self.session = Session(self.engine, expire_on_commit=False)
+        bind = read_only_engine(self.engine) if self.read_only else self.engine
+        self.session = Session(bind, expire_on_commit=False)
         return self
 
     def __exit__(self, *exc_info) -> None:

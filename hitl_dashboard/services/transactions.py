@@ -24,6 +24,7 @@ def transaction() -> Iterator[UnitOfWork]:
 
 @contextmanager
 def reading() -> Iterator[UnitOfWork]:
-    """A unit of work for queries only: nothing is committed. One place to make reads cheaper."""
-    with UnitOfWork() as uow:
+    """A unit of work for queries only: nothing is committed. On SQLite it begins deferred, so it
+    reads its snapshot while a writer holds the write lock (writes stay single-writer)."""
+    with UnitOfWork(read_only=True) as uow:
         yield uow

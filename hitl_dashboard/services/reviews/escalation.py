@@ -10,7 +10,7 @@ from sqlalchemy import update
 from sqlmodel import select
 
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, ReviewRequest, utcnow, without_checkpoint
+from hitl_dashboard.db.models import Conversation, ReviewRequest, review_is_open, utcnow, without_checkpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ConversationStatus, ReviewStatus
 from hitl_dashboard.domain.sla import escalation_target
@@ -29,7 +29,7 @@ def escalate_overdue_in(uow: UnitOfWork, *, limit: int = 200) -> list[int]:
     now = utcnow()
     overdue = uow.session.exec(
         select(ReviewRequest)
-        .where(ReviewRequest.status.in_(OPEN_REVIEW_STATUSES), ReviewRequest.due_at < now)
+        .where(review_is_open(), ReviewRequest.due_at < now)  # ix_reviews_open_due: overdue rows only
         .order_by(ReviewRequest.due_at).limit(limit)
     ).all()
     handled = []

@@ -1,5 +1,5 @@
 """Review lists for the API: any status, one role or all the caller may see; and "next":
-the unclaimed request due first. One query with joins each (no N+1), on ix_reviews_queue."""
+the unclaimed request due first. One query with joins each (no N+1), on ix_reviews_open_role_due (open) or ix_reviews_queue."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import datetime
 from sqlalchemy.orm import aliased
 from sqlmodel import or_, select
 
-from hitl_dashboard.db.models import Conversation, ReviewRequest, User, utcnow
+from hitl_dashboard.db.models import Conversation, ReviewRequest, User, review_is_open, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, REVIEW_ROLES, ReviewStatus, Role
 from hitl_dashboard.domain.errors import InvalidInput
@@ -20,6 +20,7 @@ from hitl_dashboard.services.transactions import reading
 # Escalations can land on admins, so their queue is a queue too.
 QUEUE_ROLES = tuple(r.value for r in REVIEW_ROLES) + (Role.ADMIN.value,)
 STATUS_FILTERS = ("open", "all") + tuple(s.value for s in ReviewStatus)
+OPEN_STATUS_VALUES = {s.value for s in OPEN_REVIEW_STATUSES}
 
 
 @dataclass(frozen=True)
@@ -88,18 +89,22 @@ def conversation_of_review(review_id: int) -> int:
 
 def query_reviews(uow: UnitOfWork, roles, statuses, conversation_id, limit, offset, *,
                   search: str | None = None) -> list[ReviewListItem]:
-    """The step behind every review list: the caller has checked which roles the actor may see."""
+    """The step behind every review list: the caller has checked which roles the actor may see.
+    One role and the open statuses (the queue) read ix_reviews_open_role_due in order: no sort."""
     assignee = aliased(User)
+    role_term = ReviewRequest.required_role == roles[0] if len(roles) == 1 else ReviewRequest.required_role.in_(roles)
     query = (
         select(ReviewRequest, Conversation.title, Conversation.task_type,
                Conversation.prompt_tokens + Conversation.completion_tokens, assignee.username)
         .join(Conversation, Conversation.id == ReviewRequest.conversation_id)
         .outerjoin(assignee, assignee.id == ReviewRequest.assignee_id)
-        .where(ReviewRequest.required_role.in_(roles))
+        .where(role_term)
         .order_by(ReviewRequest.due_at, ReviewRequest.id)
         .limit(limit).offset(offset)
     )
-    if statuses is not None:
+    if statuses is not None and set(statuses) == OPEN_STATUS_VALUES:
+        query = query.where(review_is_open())
+    elif statuses is not None:
         query = query.where(ReviewRequest.status.in_(statuses))
     if conversation_id is not None:
         query = query.where(ReviewRequest.conversation_id == conversation_id)

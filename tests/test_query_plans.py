@@ -1,0 +1,113 @@
+"""The queries that grow with the backlog read their indexes (SQLite and PostgreSQL): a role's
+queue reads its first page in order from the open-requests index (no sort of every open row),
+the overdue check reads only open requests, tokens per day reads the messages' time index.
+And on SQLite a read never waits for the writer."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import event, text, update
+
+from hitl_dashboard.db.engine import get_engine
+from hitl_dashboard.db.models import ReviewRequest, utcnow
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.services.audit.audit_stats import tokens_per_day
+from hitl_dashboard.services.reviews.escalation import escalate_overdue
+from hitl_dashboard.services.transactions import reading, transaction
+from tests.support.db_state import use_cheap_passwords
+from tests.support.flow import actor, make_people, only_open_review, queue, start, work
+
+
+@contextlib.contextmanager
+def plans() -> Iterator[list[tuple[str, str]]]:
+    """(statement, its plan) for every SELECT run in the block, the plan asked of the database
+    just before the statement runs. On PostgreSQL sequential scans are priced out, since a test's
+    few rows would make any plan look fine: what is asked is whether the query can use the index."""
+    engine = get_engine()
+    seen: list[tuple[str, str]] = []
+
+    def explain(conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001, ARG001
+        if not statement.lstrip().upper().startswith("SELECT"):
+            return
+        if engine.dialect.name == "postgresql":
+            cursor.execute("SET LOCAL enable_seqscan = off")
+            cursor.execute("EXPLAIN " + statement, parameters)
+        else:
+            cursor.execute("EXPLAIN QUERY PLAN " + statement, parameters)
+        seen.append((statement, "\n".join(str(row[-1]) for row in cursor.fetchall())))
+
+    event.listen(engine, "before_cursor_execute", explain)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", explain)
+
+
+def _plan_of(seen: list[tuple[str, str]], table: str) -> str:
+    found = [plan for statement, plan in seen if f"FROM {table}" in statement]
+    assert found, f"no query on {table} ran: {[s for s, _ in seen]}"
+    return found[0]
+
+
+@pytest.fixture
+def open_review(db_url, monkeypatch):
+    use_cheap_passwords(monkeypatch)
+    make_people()
+    cid = start("Add rate limiting to the login endpoint")
+    work()
+    return only_open_review(cid)
+
+
+def test_the_role_queue_reads_its_first_page_from_the_open_requests_index(open_review):
+    with plans() as seen:
+        page = queue("alice", open_review.required_role)
+    assert [item.id for item in page] == [open_review.id]
+    plan = _plan_of(seen, "review_requests")
+    assert "ix_reviews_open_role_due" in plan
+    assert "TEMP B-TREE" not in plan and "Sort" not in plan  # the index gives the order
+
+
+def test_the_overdue_check_reads_only_open_requests(open_review):
+    with UnitOfWork() as uow:
+        uow.session.exec(update(ReviewRequest).where(ReviewRequest.id == open_review.id)
+                         .values(due_at=utcnow() - timedelta(minutes=5)))
+        uow.commit()
+    with plans() as seen:
+        escalated = escalate_overdue()
+    assert escalated == [open_review.id]
+    assert "ix_reviews_open_due" in _plan_of(seen, "review_requests")
+
+
+def test_tokens_per_day_reads_the_messages_time_index(open_review):
+    with plans() as seen:
+        days = tokens_per_day(actor("dave"))
+    assert sum(day.count for day in days) > 0
+    assert "ix_messages_created_tokens" in _plan_of(seen, "messages")
+
+
+def test_a_read_on_sqlite_does_not_wait_for_the_writer(sqlite_url, monkeypatch):
+    use_cheap_passwords(monkeypatch)
+    make_people()
+    read_done = threading.Event()
+    names: list[str] = []
+
+    def read() -> None:
+        with reading() as uow:
+            names.extend(uow.session.exec(text("SELECT username FROM users ORDER BY username")).scalars())
+        read_done.set()
+
+    with transaction() as writer:
+        # The writer holds SQLite's write lock (BEGIN IMMEDIATE) until its block ends.
+        writer.session.exec(text("UPDATE users SET display_name = 'busy' WHERE username = 'alice'"))
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        # Were the read to take the write lock, it would wait here for the whole busy timeout (30 s).
+        finished_while_writer_held_the_lock = read_done.wait(timeout=10)
+    reader.join(timeout=40)
+    assert finished_while_writer_held_the_lock
+    assert names[:2] == ["alice", "bob"]
