@@ -1,5 +1,6 @@
 """Review lists for the API: any status, one role or all the caller may see; and "next":
-the unclaimed request due first. One query with joins each (no N+1), on ix_reviews_open_role_due (open) or ix_reviews_queue."""
+the unclaimed request due first. One query with joins each (no N+1), on ix_reviews_open_role_due
+(open requests) or ix_reviews_queue."""
 
 from __future__ import annotations
 
