@@ -1,9 +1,10 @@
 # Two commands: `make run` serves the app, `make test` runs the linters and the tests.
 # The work is in scripts/; this file only names it.
-.PHONY: run run-hosted test test-fast lint bootstrap constraints clean
+.PHONY: run run-hosted test test-fast lint bench bootstrap constraints clean
 
 PORT ?= 3000
 ARGS ?=
+FULL ?= 0
 
 run:
 	PORT=$(PORT) scripts/run.sh
@@ -22,6 +23,11 @@ test-fast:
 # ruff and the import-linter layer contracts (pyproject.toml).
 lint:
 	scripts/lint.sh
+
+# Every benchmark in bench/, quick sizes (under 10 minutes on 2 cores); FULL=1 for the full sizes.
+# Results and the machine they ran on: docs/benchmarks.md.
+bench:
+	FULL=$(FULL) scripts/bench.sh
 
 bootstrap:
 	scripts/bootstrap.sh dev

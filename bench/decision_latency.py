@@ -68,7 +68,10 @@ async def main(decisions: int) -> list[float]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--decisions", type=int, default=30)
+    parser.add_argument("--quick", action="store_true", help="10 decisions (make bench's default)")
     args = parser.parse_args()
+    if args.quick:
+        args.decisions = min(args.decisions, 10)
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["DATABASE_URL"] = f"sqlite:///{tmp}/bench.db"
         from hitl_dashboard.db.migrations import upgrade_to_head

@@ -88,7 +88,10 @@ def p50(values: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=100)
+    parser.add_argument("--quick", action="store_true", help="40 turns (make bench's default)")
     args = parser.parse_args()
+    if args.quick:
+        args.turns = min(args.turns, 40)
     model_clients.build_model_client = lambda spec, role: InstantEcho(role)
     import hitl_dashboard.agents.team_session as session_module
 

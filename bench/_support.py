@@ -1,0 +1,115 @@
+"""Helpers the benchmarks share: a temporary database (SQLite file or a PostgreSQL database created
+and dropped here), the API served over real HTTP by granian (the server Reflex runs), percentiles.
+Not a benchmark itself (scripts/bench.sh runs only files that do not start with an underscore)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PG_ADMIN_URL = os.environ.get("BENCH_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+BACKENDS = ("sqlite", "postgresql")
+
+
+def use_database(url: str) -> None:
+    from hitl_dashboard.settings import reset_settings_cache
+
+    os.environ["DATABASE_URL"] = url
+    reset_settings_cache()
+
+
+@contextlib.contextmanager
+def temporary_database(backend: str) -> Iterator[str]:
+    """A migrated, empty database that this process's settings point at; removed afterwards."""
+    import psycopg
+
+    from hitl_dashboard.db.engine import get_engine
+    from hitl_dashboard.db.migrations import upgrade_to_head
+
+    with tempfile.TemporaryDirectory(prefix="hitl-bench-") as tmp:
+        name = None
+        if backend == "sqlite":
+            url = f"sqlite:///{tmp}/bench.db"
+        else:
+            name = f"hitl_bench_{uuid.uuid4().hex[:10]}"
+            with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+                conn.execute(f'CREATE DATABASE "{name}"')
+            url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+        use_database(url)
+        try:
+            upgrade_to_head()
+            yield url
+        finally:
+            get_engine(url).dispose()
+            if name:
+                with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+                    conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve_api(database_url: str) -> Iterator[str]:
+    """The FastAPI app (hitl_dashboard.api.app) under granian, one worker, on a free loopback port;
+    rate limits out of the way. Yields the base URL; the server is stopped after."""
+    import httpx
+
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": database_url, "API_RATE_LIMIT": "1000000/minute",
+           "API_ADDRESS_RATE_LIMIT": "1000000/minute"}
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "granian"), "--interface", "asgi", "--host", "127.0.0.1",
+         "--port", str(port), "--workers", "1", "--log-level", "warning", "hitl_dashboard.api.app:api"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if server.poll() is not None:
+                raise RuntimeError(f"the API server exited: {server.stderr.read().decode()[-2000:]}")
+            try:
+                if httpx.get(f"{base}/api/health", timeout=2).status_code < 500:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("the API server did not answer within 60 s")
+            time.sleep(0.2)
+        yield base
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def timed_ms(call: Callable[[], object], samples: int, warmup: int = 3) -> list[float]:
+    for _ in range(warmup):
+        call()
+    times = []
+    for _ in range(samples):
+        start = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20, method="inclusive")[-1] if len(values) > 1 else values[0]
