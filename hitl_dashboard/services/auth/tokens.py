@@ -85,14 +85,20 @@ def issue_token(
 
 def resolve_token(plaintext: str, kind: str | None = None) -> Actor:
     """The actor a token stands for. One message for every refusal, so tokens cannot be probed.
-    Commits last_used_at when it is due."""
+    Every API request comes through here: it reads (no write lock on SQLite), and writes only
+    when last_used_at is due (once a minute per token)."""
     if not plaintext or len(plaintext) > MAX_TOKEN_CHARS or not plaintext.startswith(TOKEN_PREFIX):
         raise PermissionDenied(_REFUSED)
-    with transaction() as uow:
-        return _resolve(uow, plaintext, kind)
+    with reading() as uow:
+        actor, token_to_touch = _resolve(uow, plaintext, kind)
+    if token_to_touch is not None:
+        with transaction() as uow:
+            uow.session.exec(update(ApiToken).where(ApiToken.id == token_to_touch).values(last_used_at=utcnow()))
+    return actor
 
 
-def _resolve(uow: UnitOfWork, plaintext: str, kind: str | None) -> Actor:
+def _resolve(uow: UnitOfWork, plaintext: str, kind: str | None) -> tuple[Actor, int | None]:
+    """The actor, and the token's id when its last_used_at is due."""
     found = uow.session.exec(
         select(ApiToken, User).join(User, User.id == ApiToken.user_id)
         .where(ApiToken.token_hash == hash_token(plaintext))
@@ -107,9 +113,8 @@ def _resolve(uow: UnitOfWork, plaintext: str, kind: str | None) -> Actor:
         raise PermissionDenied(_REFUSED)
     if not user.is_active:
         raise PermissionDenied(f"user '{user.username}' is disabled")
-    if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
-        uow.session.exec(update(ApiToken).where(ApiToken.id == token.id).values(last_used_at=now))
-    return Actor(user.id, user.username, frozenset(user.roles))
+    due = token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION
+    return Actor(user.id, user.username, frozenset(user.roles)), token.id if due else None
 
 
 def revoke_token(actor: Actor | None, token_id: int) -> ApiToken:
