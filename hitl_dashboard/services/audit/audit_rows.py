@@ -1,0 +1,70 @@
+"""Read the audit trail in seq order, a page of plain rows at a time (steps: the caller's unit of work).
+
+Plain column rows, not ORM objects: at a million events the identity map, the attribute
+instrumentation and the per-value type processors cost more than the query. `at` and `details`
+come as the driver gives them (SQLite: text; PostgreSQL: datetime and dict) and are read here
+the way their column types would (UTCDateTime, JSON). Keyset pages by seq keep memory constant."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import String, type_coerce
+from sqlmodel import select
+
+from hitl_dashboard.db.models import AuditEvent
+from hitl_dashboard.db.uow import UnitOfWork
+
+PAGE = 2000
+COLUMNS = (AuditEvent.seq, type_coerce(AuditEvent.at, String), AuditEvent.actor, AuditEvent.actor_role,
+           AuditEvent.action, AuditEvent.conversation_id, AuditEvent.review_request_id, AuditEvent.content_hash,
+           type_coerce(AuditEvent.details, String), AuditEvent.prev_hash, AuditEvent.hash)
+
+
+def pages(uow: UnitOfWork, *, after: int = 0, size: int | None = None) -> Iterator[list[Any]]:
+    """Rows (COLUMNS, in order) with seq > after, oldest first, `size` (PAGE) at a time."""
+    size = size or PAGE
+    while True:
+        page = uow.session.connection().execute(select(*COLUMNS).where(AuditEvent.seq > after)
+                                                .order_by(AuditEvent.seq).limit(size)).all()
+        # End the read transaction before handing rows to a consumer that may be slow (a streamed
+        # HTTP export): on SQLite every transaction holds the write lock. The trail is append-only,
+        # so paging by seq needs no snapshot. Callers are read-only.
+        uow.session.rollback()
+        if not page:
+            return
+        yield page
+        after = page[-1][0]
+
+
+def at_text(value: Any) -> str:
+    """AuditEvent.at.isoformat(): UTC, as UTCDateTime reads it (SQLite stores UTC text without an offset)."""
+    if isinstance(value, str):
+        if len(value) == 26 and value[10] == " " and value[19] == ".":  # SQLAlchemy's SQLite DATETIME format
+            seconds, micro = value[:19], value[20:]
+            return f"{seconds[:10]}T{seconds[11:]}{'' if micro == '000000' else '.' + micro}+00:00"
+        return datetime.fromisoformat(value).replace(tzinfo=UTC).isoformat()
+    return (value.replace(tzinfo=UTC) if value.utcoffset() is None else value.astimezone(UTC)).isoformat()
+
+
+def details_of(value: Any) -> Any:
+    """AuditEvent.details: the JSON column's value."""
+    return json.loads(value) if isinstance(value, (str, bytes)) else value
+
+
+def payload(row: Any) -> dict[str, Any]:
+    """What the hash covers: AuditEvent.payload() of the row."""
+    seq, at, actor, actor_role, action, conversation_id, review_request_id, content_hash, details = row[:9]
+    return {"seq": seq, "at": at_text(at), "actor": actor, "actor_role": actor_role, "action": action,
+            "conversation_id": conversation_id, "review_request_id": review_request_id,
+            "content_hash": content_hash, "details": details_of(details)}
+
+
+def chain_rows(uow: UnitOfWork, *, after: int = 0) -> Iterator[tuple[int, str, str, dict]]:
+    """(seq, prev_hash, hash, payload) for the events after `after`, as verify_chain reads them."""
+    for page in pages(uow, after=after):
+        for row in page:
+            yield row[0], row[9], row[10], payload(row)
