@@ -3,8 +3,8 @@ hash chain bulk-inserted (executemany on SQLite, COPY on PostgreSQL; not through
 the old code paths kept callable as baselines, and the API served over real HTTP by granian (the
 server Reflex runs in production) in a process of its own, so its peak RSS can be read."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: FastAPI resolves the annotations of server_app's route, which
+# are imported inside the function.
 import contextlib
 import json
 import os
@@ -18,7 +18,6 @@ import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Literal
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -210,6 +209,8 @@ def old_export_lines(fmt: str, limit: int | None = None):
 
 def server_app():
     """The API as the app mounts it, plus the old export at /bench/old-export (granian --factory)."""
+    from typing import Annotated, Literal
+
     from fastapi import APIRouter, Query
     from fastapi.responses import StreamingResponse
 

@@ -158,6 +158,11 @@ def _old_export(fmt: str) -> str:
 @pytest.mark.parametrize("page_size", [3, 2000])
 def test_the_export_is_byte_for_byte_the_format_it_was(dave, monkeypatch, page_size):
     _append(4, note='quotes " commas, new\nlines and ünïcode ✓', nested={"b": [1, None], "a": "x"})
+    with UnitOfWork() as uow:  # odd names in the plain columns, and empty details
+        append_audit(uow.session, actor='o"brien, jr', action="odd\r\naction", actor_role="", details={})
+        append_audit(uow.session, actor="plain", action="x", conversation_id=7, review_request_id=0,
+                     content_hash="", details={"f": 1.5, "t": True, "e": "", "u": "\u2028 \x00"})
+        uow.commit()
     monkeypatch.setattr(audit_rows, "PAGE", page_size)
     events = len(audit_events())
     for fmt in ("jsonl", "csv"):

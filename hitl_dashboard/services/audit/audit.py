@@ -6,8 +6,6 @@ of a plain iterator through the thread pool, and per-event chunks cost more than
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterator
 
@@ -76,15 +74,27 @@ def _jsonl_chunks(row_pages) -> Iterator[str]:
 
 
 def _csv_chunks(row_pages) -> Iterator[str]:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(CSV_FIELDS)
+    """What csv.DictWriter (the excel dialect) wrote: a header, then one \\r\\n-terminated line per event,
+    a field quoted only when it holds a comma, a quote or a line break (quotes doubled), None empty."""
+    header = ",".join(CSV_FIELDS) + "\r\n"
     for page in row_pages:
-        # The columns in CSV_FIELDS order, as csv.DictWriter wrote them; details as sorted JSON.
-        writer.writerows([(row[0], at_text(row[1]), *row[2:8], _dumps(details_of(row[8])), row[9], row[10])
-                          for row in page])
-        yield buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
-    if buffer.getvalue():
-        yield buffer.getvalue()
+        yield header + "".join([_csv_line(row) for row in page])
+        header = ""
+    if header:
+        yield header
+
+
+def _csv_line(row) -> str:
+    seq, at, actor, actor_role, action, conversation_id, review_request_id, content_hash, details, prev, hash_ = row
+    return (f"{seq},{at_text(at)},{_cell(actor)},{_cell(actor_role)},{_cell(action)},"
+            f"{'' if conversation_id is None else conversation_id},"
+            f"{'' if review_request_id is None else review_request_id},{_cell(content_hash)},"
+            f"{_cell(_dumps(details_of(details)))},{_cell(prev)},{_cell(hash_)}\r\n")
+
+
+def _cell(value: str | None) -> str:
+    if value is None:
+        return ""
+    if '"' in value or "," in value or "\n" in value or "\r" in value:
+        return '"' + value.replace('"', '""') + '"'
+    return value
