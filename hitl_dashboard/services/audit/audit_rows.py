@@ -16,9 +16,11 @@ from hitl_dashboard.db.uow import UnitOfWork
 
 PAGE = 2000
 # The columns of AuditEvent in this order; plain SQL on the DBAPI cursor: SQLAlchemy's Row objects
-# and result processing cost about as much as encoding the row. Both bounds are integers.
+# and result processing cost about as much as encoding the row. details comes as text and is parsed
+# here (details_of): psycopg's own json loading made fetching 3.5x slower. Both bounds are integers.
 _PAGE_SQL = ("SELECT seq, at, actor, actor_role, action, conversation_id, review_request_id, content_hash, "
-             "details, prev_hash, hash FROM audit_events WHERE seq > {after:d} ORDER BY seq LIMIT {size:d}")
+             "CAST(details AS TEXT), prev_hash, hash FROM audit_events WHERE seq > {after:d} ORDER BY seq "
+             "LIMIT {size:d}")
 
 
 def pages(uow: UnitOfWork, *, after: int = 0, size: int | None = None) -> Iterator[list[Any]]:
