@@ -13,7 +13,7 @@ from hitl_dashboard.domain.audit_chain import ChainReport
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
 from hitl_dashboard.services.audit import audit_verification
-from hitl_dashboard.services.audit.audit_rows import at_text, chain_rows, details_of, pages
+from hitl_dashboard.services.audit.audit_rows import at_text, chain_rows, details_of, pages, sorted_json
 from hitl_dashboard.services.transactions import reading
 
 __all__ = ["CSV_FIELDS", "chain_rows", "export_lines", "verify"]
@@ -49,14 +49,14 @@ def _jsonl_line(row) -> str:
     and hash), written out field by field in sorted key order: the same bytes, without sorting and
     dispatching on types eleven times per event."""
     seq, at, actor, actor_role, action, conversation_id, review_request_id, content_hash, details, prev, hash_ = row
-    return (f'{{"action": {_text(action)}, "actor": {_text(actor)}, "actor_role": {_text(actor_role)}, '
+    text = _encode_text  # actor, action and the hashes are NOT NULL columns
+    return (f'{{"action": {text(action)}, "actor": {text(actor)}, "actor_role": {_text(actor_role)}, '
             f'"at": "{at_text(at)}", "content_hash": {_text(content_hash)}, '
             f'"conversation_id": {_number(conversation_id)}, '
-            f'"details": {_dumps(details_of(details))}, "hash": {_text(hash_)}, "prev_hash": {_text(prev)}, '
-            f'"review_request_id": {_number(review_request_id)}, "seq": {_number(seq)}}}\n')
+            f'"details": {sorted_json(details_of(details))}, "hash": {text(hash_)}, "prev_hash": {text(prev)}, '
+            f'"review_request_id": {_number(review_request_id)}, "seq": {seq}}}\n')
 
 
-_dumps = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
 _encode_text = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes a str with
 
 
@@ -89,7 +89,7 @@ def _csv_line(row) -> str:
     return (f"{seq},{at_text(at)},{_cell(actor)},{_cell(actor_role)},{_cell(action)},"
             f"{'' if conversation_id is None else conversation_id},"
             f"{'' if review_request_id is None else review_request_id},{_cell(content_hash)},"
-            f"{_cell(_dumps(details_of(details)))},{_cell(prev)},{_cell(hash_)}\r\n")
+            f"{_cell(sorted_json(details_of(details)))},{_cell(prev)},{_cell(hash_)}\r\n")
 
 
 def _cell(value: str | None) -> str:

@@ -54,9 +54,32 @@ def at_text(value: Any) -> str:
     return (value.replace(tzinfo=UTC) if value.utcoffset() is None else value.astimezone(UTC)).isoformat()
 
 
+# json.loads and JSONEncoder.encode build their C scanner and encoder on every call, which costs more
+# than the work at this size; these are built once (same C code, so the same values and bytes).
+_scan = json.scanner.c_make_scanner(json.JSONDecoder()) if json.scanner.c_make_scanner else None
+_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+_encode = (json.encoder.c_make_encoder(None, _JSON.default, json.encoder.encode_basestring, None, _JSON.key_separator,
+                                       _JSON.item_separator, True, False, True)
+           if json.encoder.c_make_encoder else None)
+
+
 def details_of(value: Any) -> Any:
     """AuditEvent.details: the JSON column's value."""
-    return json.loads(value) if isinstance(value, (str, bytes)) else value
+    if not isinstance(value, (str, bytes)):
+        return value
+    if _scan is not None and isinstance(value, str):
+        try:
+            parsed, end = _scan(value, 0)
+            if end == len(value):
+                return parsed
+        except (StopIteration, ValueError):
+            pass  # leading whitespace, or not JSON: json.loads says so properly
+    return json.loads(value)
+
+
+def sorted_json(value: Any) -> str:
+    """json.dumps(value, sort_keys=True, ensure_ascii=False)."""
+    return "".join(_encode(value, 0)) if _encode is not None else _JSON.encode(value)
 
 
 def payload(row: Any) -> dict[str, Any]:
