@@ -13,6 +13,7 @@ after exporting a tenth of the trail and after the whole trail."""
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import time
 
@@ -84,7 +85,8 @@ def main() -> None:
     for kind in args.backends.split(","):
         rows += run(kind, events, old_rows)
     print(f"\naudit export, {events:,} events{' (quick mode)' if args.quick else ''}; "
-          f"{platform.processor() or platform.machine()}, {platform.python_version()}")
+          f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"load average {os.getloadavg()[0]:.1f} at the end")
     print(f"{'backend':<11}{'measure':<38}{'figure':>16}{'target':>14}{'baseline':>16}  ratio")
     for kind, name, figure, baseline in rows:
         if name == "server peak RSS":

@@ -15,6 +15,7 @@ Charts are not part of this bench: they read messages and decisions, not audit e
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import time
 
@@ -125,7 +126,8 @@ def main() -> None:
     for kind in args.backends.split(","):
         rows += run(kind, events, repeat, baseline_repeat)
     print(f"\naudit page, {events:,} events{' (quick mode)' if args.quick else ''}; "
-          f"{platform.processor() or platform.machine()}, {platform.python_version()}")
+          f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"load average {os.getloadavg()[0]:.1f} at the end")
     print(f"{'backend':<11}{'measure (p95)':<36}{'figure':>11}{'target':>10}{'baseline':>12}  ratio")
     for kind, name, figure, target, baseline, what in rows:
         target_text = f"{target:.0f} ms" if target else "-"
