@@ -217,21 +217,23 @@ def test_a_damaged_or_missing_anchor_file_is_a_clear_input_error(heads_file, tmp
 
 
 def test_the_audit_page_compares_the_chain_with_the_newest_published_head(heads_file, monkeypatch):
-    from hitl_dashboard.ui.states.audit_insights import chain_status
+    from hitl_dashboard.ui.states.audit_insights import chain_status, verify_and_status
 
     flow.make_people()
     manager = flow.actor("dave")
     flow.start(TASK)
     last = audit_events()[-1]
-    chain, chain_text, anchor, anchor_text = chain_status(manager)
+    assert chain_status(manager)[:2] == ("unverified", f"Audit chain not verified yet ({last.seq:,} events)")
+    chain, chain_text, anchor, anchor_text = verify_and_status(manager)
+    assert chain_text.startswith(f"Audit chain verified up to event {last.seq:,} (full check, ")
     newest = published(heads_file)[-1]
     assert (chain, anchor) == ("ok", "ok")
     assert anchor_text == (f"Matches the head published at {newest['at'][:19].replace('T', ' ')} UTC "
                            f"(seq {last.seq})")
 
     delete_newest(1)
-    chain, chain_text, anchor, anchor_text = chain_status(manager)
-    assert (chain, chain_text) == ("ok", f"Audit chain verified ({last.seq - 1:,} events)")
+    chain, chain_text, anchor, anchor_text = chain_status(manager)  # the remembered verification
+    assert chain == "ok" and chain_text.startswith(f"Audit chain verified up to event {last.seq:,} (")
     assert anchor == "broken"
     assert anchor_text.startswith(f"Does not match the published head: the audit log ends at seq {last.seq - 1} "
                                   f"but seq {last.seq} (hash {last.hash[:12]}…) was published at")

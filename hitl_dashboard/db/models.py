@@ -228,6 +228,22 @@ class AuditEvent(SQLModel, table=True):
         }
 
 
+class AuditVerification(SQLModel, table=True):
+    """Where the last verification of the audit chain got to (one row, id 1): events 1..seq were
+    found intact, event seq has hash `hash`; the next verification goes on from there. ok,
+    first_bad_seq and problem are that last run's answer; full says whether it started at event 1."""
+
+    __tablename__ = "audit_verification"
+    id: int | None = Field(default=None, primary_key=True)
+    seq: int = 0
+    hash: str = Field(max_length=64)
+    verified_at: datetime = Field(default_factory=utcnow)
+    ok: bool = True
+    first_bad_seq: int | None = None
+    problem: str | None = Field(default=None, sa_column=Column(Text))
+    full: bool = False
+
+
 class ApiToken(SQLModel, table=True):
     """A bearer token: API tokens for bots and scripts, session tokens for browsers.
     Only the sha256 of the token is stored; the plaintext is shown once, at creation."""

@@ -30,6 +30,10 @@ class AuditPage(BaseModel):
 
 class ChainReportPublic(BaseModel):
     ok: bool
-    checked: int
+    checked: int = Field(description="Events this verification read (only those after the verified point, "
+                                     "unless full)")
     first_bad_seq: int | None
     problem: str | None
+    verified_up_to: int = Field(description="Events 1..verified_up_to are intact; the next verification "
+                                            "goes on from there")
+    full: bool = Field(description="This verification started at event 1")

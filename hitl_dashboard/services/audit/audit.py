@@ -1,69 +1,37 @@
-"""Audit queries: verify the chain, export it (JSONL or CSV) in constant memory.
+"""Audit queries: verify the whole chain, export it (JSONL or CSV) in constant memory.
 
-verify and export_lines are use cases (they read in their own unit of work); chain_rows is the
-step audit_heads reads the chain through."""
+verify and export_lines are use cases (they read in their own unit of work). The export sends one
+chunk per page of rows (audit_rows.PAGE), not one per event: a streamed response moves every chunk
+of a plain iterator through the thread pool, and per-event chunks cost more than the encoding."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterator
 
-from sqlmodel import select
-
-from hitl_dashboard.db.models import AuditEvent
-from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.audit_chain import ChainReport, verify_chain
+from hitl_dashboard.domain.audit_chain import ChainReport
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
+from hitl_dashboard.services.audit import audit_verification
+from hitl_dashboard.services.audit.audit_rows import at_text, chain_rows, details_of, pages, sorted_json
 from hitl_dashboard.services.transactions import reading
 
-PAGE = 1000
+__all__ = ["CSV_FIELDS", "chain_rows", "export_lines", "verify"]
 CSV_FIELDS = ["seq", "at", "actor", "actor_role", "action", "conversation_id", "review_request_id",
               "content_hash", "details", "prev_hash", "hash"]
 
 
-def _events(uow: UnitOfWork) -> Iterator[AuditEvent]:
-    """Keyset pagination by seq: constant memory however long the trail is."""
-    after = 0
-    while True:
-        page = uow.session.exec(
-            select(AuditEvent).where(AuditEvent.seq > after).order_by(AuditEvent.seq).limit(PAGE)
-        ).all()
-        # End the read transaction before handing rows to a consumer that may be slow (a streamed
-        # HTTP export): on SQLite every transaction holds the write lock. The trail is append-only,
-        # so paging by seq needs no snapshot. Callers are read-only.
-        uow.session.expunge_all()
-        uow.session.rollback()
-        if not page:
-            return
-        yield from page
-        after = page[-1].seq
-
-
-def chain_rows(uow: UnitOfWork) -> Iterator[tuple[int, str, str, dict]]:
-    """(seq, prev_hash, hash, payload) in seq order, as verify_chain reads them."""
-    return ((e.seq, e.prev_hash, e.hash, e.payload()) for e in _events(uow))
-
-
 def verify(actor: Actor | None) -> ChainReport:
-    """`actor` None is the operator at the CLI (and the tests)."""
-    if actor is not None:
-        check_can_read_audit(actor)
-    with reading() as uow:
-        return verify_chain(chain_rows(uow))
-
-
-def _record(event: AuditEvent) -> dict:
-    return {**event.payload(), "prev_hash": event.prev_hash, "hash": event.hash}
+    """The full check, from event 1 (`audit verify` at the CLI); it records how far it got, as the
+    page's "Verify now" does. `actor` None is the operator at the CLI (and the tests)."""
+    return audit_verification.verify_now(actor, full=True)
 
 
 def export_lines(actor: Actor | None, fmt: str) -> Iterator[str]:
-    """The whole trail, oldest first; `actor` None is the operator at the CLI.
-    Not a generator itself: the checks run when the export is asked for, before a streaming
-    response has sent its status line, not at the first chunk. The reading unit of work opens
-    when the first line is asked for and closes with the iteration."""
+    """The whole trail, oldest first, as text chunks of whole lines; `actor` None is the operator
+    at the CLI. Not a generator itself: the checks run when the export is asked for, before a
+    streaming response has sent its status line, not at the first chunk. The reading unit of work
+    opens when the first chunk is asked for and closes with the iteration."""
     if actor is not None:
         check_can_read_audit(actor)
     if fmt not in ("jsonl", "csv"):
@@ -73,23 +41,60 @@ def export_lines(actor: Actor | None, fmt: str) -> Iterator[str]:
 
 def _export(fmt: str) -> Iterator[str]:
     with reading() as uow:
-        yield from _lines(uow, fmt)
+        yield from (_jsonl_chunks if fmt == "jsonl" else _csv_chunks)(pages(uow))
 
 
-def _lines(uow: UnitOfWork, fmt: str) -> Iterator[str]:
-    if fmt == "jsonl":
-        for event in _events(uow):
-            yield json.dumps(_record(event), sort_keys=True, ensure_ascii=False) + "\n"
-        return
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS)
-    writer.writeheader()
-    for event in _events(uow):
-        record = _record(event)
-        record["details"] = json.dumps(record["details"], sort_keys=True, ensure_ascii=False)
-        writer.writerow(record)
-        yield buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
-    if buffer.getvalue():
-        yield buffer.getvalue()
+def _jsonl_line(row) -> str:
+    """json.dumps(record, sort_keys=True, ensure_ascii=False) of the event's record (its payload, prev_hash
+    and hash), written out field by field in sorted key order: the same bytes, without sorting and
+    dispatching on types eleven times per event."""
+    seq, at, actor, actor_role, action, conversation_id, review_request_id, content_hash, details, prev, hash_ = row
+    text = _encode_text  # actor, action and the hashes are NOT NULL columns
+    return (f'{{"action": {text(action)}, "actor": {text(actor)}, "actor_role": {_text(actor_role)}, '
+            f'"at": "{at_text(at)}", "content_hash": {_text(content_hash)}, '
+            f'"conversation_id": {_number(conversation_id)}, '
+            f'"details": {sorted_json(details_of(details))}, "hash": {text(hash_)}, "prev_hash": {text(prev)}, '
+            f'"review_request_id": {_number(review_request_id)}, "seq": {seq}}}\n')
+
+
+_encode_text = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes a str with
+
+
+def _text(value: str | None) -> str:
+    return "null" if value is None else _encode_text(value)
+
+
+def _number(value: int | None) -> str:
+    return "null" if value is None else int.__repr__(value)
+
+
+def _jsonl_chunks(row_pages) -> Iterator[str]:
+    for page in row_pages:
+        yield "".join([_jsonl_line(row) for row in page])
+
+
+def _csv_chunks(row_pages) -> Iterator[str]:
+    """What csv.DictWriter (the excel dialect) wrote: a header, then one \\r\\n-terminated line per event,
+    a field quoted only when it holds a comma, a quote or a line break (quotes doubled), None empty."""
+    header = ",".join(CSV_FIELDS) + "\r\n"
+    for page in row_pages:
+        yield header + "".join([_csv_line(row) for row in page])
+        header = ""
+    if header:
+        yield header
+
+
+def _csv_line(row) -> str:
+    seq, at, actor, actor_role, action, conversation_id, review_request_id, content_hash, details, prev, hash_ = row
+    return (f"{seq},{at_text(at)},{_cell(actor)},{_cell(actor_role)},{_cell(action)},"
+            f"{'' if conversation_id is None else conversation_id},"
+            f"{'' if review_request_id is None else review_request_id},{_cell(content_hash)},"
+            f"{_cell(sorted_json(details_of(details)))},{_cell(prev)},{_cell(hash_)}\r\n")
+
+
+def _cell(value: str | None) -> str:
+    if value is None:
+        return ""
+    if '"' in value or "," in value or "\n" in value or "\r" in value:
+        return '"' + value.replace('"', '""') + '"'
+    return value

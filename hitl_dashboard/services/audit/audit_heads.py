@@ -1,4 +1,8 @@
-"""Compare the audit chain in the database with the heads published outside it (audit_anchor.py)."""
+"""Compare the audit chain in the database with the heads published outside it (audit_anchor.py).
+
+verify_anchored walks the whole chain (the CLI's `audit verify --anchor`); the audit page's
+status_against_newest_head does not: it reads the remembered verification (audit_verification.py)
+and looks the newest published head up by seq."""
 
 from __future__ import annotations
 
@@ -7,6 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlmodel import select
+
+from hitl_dashboard.db.models import AuditEvent
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.audit_anchor import (
     AnchorReport,
@@ -18,7 +25,8 @@ from hitl_dashboard.domain.audit_anchor import (
 from hitl_dashboard.domain.audit_chain import ChainReport, verify_chain
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
-from hitl_dashboard.services.audit.audit import chain_rows
+from hitl_dashboard.services.audit import audit_verification
+from hitl_dashboard.services.audit.audit_rows import chain_rows
 from hitl_dashboard.services.transactions import reading
 from hitl_dashboard.settings import get_settings
 
@@ -84,15 +92,21 @@ def _verify_anchored(uow: UnitOfWork, heads: list[PublishedHead]) -> tuple[Chain
 
 @dataclass(frozen=True)
 class AnchoredStatus:
-    chain: ChainReport
-    anchor: AnchorReport | None
+    chain: audit_verification.VerificationStatus
+    anchor: AnchorReport | None  # None: the last verification found the chain broken (that is the answer)
     anchor_file: Path | None  # None: the file sink is off, nothing to compare with
 
 
 def status_against_newest_head(actor: Actor) -> AnchoredStatus:
-    """For the audit page: the chain, compared with the newest head in the configured file."""
+    """For the audit page, on every load: the remembered verification, and the newest head in the
+    configured file looked up in the trail by seq. Two index lookups; nothing is re-hashed."""
     check_can_read_audit(actor)
     path = get_settings().anchor_file()
     head = newest_published(path) if path else None
-    chain, anchor = verify_anchored(actor, [head] if head else [])
-    return AnchoredStatus(chain, anchor if path else None, path)
+    with reading() as uow:
+        chain = audit_verification.read_status(uow)
+        if path is None or not chain.ok:
+            return AnchoredStatus(chain, None, path)
+        stored = uow.session.exec(select(AuditEvent.hash).where(AuditEvent.seq == head.seq)).first() if head else None
+    hashes_at = {head.seq: stored} if head and stored is not None else {}
+    return AnchoredStatus(chain, check_against_published(chain.newest_seq, hashes_at, [head] if head else []), path)

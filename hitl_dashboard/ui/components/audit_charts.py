@@ -13,12 +13,21 @@ CHART_HEIGHT = 150
 
 
 def chain_badge() -> rx.Component:
-    return rx.badge(
-        rx.icon(rx.match(Insights.chain, ("ok", "shield-check"), ("checking", "loader"), "shield-alert"), size=14),
-        Insights.chain_text,
-        color_scheme=rx.match(Insights.chain, ("ok", "green"), ("checking", "gray"), "red"),
-        variant=rx.cond(Insights.chain == "broken", "solid", "soft"),
-        size="2", id="chain-status", data_state=Insights.chain,
+    """The last verification's answer (remembered; loading the page verifies nothing) and "Verify now"."""
+    return rx.hstack(
+        rx.badge(
+            rx.icon(rx.match(Insights.chain, ("ok", "shield-check"), ("checking", "loader"),
+                             ("unverified", "shield-question"), "shield-alert"), size=14),
+            Insights.chain_text,
+            color_scheme=rx.match(Insights.chain, ("ok", "green"), ("checking", "gray"), ("unverified", "gray"),
+                                  "red"),
+            variant=rx.cond(Insights.chain == "broken", "solid", "soft"),
+            size="2", id="chain-status", data_state=Insights.chain, style={"white_space": "normal"},
+        ),
+        rx.button(rx.icon("refresh-cw", size=12), "Verify now", size="1", variant="soft",
+                  loading=Insights.verifying, on_click=Insights.verify, id="verify-chain",
+                  title="Check the events written since the last verification"),
+        align="center", spacing="2",
     )
 
 
