@@ -1,72 +1,28 @@
-"""Helpers of the audit benchmarks (audit_page.py, audit_export.py): temporary databases, a valid
-hash chain bulk-inserted (executemany on SQLite, COPY on PostgreSQL; not through the use cases),
-the old code paths kept callable as baselines, and the API served over real HTTP by granian (the
-server Reflex runs in production) in a process of its own, so its peak RSS can be read."""
+"""Helpers of the audit benchmarks (audit_page.py, audit_export.py): a valid hash chain bulk-inserted
+(executemany on SQLite, COPY on PostgreSQL; not through the use cases), the old code paths kept
+callable as baselines, and the API plus the old export served over real HTTP by granian (bench/_support)
+in a process of its own, so its peak RSS can be read. Databases and percentiles: bench/_support."""
 
 # No `from __future__ import annotations`: FastAPI resolves the annotations of server_app's route, which
 # are imported inside the function.
 import contextlib
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-PG_ADMIN_URL = os.environ.get("TEST_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
-UNLIMITED = "100000000/minute"
+from bench._support import serving as _serving  # noqa: E402 - after the path is set
+
 ACTIONS = ("conversation.started", "review.requested", "review.claimed", "decision.recorded", "tool_call.requested",
            "tool_call.approved", "tool_call.executed", "conversation.approved", "conversation.aborted",
            "review.escalated", "review.expired", "user.created", "token.issued", "webhook.delivered")
 ROLES = ("security_reviewer", "product_reviewer", "final_approver", "manager", None)
-
-
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered)) - 1))]
-
-
-@contextlib.contextmanager
-def database(kind: str) -> Iterator[str]:
-    """A migrated, empty database (SQLite file in a temp dir, or a fresh PostgreSQL database that is
-    dropped after); this process's settings point at it meanwhile."""
-    import psycopg
-
-    from hitl_dashboard.db.engine import get_engine
-    from hitl_dashboard.db.migrations import upgrade_to_head
-    from hitl_dashboard.settings import reset_settings_cache
-
-    workdir = Path(tempfile.mkdtemp(prefix=f"bench-audit-{kind}-"))
-    pg_name = None
-    if kind == "sqlite":
-        url = f"sqlite:///{workdir / 'bench.db'}"
-    else:
-        pg_name = f"hitl_bench_{uuid.uuid4().hex[:10]}"
-        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{pg_name}"')
-        url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{pg_name}"
-    os.environ.update(DATABASE_URL=url, AUDIT_ANCHOR_FILE=str(workdir / "audit-heads.jsonl"),
-                      DEPLOY_LOG_PATH=str(workdir / "deploys.jsonl"))
-    reset_settings_cache()
-    try:
-        upgrade_to_head()
-        yield url
-    finally:
-        get_engine(url).dispose()
-        reset_settings_cache()
-        if pg_name:
-            with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{pg_name}" WITH (FORCE)')
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def manager() -> tuple[object, str]:
@@ -233,45 +189,9 @@ def server_app():
 
 # --- the API over real HTTP ---------------------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def serving() -> Iterator[tuple[str, subprocess.Popen]]:
-    """granian serving server_app() on a free port (one worker process), with this process's
-    DATABASE_URL. Yields (base URL, the granian process)."""
-    import httpx
-
-    port = _free_port()
-    env = {**os.environ, "API_RATE_LIMIT": UNLIMITED, "API_ADDRESS_RATE_LIMIT": UNLIMITED,
-           "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "granian", "--interface", "asgi", "--factory", "--host", "127.0.0.1",
-         "--port", str(port), "--workers", "1", "--no-access-log", "--log-level", "warning",
-         "bench._audit_seed:server_app"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            if process.poll() is not None:
-                raise RuntimeError(f"the API server exited: {process.stderr.read().decode()[-2000:]}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(base + "/api/health", timeout=1).status_code < 500:
-                    break
-            time.sleep(0.2)
-        else:
-            raise RuntimeError("the API server did not answer within 60 s")
-        yield base, process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+def serving() -> contextlib.AbstractContextManager[tuple[str, subprocess.Popen]]:
+    """granian serving server_app() with this process's DATABASE_URL: (base URL, granian process)."""
+    return _serving("bench._audit_seed:server_app", os.environ["DATABASE_URL"], factory=True)
 
 
 def tree_peak_rss_mb(pid: int) -> float:

@@ -21,16 +21,18 @@ PG_ADMIN_URL = os.environ.get("BENCH_PG_ADMIN_URL", "postgresql://postgres@127.0
 BACKENDS = ("sqlite", "postgresql")
 
 
-def use_database(url: str) -> None:
+def use_database(url: str, **settings: str) -> None:
+    """Point this process's settings at `url` (and any other settings given as env names)."""
     from hitl_dashboard.settings import reset_settings_cache
 
-    os.environ["DATABASE_URL"] = url
+    os.environ.update(DATABASE_URL=url, **settings)
     reset_settings_cache()
 
 
 @contextlib.contextmanager
 def temporary_database(backend: str) -> Iterator[str]:
-    """A migrated, empty database that this process's settings point at; removed afterwards."""
+    """A migrated, empty database that this process's settings point at; removed afterwards. The audit
+    anchor file and the deploy log go to the same temporary folder."""
     import psycopg
 
     from hitl_dashboard.db.engine import get_engine
@@ -45,7 +47,7 @@ def temporary_database(backend: str) -> Iterator[str]:
             with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
                 conn.execute(f'CREATE DATABASE "{name}"')
             url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
-        use_database(url)
+        use_database(url, AUDIT_ANCHOR_FILE=f"{tmp}/audit-heads.jsonl", DEPLOY_LOG_PATH=f"{tmp}/deploys.jsonl")
         try:
             upgrade_to_head()
             yield url
@@ -64,16 +66,26 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def serve_api(database_url: str) -> Iterator[str]:
-    """The FastAPI app (hitl_dashboard.api.app) under granian, one worker, on a free loopback port;
-    rate limits out of the way. Yields the base URL; the server is stopped after."""
+    """The FastAPI app (hitl_dashboard.api.app) under granian; yields the base URL."""
+    with serving("hitl_dashboard.api.app:api", database_url) as (base, _server):
+        yield base
+
+
+@contextlib.contextmanager
+def serving(target: str, database_url: str, *, factory: bool = False) -> Iterator[tuple[str, subprocess.Popen]]:
+    """An ASGI app (`module:attribute`, or a function returning the app with factory=True) under
+    granian, one worker, on a free loopback port; rate limits out of the way. Yields the base URL and
+    the granian process (its worker is a child: see the RSS helpers); the server is stopped after."""
     import httpx
 
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url, "API_RATE_LIMIT": "1000000/minute",
-           "API_ADDRESS_RATE_LIMIT": "1000000/minute"}
+    unlimited = "1000000/minute"
+    env = {**os.environ, "DATABASE_URL": database_url, "API_RATE_LIMIT": unlimited,
+           "API_ADDRESS_RATE_LIMIT": unlimited, "PYTHONPATH": str(ROOT)}
     server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "granian"), "--interface", "asgi", "--host", "127.0.0.1",
-         "--port", str(port), "--workers", "1", "--log-level", "warning", "hitl_dashboard.api.app:api"],
+        [sys.executable, "-m", "granian", "--interface", "asgi", *(["--factory"] if factory else []),
+         "--host", "127.0.0.1", "--port", str(port), "--workers", "1", "--no-access-log",
+         "--log-level", "warning", target],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     base = f"http://127.0.0.1:{port}"
@@ -90,7 +102,7 @@ def serve_api(database_url: str) -> Iterator[str]:
             if time.monotonic() > deadline:
                 raise RuntimeError("the API server did not answer within 60 s")
             time.sleep(0.2)
-        yield base
+        yield base, server
     finally:
         server.terminate()
         try:

@@ -17,7 +17,9 @@ import os
 import platform
 import time
 
-from _audit_seed import database, manager, seed, serving, tree_peak_rss_mb
+from _audit_seed import manager, seed, serving, tree_peak_rss_mb
+
+from bench._support import temporary_database as database
 
 TARGET_ROWS_S = 50_000
 

@@ -19,18 +19,12 @@ import os
 import platform
 import time
 
-from _audit_seed import database, manager, old_full_verification, p95, seed, serving
+from _audit_seed import manager, old_full_verification, seed, serving
+
+from bench._support import p95, timed_ms
+from bench._support import temporary_database as database
 
 TARGET_MS = 200.0
-
-
-def timed(fn, repeat: int) -> list[float]:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - started) * 1000)
-    return times
 
 
 def run(kind: str, events: int, repeat: int, baseline_repeat: int) -> list[tuple]:
@@ -80,9 +74,9 @@ def run(kind: str, events: int, repeat: int, baseline_repeat: int) -> list[tuple
         print(f"[{kind}] first verification (whole chain, new reader): {time.perf_counter() - started:.1f} s",
               flush=True)
 
-        page = timed(load_page, repeat)
-        menu = timed(lambda: audit_queries.known_actions(dave), repeat)
-        old_menu_times = timed(old_menu, max(3, repeat // 4))
+        page = timed_ms(load_page, repeat, warmup=0)
+        menu = timed_ms(lambda: audit_queries.known_actions(dave), repeat, warmup=0)
+        old_menu_times = timed_ms(old_menu, max(3, repeat // 4), warmup=0)
 
         def verify_after_100():
             with UnitOfWork() as uow:
@@ -94,7 +88,7 @@ def run(kind: str, events: int, repeat: int, baseline_repeat: int) -> list[tuple
             return (time.perf_counter() - started) * 1000
 
         incremental = [verify_after_100() for _ in range(max(5, repeat // 4))]
-        old_page = timed(old_load_page, baseline_repeat)
+        old_page = timed_ms(old_load_page, baseline_repeat, warmup=0)
         rows += [
             (kind, "audit page load (service calls)", p95(page), TARGET_MS, p95(old_page), "old load: full verify"),
             (kind, "action filter menu", p95(menu), None, p95(old_menu_times), "SELECT DISTINCT"),
@@ -103,10 +97,11 @@ def run(kind: str, events: int, repeat: int, baseline_repeat: int) -> list[tuple
         with serving() as (base, _process):
             client = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=600)
             assert client.get("/api/audit/verify").json()["ok"]
-            listing = timed(lambda: client.get("/api/audit", params={"limit": 50}).raise_for_status(), repeat)
-            verify_http = timed(lambda: client.get("/api/audit/verify").raise_for_status(), repeat)
-            full_http = timed(lambda: client.get("/api/audit/verify", params={"full": "true"}).raise_for_status(),
-                              baseline_repeat)
+            listing = timed_ms(lambda: client.get("/api/audit", params={"limit": 50}).raise_for_status(), repeat,
+                               warmup=0)
+            verify_http = timed_ms(lambda: client.get("/api/audit/verify").raise_for_status(), repeat, warmup=0)
+            full_http = timed_ms(lambda: client.get("/api/audit/verify", params={"full": "true"}).raise_for_status(),
+                                 baseline_repeat, warmup=0)
         rows += [
             (kind, "HTTP GET /api/audit (first page)", p95(listing), TARGET_MS, None, ""),
             (kind, "HTTP GET /api/audit/verify", p95(verify_http), TARGET_MS, p95(full_http), "?full=true"),
