@@ -16,6 +16,7 @@ from hitl_dashboard.api.rate_limits import get_rate_limiter
 from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.auth.tokens import hash_token, resolve_token
+from hitl_dashboard.settings import get_settings
 
 bearer = HTTPBearer(auto_error=False, description="An API token: `python -m hitl_dashboard tokens create USER`")
 
@@ -25,8 +26,15 @@ def _unauthorized(message: str) -> HTTPException:
 
 
 def client_address(request: Request) -> str:
-    # The peer address. Behind a proxy this is the proxy; X-Forwarded-For is not trusted
-    # here because anyone can send it.
+    """The caller's address for the per-address limit: the peer, or behind TRUSTED_PROXY_HOPS
+    reverse proxies the entry the outermost trusted proxy appended to X-Forwarded-For. Entries a
+    client wrote itself sit further left and are never read, so it cannot pick its own address.
+    The same rule as Reflex's for the sign-in throttle (rxconfig trusted_proxy_hops)."""
+    hops = get_settings().trusted_proxy_hops
+    if hops:
+        forwarded = [ip.strip() for ip in request.headers.get("x-forwarded-for", "").split(",") if ip.strip()]
+        if len(forwarded) >= hops:
+            return forwarded[-hops]
     return request.client.host if request.client else "unknown"
 
 
