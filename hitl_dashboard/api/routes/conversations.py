@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated
 
 from fastapi import APIRouter, Query, status
@@ -20,7 +21,8 @@ from hitl_dashboard.api.schemas.conversations import (
 from hitl_dashboard.api.schemas.reviews import ReviewPublic
 from hitl_dashboard.domain.enums import ConversationStatus, TaskType
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.conversations import conversation_queries
+from hitl_dashboard.services.conversations import conversation_list, conversation_queries
+from hitl_dashboard.services.conversations.conversation_list import ConversationFilter
 from hitl_dashboard.services.conversations.conversations import (
     StartCommand,
     abort_conversation,
@@ -63,12 +65,18 @@ def list_conversations(
     actor: CurrentActor,
     status: Annotated[ConversationStatus | None, Query()] = None,
     task_type: Annotated[TaskType | None, Query()] = None,
+    initiator: Annotated[str | None, Query(max_length=64, description="username of who started it")] = None,
+    q: Annotated[str | None, Query(max_length=200, description="words that must all be in the title or task")] = None,
+    created_from: Annotated[date | None, Query(description="first UTC day, inclusive")] = None,
+    created_to: Annotated[date | None, Query(description="last UTC day, inclusive")] = None,
     limit: Limit = 50, offset: Offset = 0,
 ) -> list[ConversationSummaryPublic]:
-    rows = conversation_queries.list_conversations(
-        actor, status=status.value if status else None, task_type=task_type.value if task_type else None,
-        limit=limit, offset=offset,
+    """Newest first, filtered; every filter given must hold."""
+    filters = ConversationFilter(
+        status=status.value if status else None, task_type=task_type.value if task_type else None,
+        initiator=initiator, text=q, created_from=created_from, created_to=created_to,
     )
+    rows = conversation_list.list_conversations(actor, filters, limit=limit, offset=offset)
     return [ConversationSummaryPublic(**row.__dict__) for row in rows]
 
 

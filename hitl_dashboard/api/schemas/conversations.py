@@ -65,6 +65,7 @@ class ConversationSummaryPublic(BaseModel):
     status_reason: str | None
     tokens: int
     created_at: datetime
+    initiator: str
 
 
 class SignOffStepPublic(BaseModel):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
 
 from sqlmodel import Session, select
 
@@ -22,35 +21,6 @@ from hitl_dashboard.services.reviews.review_requests import signoff_approvals
 from hitl_dashboard.services.transactions import reading
 
 TRANSCRIPT_PAGE = 500
-
-
-@dataclass(frozen=True)
-class ConversationSummary:
-    id: int
-    title: str
-    task_type: str
-    status: str
-    status_reason: str | None
-    tokens: int
-    created_at: datetime
-
-
-def list_conversations(
-    actor: Actor | None, *, status: str | None = None, task_type: str | None = None, limit: int = 50, offset: int = 0
-) -> list[ConversationSummary]:
-    """The newest first, optionally of one status and task type."""
-    query = (select(Conversation).options(*without_checkpoint())
-             .order_by(Conversation.id.desc()).limit(limit).offset(offset))
-    if status:
-        query = query.where(Conversation.status == status)
-    if task_type:
-        query = query.where(Conversation.task_type == task_type)
-    with reading() as uow:
-        return [
-            ConversationSummary(c.id, c.title, c.task_type, c.status, c.status_reason,
-                                c.prompt_tokens + c.completion_tokens, c.created_at)
-            for c in uow.session.exec(query)
-        ]
 
 
 def load_conversation(session: Session, conversation_id: int) -> Conversation:

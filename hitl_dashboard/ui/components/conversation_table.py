@@ -28,6 +28,7 @@ def conversation_row(row: ConversationRow) -> rx.Component:
                 spacing="1",
             ),
         ),
+        rx.table.cell(rx.text(row.initiator, size="2")),
         rx.table.cell(rx.text(row.tokens), justify="end"),
         rx.table.cell(rx.text(row.created, color_scheme="gray", size="2")),
         key=row.id,
@@ -45,6 +46,7 @@ def conversation_table() -> rx.Component:
                     rx.table.column_header_cell("Title"),
                     rx.table.column_header_cell("Task type"),
                     rx.table.column_header_cell("Status"),
+                    rx.table.column_header_cell("Started by"),
                     rx.table.column_header_cell("Tokens", justify="end"),
                     rx.table.column_header_cell("Created"),
                 ),
@@ -59,7 +61,7 @@ def conversation_table() -> rx.Component:
             rx.text("Loading conversations…", color_scheme="gray"),
             rx.text(
                 rx.cond(
-                    (ConversationListState.status_filter == "all") & (ConversationListState.type_filter == "all"),
+                    ~ConversationListState.filtered,
                     "No conversations yet.",
                     "No conversations match these filters.",
                 ),

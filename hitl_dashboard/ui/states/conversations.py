@@ -1,16 +1,26 @@
-"""State of the conversation list: the newest conversations, filtered by status and task type."""
+"""State of the conversation list: keyset pages, newest first, with filters and a search. Filters and
+the page live in the URL (?status=&type=&initiator=&q=&from=&to=&before=|after=), so a list can be
+shared, reloaded and navigated with the browser's back button; every change is a navigation and
+on_load reads the URL again."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from dataclasses import dataclass
+from datetime import date
+from urllib.parse import urlencode
 
 import reflex as rx
 
 from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.conversations.conversation_queries import ConversationSummary, list_conversations
+from hitl_dashboard.services.conversations.conversation_list import (
+    ConversationFilter,
+    ConversationPage,
+    ConversationSummary,
+    conversation_page,
+)
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.states.app_state import AppState
 
@@ -20,6 +30,8 @@ PAGE_SIZE = 50
 ALL = "all"
 STATUSES = ("running", "awaiting_review", "approved", "aborted", "failed")
 TASK_TYPES = ("code", "copy", "ops")
+FILTER_PARAMS = ("status", "type", "initiator", "q", "from", "to")
+MAX_TEXT = 200
 
 
 @dataclass
@@ -35,6 +47,7 @@ class ConversationRow:
     status_reason: str
     tokens: str
     created: str
+    initiator: str
 
 
 def to_row(summary: ConversationSummary) -> ConversationRow:
@@ -48,13 +61,45 @@ def to_row(summary: ConversationSummary) -> ConversationRow:
         status_reason=summary.status_reason or "",
         tokens=f"{summary.tokens:,}",
         created=summary.created_at.strftime("%Y-%m-%d %H:%M UTC"),
+        initiator=summary.initiator,
     )
 
 
-def _load_rows(actor: Actor, status: str = ALL, task_type: str = ALL) -> list[ConversationRow]:
-    summaries = list_conversations(actor, status=None if status == ALL else status,
-                                   task_type=None if task_type == ALL else task_type, limit=PAGE_SIZE)
-    return [to_row(summary) for summary in summaries]
+def _day(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+def _cursor(text: str) -> int | None:
+    return int(text) if text.isdigit() and len(text) < 19 else None
+
+
+def clean_filters(params: dict[str, str]) -> dict[str, str]:
+    """The URL's filters, each kept only if valid (a bad value is dropped, never an error page)."""
+    status, task_type = params.get("status", ""), params.get("type", "")
+    return {
+        "status": status if status in STATUSES else "",
+        "type": task_type if task_type in TASK_TYPES else "",
+        "initiator": params.get("initiator", "").strip()[:64],
+        "q": " ".join(params.get("q", "").split())[:MAX_TEXT],
+        "from": params.get("from", "") if _day(params.get("from", "")) else "",
+        "to": params.get("to", "") if _day(params.get("to", "")) else "",
+    }
+
+
+def list_href(filters: dict[str, str], **cursor: int) -> str:
+    query = {name: value for name, value in filters.items() if value} | {k: str(v) for k, v in cursor.items()}
+    return routes.CONVERSATIONS + (f"?{urlencode(query)}" if query else "")
+
+
+def _load_page(actor: Actor, filters: dict[str, str], before: int | None, after: int | None) -> ConversationPage:
+    return conversation_page(actor, ConversationFilter(
+        status=filters["status"] or None, task_type=filters["type"] or None,
+        initiator=filters["initiator"] or None, text=filters["q"] or None,
+        created_from=_day(filters["from"]), created_to=_day(filters["to"]),
+    ), before=before, after=after, size=PAGE_SIZE)
 
 
 class ConversationListState(AppState):
@@ -63,19 +108,63 @@ class ConversationListState(AppState):
     error: str = ""
     status_filter: str = ALL
     type_filter: str = ALL
+    initiator_filter: str = ""
+    search: str = ""
+    created_from: str = ""
+    created_to: str = ""
+    total: int = 0
+    first_position: int = 0
+    newer_href: str = ""
+    older_href: str = ""
+
+    def _filters(self) -> dict[str, str]:
+        return {"status": "" if self.status_filter == ALL else self.status_filter,
+                "type": "" if self.type_filter == ALL else self.type_filter,
+                "initiator": self.initiator_filter, "q": self.search,
+                "from": self.created_from, "to": self.created_to}
+
+    @rx.var
+    def filtered(self) -> bool:
+        return (self.status_filter != ALL or self.type_filter != ALL or self.initiator_filter != ""
+                or self.search != "" or self.created_from != "" or self.created_to != "")
+
+    @rx.var
+    def range_label(self) -> str:
+        if not self.rows:
+            return ""
+        last = self.first_position + len(self.rows) - 1
+        return f"{self.first_position:,}–{last:,} of {self.total:,}"
 
     @rx.event
     async def load(self):
-        async for update in self._reload():
+        """on_load: the filters and the page from the URL."""
+        params = self.router.url.query_parameters
+        filters = clean_filters(params)
+        self.status_filter, self.type_filter = filters["status"] or ALL, filters["type"] or ALL
+        self.initiator_filter, self.search = filters["initiator"], filters["q"]
+        self.created_from, self.created_to = filters["from"], filters["to"]
+        before, after = _cursor(params.get("before", "")), _cursor(params.get("after", ""))
+        async for update in self._reload(before, after):
             yield update
 
-    async def _reload(self):
+    @rx.event
+    async def refresh(self):
+        """The newest page again, with the same filters."""
+        async for update in self._reload(None, None):
+            yield update
+
+    async def _reload(self, before: int | None, after: int | None):
         self.loading = True
         yield
         try:
             actor = await self._signed_in_actor()
+            filters = self._filters()
             # The query is synchronous; a thread keeps the event loop free for other clients.
-            self.rows = await asyncio.to_thread(_load_rows, actor, self.status_filter, self.type_filter)
+            page = await asyncio.to_thread(_load_page, actor, filters, before, after)
+            self.rows = [to_row(summary) for summary in page.rows]
+            self.total, self.first_position = page.total, page.first_position
+            self.newer_href = list_href(filters, after=page.newer_cursor) if page.newer_cursor else ""
+            self.older_href = list_href(filters, before=page.older_cursor) if page.older_cursor else ""
             self.error = ""
         except PermissionDenied:  # signed out meanwhile: require_login sends the browser to sign in
             self.rows = []
@@ -85,14 +174,22 @@ class ConversationListState(AppState):
         finally:
             self.loading = False
 
-    @rx.event
-    async def filter_status(self, value: str):
-        self.status_filter = value if value in STATUSES else ALL
-        async for update in self._reload():
-            yield update
+    def _go(self, **changes: str):
+        return rx.redirect(list_href(clean_filters(self._filters() | changes)))
 
     @rx.event
-    async def filter_type(self, value: str):
-        self.type_filter = value if value in TASK_TYPES else ALL
-        async for update in self._reload():
-            yield update
+    def filter_status(self, value: str):
+        return self._go(status=value if value in STATUSES else "")
+
+    @rx.event
+    def filter_type(self, value: str):
+        return self._go(type=value if value in TASK_TYPES else "")
+
+    @rx.event
+    def apply_search(self, form: dict):
+        """The search form: words, initiator, dates (any may be empty). A new search starts at the newest."""
+        return self._go(**{name: str(form.get(name, ""))[:MAX_TEXT] for name in ("q", "initiator", "from", "to")})
+
+    @rx.event
+    def clear_filters(self):
+        return rx.redirect(routes.CONVERSATIONS)

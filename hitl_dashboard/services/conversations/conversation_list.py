@@ -1,0 +1,127 @@
+"""Finding conversations: filters (status, task type, initiator, creation dates, words of the title or
+task) and keyset pages, newest first.
+
+Keyset, not offset: a page is "the `size` newest below id N" (older) or "the `size` oldest above id
+N" (newer), so a page costs the same at the end of a long list, and conversations started while a
+reviewer pages do not shift what the next page shows. Every signed-in user may read every
+conversation (see conversation_queries)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+from sqlalchemy import func, or_
+from sqlmodel import select
+
+from hitl_dashboard.db.models import Conversation, User, without_checkpoint
+from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.services.transactions import reading
+
+MAX_SEARCH_WORDS = 8
+MAX_PAGE = 500
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    id: int
+    title: str
+    task_type: str
+    status: str
+    status_reason: str | None
+    tokens: int
+    created_at: datetime
+    initiator: str
+
+
+@dataclass(frozen=True)
+class ConversationFilter:
+    status: str | None = None
+    task_type: str | None = None
+    initiator: str | None = None  # a username, exact
+    text: str | None = None  # every word must be in the title or the task, any case
+    created_from: date | None = None  # UTC days, both inclusive
+    created_to: date | None = None
+
+    def words(self) -> list[str]:
+        return (self.text or "").lower().split()[:MAX_SEARCH_WORDS]
+
+
+@dataclass(frozen=True)
+class ConversationPage:
+    rows: list[ConversationSummary]
+    total: int  # conversations matching the filter, on every page
+    first_position: int  # 1-based position of rows[0] in the whole list (0 when empty)
+    newer_cursor: int | None  # pass as after= for the page before this one; None on the first page
+    older_cursor: int | None  # pass as before= for the next page; None on the last page
+
+
+def _conditions(filters: ConversationFilter) -> list:
+    conditions = []
+    if filters.status:
+        conditions.append(Conversation.status == filters.status)
+    if filters.task_type:
+        conditions.append(Conversation.task_type == filters.task_type)
+    if filters.initiator:
+        conditions.append(User.username == filters.initiator)
+    for word in filters.words():
+        conditions.append(or_(func.lower(Conversation.title).contains(word, autoescape=True),
+                              func.lower(Conversation.task).contains(word, autoescape=True)))
+    if filters.created_from:
+        conditions.append(Conversation.created_at >= datetime.combine(filters.created_from, time.min, UTC))
+    if filters.created_to:
+        next_day = filters.created_to + timedelta(days=1)
+        conditions.append(Conversation.created_at < datetime.combine(next_day, time.min, UTC))
+    return conditions
+
+
+def _summaries(session, conditions: list, *, limit: int, offset: int = 0,  # noqa: ANN001
+               before: int | None = None, after: int | None = None) -> list[ConversationSummary]:
+    query = (select(Conversation, User.username).join(User, User.id == Conversation.initiator_id)
+             .options(*without_checkpoint()).where(*conditions))
+    if after is not None:  # the page above: read upwards from the cursor, then show newest first
+        query = query.where(Conversation.id > after).order_by(Conversation.id.asc())
+    else:
+        if before is not None:
+            query = query.where(Conversation.id < before)
+        query = query.order_by(Conversation.id.desc())
+    rows = [
+        ConversationSummary(c.id, c.title, c.task_type, c.status, c.status_reason,
+                            c.prompt_tokens + c.completion_tokens, c.created_at, username)
+        for c, username in session.exec(query.limit(limit).offset(offset))
+    ]
+    return sorted(rows, key=lambda row: -row.id) if after is not None else rows
+
+
+def _count(session, conditions: list) -> int:  # noqa: ANN001
+    query = select(func.count()).select_from(Conversation).join(User, User.id == Conversation.initiator_id)
+    return session.exec(query.where(*conditions)).one()
+
+
+def list_conversations(actor: Actor | None, filters: ConversationFilter = ConversationFilter(), *,
+                       limit: int = 50, offset: int = 0) -> list[ConversationSummary]:
+    """Newest first (the API's offset pages)."""
+    with reading() as uow:
+        return _summaries(uow.session, _conditions(filters), limit=min(limit, MAX_PAGE), offset=offset)
+
+
+def conversation_page(actor: Actor | None, filters: ConversationFilter, *, before: int | None = None,
+                      after: int | None = None, size: int = 50) -> ConversationPage:
+    """One page of the list, newest first, below `before` or above `after` (neither: the newest)."""
+    size = max(1, min(size, MAX_PAGE))
+    conditions = _conditions(filters)
+    with reading() as uow:
+        session = uow.session
+        rows = _summaries(session, conditions, limit=size, before=before, after=after)
+        if (after is not None and len(rows) < size) or (before is not None and not rows):
+            rows = _summaries(session, conditions, limit=size)  # a cursor past either end: the newest page
+        total = _count(session, conditions)
+        if not rows:
+            return ConversationPage([], total, 0, None, None)
+        above = _count(session, [*conditions, Conversation.id > rows[0].id])
+        below = _count(session, [*conditions, Conversation.id < rows[-1].id])
+    return ConversationPage(
+        rows, total, above + 1,
+        newer_cursor=rows[0].id if above else None,
+        older_cursor=rows[-1].id if below else None,
+    )
