@@ -119,6 +119,26 @@ def test_manager_downloads_the_trail_as_csv(app_server: RunningApp, page: Page, 
     assert any(line.split(",")[2] == signed_off["final"] for line in decisions)
 
 
+def test_sign_ins_are_hidden_until_asked_for(app_server: RunningApp, page: Page):
+    manager = make_user(app_server, "manager", prefix="quiet")
+    _open_audit(page, app_server, manager)  # this sign-in is itself an event
+    page.fill("#filter-user", manager)
+    page.click("#apply-filters")
+    expect(page.locator("#audit-empty")).to_have_text("No events match these filters.")  # only signed in
+    page.click("#filter-show-sessions")
+    # One event per sign-in, naming the session it opened (no separate token.created).
+    expect(page.locator(".audit-row")).to_have_count(1)
+    expect(page.locator(".audit-row").first).to_contain_text("user.signed_in")
+    expect(page.locator(".audit-row").first).to_contain_text("session_token_id")
+    # Asking for the action by name shows it without the box.
+    page.click("#filter-show-sessions")
+    expect(page.locator("#audit-empty")).to_have_text("No events match these filters.")
+    page.click("#filter-action")
+    page.get_by_role("option", name="user.signed_in", exact=True).click()
+    page.click("#apply-filters")
+    expect(page.locator(".audit-row").first).to_contain_text("user.signed_in")
+
+
 def test_a_security_reviewer_is_refused_the_audit_page(app_server: RunningApp, page: Page):
     reviewer = make_user(app_server, "security_reviewer", prefix="sec")
     sign_in(page, app_server, reviewer)

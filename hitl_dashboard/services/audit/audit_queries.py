@@ -25,6 +25,7 @@ class AuditFilters:
     since: datetime | None = None  # inclusive
     until: datetime | None = None  # exclusive
     before_seq: int | None = None
+    hidden_actions: tuple[str, ...] = ()  # left out unless `action` names one of them
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,8 @@ def _events(uow: UnitOfWork, f: AuditFilters, limit: int) -> list[AuditEvent]:
         query = query.where(AuditEvent.actor_role == f.role)
     if f.action:
         query = query.where(AuditEvent.action == f.action)
+    elif f.hidden_actions:
+        query = query.where(AuditEvent.action.not_in(f.hidden_actions))
     if f.conversation_id is not None:
         query = query.where(AuditEvent.conversation_id == f.conversation_id)
     if f.since is not None:

@@ -13,7 +13,7 @@ from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import ApiToken, User, utcnow
 from hitl_dashboard.domain.errors import PermissionDenied, TooManyAttempts
 from hitl_dashboard.services.auth.sign_in_throttle import get_sign_in_throttle
-from hitl_dashboard.services.auth.tokens import hash_token, issue_token
+from hitl_dashboard.services.auth.tokens import hash_token, issue_token, token_facts
 from hitl_dashboard.services.auth.users import authenticate
 from hitl_dashboard.services.transactions import transaction
 
@@ -37,10 +37,13 @@ def sign_in(username: str, password: str, *, address: str) -> str:
     try:
         with transaction() as uow:
             actor = authenticate(uow, name, password or "")
-            _, token = issue_token(uow, user_id=actor.user_id, name="browser session", kind="session",
-                                   ttl_hours=SESSION_HOURS)
+            # One event per sign-in: the session token it opened is recorded in it, not as its own
+            # token.created (sign-ins were half of a busy trail, twice over).
+            session, token = issue_token(uow, user_id=actor.user_id, name="browser session", kind="session",
+                                         ttl_hours=SESSION_HOURS, audited=False)
             append_audit(uow.session, actor=actor.username, action="user.signed_in",
-                         details={"address": address[:AUDITED_ADDRESS_CHARS]})
+                         details={"address": address[:AUDITED_ADDRESS_CHARS], "session_token_id": session.id,
+                                  **token_facts(session)})
     except PermissionDenied:
         # After the sign-in's transaction has rolled back: on SQLite it held the write lock.
         _audit_failure(name, address, "bad_credentials")

@@ -54,9 +54,11 @@ def create_token_for(username: str, *, name: str, ttl_hours: float | None = None
 
 
 def issue_token(
-    uow: UnitOfWork, *, user_id: int, name: str, kind: str = "api", ttl_hours: float | None = None
+    uow: UnitOfWork, *, user_id: int, name: str, kind: str = "api", ttl_hours: float | None = None,
+    audited: bool = True,
 ) -> tuple[ApiToken, str]:
-    """The step behind create_token, inside the caller's transaction."""
+    """The step behind create_token, inside the caller's transaction. audited=False: the caller
+    records the token in its own event (a sign-in's session is part of `user.signed_in`)."""
     if kind not in TOKEN_KINDS:
         raise InvalidInput(f"token kind must be one of {', '.join(TOKEN_KINDS)}", "kind")
     if len(name or "") > 100:
@@ -77,10 +79,15 @@ def issue_token(
     )
     uow.session.add(row)
     uow.session.flush()
-    append_audit(uow.session, actor=user.username, action="token.created",
-                 details={"token_id": row.id, "name": row.name, "kind": kind, "prefix": row.prefix,
-                          "expires_at": row.expires_at.isoformat() if row.expires_at else None})
+    if audited:
+        append_audit(uow.session, actor=user.username, action="token.created",
+                     details={"token_id": row.id, "name": row.name, "kind": kind, **token_facts(row)})
     return row, plaintext
+
+
+def token_facts(row: ApiToken) -> dict:
+    """What the trail records about a token: never the token itself."""
+    return {"prefix": row.prefix, "expires_at": row.expires_at.isoformat() if row.expires_at else None}
 
 
 def resolve_token(plaintext: str, kind: str | None = None) -> Actor:

@@ -50,6 +50,12 @@ def filters() -> rx.Component:
             _field("Conversation", _input("conversation", placeholder="#", width="6em"), "conversation"),
             _field("From", _input("since", type="date"), "since"),
             _field("To", _input("until", type="date"), "until"),
+            rx.el.label(
+                rx.checkbox(checked=AuditState.show_sessions, on_change=AuditState.toggle_sessions,
+                            id="filter-show-sessions", size="1"),
+                rx.text("Show sign-ins and sign-outs", size="1"),
+                display="flex", align_items="center", gap="0.4em", padding_bottom="0.3em",
+            ),
             rx.button(rx.icon("filter", size=14), "Apply", type="submit", size="1", id="apply-filters"),
             rx.button("Clear", type="button", size="1", variant="soft", color_scheme="gray",
                       on_click=AuditState.clear_filters, id="clear-filters"),

@@ -28,6 +28,9 @@ ANY = "any"
 EXPORT_PATH = "/api/audit/export"
 FILTERS = ("user", "role", "action", "conversation", "since", "until")
 FORMATS = ("csv", "jsonl")
+# Every page load of every user signs nobody in, but each sign-in and sign-out is an event: half of a
+# busy trail. Hidden unless asked for; failed sign-ins stay visible (they are a security signal).
+SESSION_ACTIONS = ("user.signed_in", "user.signed_out")
 
 
 @dataclass
@@ -75,7 +78,8 @@ def _day(text: str, field: str) -> datetime | None:
         raise InvalidInput("dates look like 2030-03-10", field) from None
 
 
-def _page(actor: Actor, filters: dict, before_seq: int | None) -> tuple[list[AuditRow], bool, list[str]]:
+def _page(actor: Actor, filters: dict, before_seq: int | None,
+          show_sessions: bool = False) -> tuple[list[AuditRow], bool, list[str]]:
     until = _day(filters["until"], "until")
     conversation = filters["conversation"].strip().lstrip("#")
     if conversation and not conversation.isdigit():
@@ -86,7 +90,7 @@ def _page(actor: Actor, filters: dict, before_seq: int | None) -> tuple[list[Aud
         action=None if filters["action"] == ANY else filters["action"],
         conversation_id=int(conversation) if conversation else None,
         since=_day(filters["since"], "since"), until=until + timedelta(days=1) if until else None,
-        before_seq=before_seq,
+        before_seq=before_seq, hidden_actions=() if show_sessions else SESSION_ACTIONS,
     ), limit=PAGE_SIZE + 1)
     return [to_row(e) for e in page.events[:PAGE_SIZE]], len(page.events) > PAGE_SIZE, page.actions
 
@@ -131,6 +135,7 @@ class AuditState(AppState):
     error: str = ""
     error_field: str = ""
     exporting: str = ""
+    show_sessions: bool = False
 
     def _filters(self) -> dict:
         return {name: getattr(self, name) for name in FILTERS}
@@ -142,7 +147,8 @@ class AuditState(AppState):
             actor = await self._signed_in_actor()
             if self.can_read_audit:
                 before = cursors[-1] or None
-                self.rows, self.has_older, self.actions = await asyncio.to_thread(_page, actor, self._filters(), before)
+                self.rows, self.has_older, self.actions = await asyncio.to_thread(
+                    _page, actor, self._filters(), before, self.show_sessions)
                 self.cursors, self.error, self.error_field = cursors, "", ""
         except InvalidInput as exc:
             self.error, self.error_field = str(exc), exc.field or ""
@@ -168,8 +174,15 @@ class AuditState(AppState):
             yield update
 
     @rx.event
+    async def toggle_sessions(self, show: bool):
+        self.show_sessions = bool(show)
+        async for update in self._show([0]):
+            yield update
+
+    @rx.event
     async def clear_filters(self):
         self.user, self.role, self.action, self.conversation, self.since, self.until = "", ANY, ANY, "", "", ""
+        self.show_sessions = False
         async for update in self._show([0]):
             yield update
 
