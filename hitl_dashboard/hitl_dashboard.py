@@ -53,7 +53,8 @@ async def install_live_updates() -> None:
     await install(app)
 
 
-app = rx.App(api_transformer=api)
+# assets/ticking.js: ages and SLA countdowns keep counting in the browser between refreshes.
+app = rx.App(api_transformer=api, head_components=[rx.script(src="/ticking.js")])
 add_pages(app)
 app.register_lifespan_task(install_live_updates)
 app.register_lifespan_task(run_agent_runner)

@@ -20,9 +20,18 @@ def status_badge(status: rx.Var[str]) -> rx.Component:
                     variant="soft")
 
 
-def due_badge(due: rx.Var[str], urgency: rx.Var[str]) -> rx.Component:
-    return rx.badge(rx.icon("clock", size=12), due, color_scheme=rx.match(urgency, *URGENCY_COLORS.items(), "gray"),
-                    variant=rx.cond(urgency == "ok", "soft", "solid"), class_name="due-" + urgency)
+def due_badge(due: rx.Var[str], urgency: rx.Var[str], due_ms: rx.Var[int]) -> rx.Component:
+    """The SLA countdown. assets/ticking.js counts it down in the browser between refreshes (text,
+    colour and urgency class) from data-due-ms; the server's next refresh replaces it."""
+    return rx.badge(rx.icon("clock", size=12), rx.el.span(due, class_name="tick-text"),
+                    color_scheme=rx.match(urgency, *URGENCY_COLORS.items(), "gray"),
+                    variant=rx.cond(urgency == "ok", "soft", "solid"), class_name="due-badge due-" + urgency,
+                    custom_attrs={"data-due-ms": due_ms})
+
+
+def age_text(age: rx.Var[str], since_ms: rx.Var[int]) -> rx.Component:
+    """'12 min ago', kept current by assets/ticking.js (data-since-ms)."""
+    return rx.text(age, size="1", color_scheme="gray", class_name="age-text", custom_attrs={"data-since-ms": since_ms})
 
 
 def kind_badge(kind: rx.Var[str]) -> rx.Component:

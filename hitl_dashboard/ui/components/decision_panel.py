@@ -134,7 +134,7 @@ def review_card(review: ReviewRow) -> rx.Component:
                                    review.role_label + " review"), size="3"),
                 kind_badge(review.kind),
                 rx.spacer(),
-                due_badge(review.due, review.urgency),
+                due_badge(review.due, review.urgency, review.due_ms),
                 align="center", width="100%",
             ),
             rx.text(review.reason, size="2", color_scheme="gray"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui import routes
-from hitl_dashboard.ui.components.badges import due_badge, kind_badge
+from hitl_dashboard.ui.components.badges import age_text, due_badge, kind_badge
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.feeds import FeedError, QueueFeed
@@ -48,8 +48,8 @@ def queue_row(row: QueueRow) -> rx.Component:
             rx.table.cell(rx.hstack(rx.foreach(row.risk_flags, lambda f: rx.badge(f, color_scheme="red")),
                                     wrap="wrap", spacing="1")),
             rx.table.cell(rx.text(row.tokens, size="1")),
-            rx.table.cell(rx.text(row.age, size="1", color_scheme="gray")),
-            rx.table.cell(due_badge(row.due, row.urgency)),
+            rx.table.cell(age_text(row.age, row.created_ms)),
+            rx.table.cell(due_badge(row.due, row.urgency, row.due_ms)),
             rx.table.cell(
                 rx.cond(
                     row.assignee == "",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from hitl_dashboard.domain.enums import ReviewKind
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations.conversation_page import OpenReview, conversation_page
-from hitl_dashboard.ui.views.formatting import countdown, role_label, stamp
+from hitl_dashboard.ui.views.formatting import countdown, epoch_ms, role_label, stamp
 
 if TYPE_CHECKING:
     from hitl_dashboard.db.models import CodeRevision
@@ -50,6 +50,7 @@ class ReviewRow:
     reason: str = ""
     subject: str = ""
     due: str = ""
+    due_ms: int = 0
     urgency: str = "ok"
     assignee: str = ""
     tool_name: str = ""
@@ -131,7 +132,8 @@ def _review_row(review: OpenReview) -> ReviewRow:
     due, urgency = countdown(r.due_at)
     row = ReviewRow(
         review_id=r.id, version=r.version, kind=r.kind, role=r.required_role, role_label=role_label(r.required_role),
-        status=r.status, rule=r.rule, reason=r.reason, subject=r.subject_label, due=due, urgency=urgency,
+        status=r.status, rule=r.rule, reason=r.reason, subject=r.subject_label, due=due,
+        due_ms=epoch_ms(r.due_at), urgency=urgency,
         assignee=review.assignee, content_hash=r.content_hash, conversation_id=r.conversation_id,
     )
     if review.tool_call is not None:

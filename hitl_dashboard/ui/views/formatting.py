@@ -37,6 +37,11 @@ def countdown(due: datetime, now: datetime | None = None) -> tuple[str, str]:
     return f"due in {span(left)}", "soon" if left < 6 * 3600 else "ok"
 
 
+def epoch_ms(moment: datetime) -> int:
+    """For the browser's clock (assets/ticking.js): ages and countdowns tick there between refreshes."""
+    return int(moment.timestamp() * 1000)
+
+
 def stamp(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.reviews.queues import role_queue
-from hitl_dashboard.ui.views.formatting import age, countdown
+from hitl_dashboard.ui.views.formatting import age, countdown, epoch_ms
 
 SUBJECT_LABELS = {"code_revision": "code revision", "message": "message", "tool_call": "tool call"}
 
@@ -26,7 +26,9 @@ class QueueRow:
     risk_flags: list[str] = field(default_factory=list)
     tokens: str = ""
     age: str = ""
+    created_ms: int = 0
     due: str = ""
+    due_ms: int = 0
     urgency: str = "ok"
     status: str = ""
     assignee: str = ""
@@ -41,6 +43,7 @@ def queue_rows(actor: Actor, role: str, limit: int = 100) -> list[QueueRow]:
             title=item.title, task_type=item.task_type, kind=item.kind, subject=item.subject_label,
             subject_kind=SUBJECT_LABELS.get(item.subject_type, item.subject_type), rule=item.rule,
             reason=item.reason, risk_flags=item.risk_flags, tokens=f"{item.tokens:,}", age=age(item.created_at),
-            due=due, urgency=urgency, status=item.status, assignee=item.assignee or "",
+            created_ms=epoch_ms(item.created_at), due=due, due_ms=epoch_ms(item.due_at), urgency=urgency,
+            status=item.status, assignee=item.assignee or "",
         ))
     return rows

@@ -1,0 +1,47 @@
+"""Ages and SLA countdowns keep moving in the browser between refreshes (assets/ticking.js), with no
+server round trip: the test moves the page's clock and checks the queue row's words and colours."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from tests.e2e.app_process import RunningApp
+from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+
+HOUR_MS = 3600 * 1000
+
+
+def move_clock(page: Page, hours: float) -> None:
+    """Date.now() runs `hours` ahead from here on, then one tick (the interval would do it within 5 s)."""
+    page.evaluate("""(ms) => {
+        const realNow = Date.now.bind(Date);
+        Date.now = () => realNow() + ms;
+        window.hitlTick();
+    }""", hours * HOUR_MS)
+
+
+def test_queue_ages_and_countdowns_tick_in_the_browser(app_server: RunningApp, page: Page) -> None:
+    reviewer = make_user(app_server, "security_reviewer", prefix="tick")
+    starter = make_user(app_server, "product_reviewer", prefix="dev")
+    title = "Rotate the signing keys of the webhook relay"
+    cid = start(app_server, starter, title)
+    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    page.set_viewport_size({"width": 1400, "height": 900})
+    sign_in(page, app_server, reviewer)
+    row = page.locator(".queue-row").filter(has_text=title)
+    expect(row.locator(".due-badge")).to_have_text(re.compile(r"due in 2[34] h"))  # security's SLA: 24 h
+    expect(row.locator(".due-badge")).to_have_class(re.compile(r"\bdue-ok\b"))
+    expect(row.locator(".age-text")).to_have_text(re.compile(r"^\d+ (s|min) ago$"))
+
+    move_clock(page, 19.5)  # under 6 h left: "soon", amber
+    expect(row.locator(".due-badge")).to_have_text(re.compile(r"due in 4 h \d+ min"))
+    expect(row.locator(".due-badge")).to_have_class(re.compile(r"\bdue-soon\b"))
+    expect(row.locator(".due-badge")).to_have_attribute("data-accent-color", "amber")
+    expect(row.locator(".age-text")).to_have_text("19 h ago")  # minutes are left out from 10 h on
+
+    move_clock(page, 5.0)  # 24.5 h after it opened: overdue, red
+    expect(row.locator(".due-badge")).to_have_text(re.compile(r"overdue by (2\d|3\d) min"))
+    expect(row.locator(".due-badge")).to_have_attribute("data-accent-color", "red")
+    expect(row.locator(".age-text")).to_have_text(re.compile(r"^1 d 0 h ago$"))
