@@ -53,8 +53,13 @@ async def install_live_updates() -> None:
     await install(app)
 
 
-# assets/ticking.js: ages and SLA countdowns keep counting in the browser between refreshes.
-app = rx.App(api_transformer=api, head_components=[rx.script(src="/ticking.js")])
+# assets/ticking.js: ages and SLA countdowns keep counting in the browser between refreshes;
+# assets/keys.js: keyboard shortcuts (? lists them); assets/app.css: visible focus and their styles.
+app = rx.App(
+    api_transformer=api,
+    head_components=[rx.script(src="/ticking.js"), rx.script(src="/keys.js")],
+    stylesheets=["/app.css"],
+)
 add_pages(app)
 app.register_lifespan_task(install_live_updates)
 app.register_lifespan_task(run_agent_runner)

@@ -18,7 +18,7 @@ def nav_link(label: str, href: str, icon: str, id_: str) -> rx.Component:
 
 
 def navigation() -> rx.Component:
-    return rx.hstack(
+    return rx.el.nav(rx.hstack(
         rx.cond(AppState.review_roles.length() > 0, nav_link("Queues", routes.QUEUE, "inbox", "nav-queue")),
         nav_link("Conversations", routes.CONVERSATIONS, "messages-square", "nav-conversations"),
         nav_link("New", routes.NEW_CONVERSATION, "circle-plus", "nav-new"),
@@ -26,7 +26,7 @@ def navigation() -> rx.Component:
         rx.cond(AppState.is_admin, nav_link("Users", routes.ADMIN_USERS, "users", "nav-users")),
         spacing="4",
         align="center",
-    )
+    ), aria_label="Main")
 
 
 def user_menu() -> rx.Component:
@@ -40,7 +40,7 @@ def user_menu() -> rx.Component:
 
 
 def header() -> rx.Component:
-    return rx.box(
+    return rx.el.header(rx.box(
         rx.hstack(
             rx.link(
                 rx.hstack(rx.icon("shield-check", size=22), rx.text(APP_TITLE, weight="bold", size="4"),
@@ -50,7 +50,11 @@ def header() -> rx.Component:
             rx.cond(AppState.signed_in, navigation()),
             rx.spacer(),
             rx.cond(AppState.signed_in, user_menu()),
-            rx.color_mode.button(size="2", variant="ghost"),
+            rx.icon_button(rx.icon("keyboard", size=16), size="2", variant="ghost", color_scheme="gray",
+                           on_click=rx.call_script("window.hitlShowKeys && window.hitlShowKeys()"),
+                           aria_label="Keyboard shortcuts (?)", title="Keyboard shortcuts (?)", id="show-shortcuts"),
+            rx.color_mode.button(size="2", variant="ghost", aria_label="Switch between light and dark theme",
+                                 title="Switch between light and dark theme"),
             align="center",
             spacing="5",
             width="100%",
@@ -60,7 +64,7 @@ def header() -> rx.Component:
         border_bottom=f"1px solid {rx.color('gray', 5)}",
         background_color=rx.color("gray", 2),
         width="100%",
-    )
+    ), style={"width": "100%"})
 
 
 def page_layout(*children: rx.Component, size: str = "4") -> rx.Component:
@@ -72,7 +76,7 @@ def page_layout(*children: rx.Component, size: str = "4") -> rx.Component:
     )
     return rx.vstack(
         header(),
-        body,
+        rx.el.main(body, style={"width": "100%"}),
         spacing="0",
         min_height="100vh",
         width="100%",

@@ -1,0 +1,67 @@
+"""A reviewer works with the keyboard only: find the review in the queue (j), claim it (c), open it
+(Enter), write instructions (r, typing) and send the revision (Ctrl+Enter), then approve the
+revised code (a). The shortcuts list opens with ? and closes with Escape."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+from sqlmodel import select
+
+from hitl_dashboard.db.models import Decision
+from hitl_dashboard.db.uow import UnitOfWork
+from tests.e2e.app_process import RunningApp
+from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+
+
+def decisions_of(app: RunningApp, cid: int) -> list[tuple[str, str]]:
+    with UnitOfWork(app.engine) as uow:
+        rows = uow.session.exec(select(Decision).where(Decision.conversation_id == cid).order_by(Decision.id))
+        return [(d.action, d.instructions or "") for d in rows]
+
+
+def focused_row_text(page: Page) -> str:
+    return page.evaluate("(document.activeElement && document.activeElement.closest('.queue-row')"
+                         " || {innerText: ''}).innerText")
+
+
+def test_claim_revise_and_approve_with_the_keyboard_only(app_server: RunningApp, page: Page) -> None:
+    reviewer = make_user(app_server, "security_reviewer", prefix="keys")
+    starter = make_user(app_server, "product_reviewer", prefix="dev")
+    title = "Cache the exchange rates for an hour"
+    cid = start(app_server, starter, title)
+    [first] = wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    page.set_viewport_size({"width": 1400, "height": 900})
+    sign_in(page, app_server, reviewer)
+    expect(page.locator(".queue-row").filter(has_text=title)).to_be_visible()
+
+    page.keyboard.press("?")
+    expect(page.locator("#keyboard-help")).to_contain_text("claim the selected review")
+    page.keyboard.press("Escape")
+    expect(page.locator("#keyboard-help")).to_have_count(0)
+
+    for _ in range(page.locator(".queue-row").count()):  # j until our review is the selected row
+        page.keyboard.press("j")
+        if title in focused_row_text(page):
+            break
+    assert title in focused_row_text(page)
+    row = page.locator(".queue-row.kbd-selected")
+    page.keyboard.press("c")
+    expect(row.locator(".assignee")).to_have_text(reviewer)
+
+    assert title in focused_row_text(page)  # the claim's live refresh kept the focus on the row
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/conversations/{cid}")
+    expect(page.locator(f".review-card[data-review-id='{first.id}'] .decide-approve")).to_be_enabled()
+    page.keyboard.press("r")
+    page.keyboard.type("Expire the cache when the provider says so")
+    page.keyboard.press("Control+Enter")
+    wait_for(lambda: decisions_of(app_server, cid), what="the revision")
+    assert decisions_of(app_server, cid) == [("revise", "Expire the cache when the provider says so")]
+
+    # The coder answers with a new revision and a new security review; approve it with 'a'.
+    [second] = wait_for(lambda: [r for r in open_reviews(app_server, cid) if r.id != first.id],
+                        timeout=60, what="the review of the revision")
+    expect(page.locator(f".review-card[data-review-id='{second.id}'] .decide-approve")).to_be_enabled(timeout=30_000)
+    page.keyboard.press("a")
+    wait_for(lambda: len(decisions_of(app_server, cid)) == 2, what="the approval")
+    assert decisions_of(app_server, cid)[1] == ("approve", "")
