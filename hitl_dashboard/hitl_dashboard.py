@@ -13,6 +13,7 @@ ready_to_serve_or_exit()
 
 from hitl_dashboard.api.app import api  # noqa: E402
 from hitl_dashboard.settings import get_settings  # noqa: E402
+from hitl_dashboard.ui.components.connection import install_overlay  # noqa: E402
 from hitl_dashboard.ui.pages.registry import add_pages  # noqa: E402
 
 logger = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ app = rx.App(
     head_components=[rx.script(src="/ticking.js"), rx.script(src="/keys.js")],
     stylesheets=["/app.css"],
 )
+install_overlay(app)
 add_pages(app)
 app.register_lifespan_task(install_live_updates)
 app.register_lifespan_task(run_agent_runner)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui.components.badges import due_badge, kind_badge
+from hitl_dashboard.ui.components.connection import page_is_stale
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.decision import DecisionState as D
 from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
@@ -48,7 +49,7 @@ def field_error(review: ReviewRow, field: str) -> rx.Component:
 
 
 def action_button(review: ReviewRow, label, action: str, color: str, **props) -> rx.Component:
-    busy = D.submitting != ""
+    busy = (D.submitting != "") | page_is_stale  # never decide on content that may be out of date
     return rx.button(
         label, color_scheme=color, loading=D.submitting == rid(review), disabled=busy,
         on_click=D.submit(review.review_id, review.version, review.content_hash, action),
