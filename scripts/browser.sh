@@ -11,3 +11,13 @@ if [[ ! -x /usr/bin/chromium ]]; then
 fi
 # Not `chromium --version`: Debian's launcher script prints a harmless shell error here.
 echo "==> $(dpkg-query -W -f='chromium ${Version}' chromium 2>/dev/null || echo 'chromium at /usr/bin/chromium')" >&2
+
+# axe-core (accessibility rules) for the browser tests, from the npm registry, pinned.
+AXE_SPEC="axe-core@4.14.1"
+TOOLS="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.tools"
+if [[ ! -f "$TOOLS/node_modules/axe-core/axe.min.js" || "$(cat "$TOOLS/.axe-spec" 2>/dev/null)" != "$AXE_SPEC" ]]; then
+    echo "==> installing $AXE_SPEC from the npm registry into .tools" >&2
+    mkdir -p "$TOOLS"
+    npm install --prefix "$TOOLS" --no-audit --no-fund --loglevel=error "$AXE_SPEC" >&2
+    echo "$AXE_SPEC" >"$TOOLS/.axe-spec"
+fi
