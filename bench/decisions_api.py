@@ -91,7 +91,7 @@ def seed(clients: int, per_client: int) -> list[Client]:
     convs, msgs, reviews = [], [], []
     result = [Client(plaintexts[i], []) for i in range(clients)]
     cid = 0
-    for round_ in range(per_client):
+    for _ in range(per_client):
         for i in range(clients):
             cid += 1
             created = now - timedelta(minutes=30)

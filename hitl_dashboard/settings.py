@@ -84,6 +84,9 @@ class Settings(BaseSettings):
     webhook_max_attempts: int = Field(default=8, ge=1)
     webhook_retry_base_s: float = 30.0
     webhook_retry_max_s: float = 3600.0
+    # How long a process trusts its cached list of subscribed events (services/webhooks/webhook_cache.py):
+    # a webhook added in another process gets events from this many seconds after its commit on. 0: no cache.
+    webhook_cache_seconds: float = Field(default=2.0, ge=0)
 
     # Audit anchors: every committed head of the audit chain (seq, hash) is published outside the
     # database, so cutting events off the tail is detected (docs/audit.md). Sinks, comma-separated:

@@ -32,11 +32,11 @@ def dave(db_url, monkeypatch):
 
 
 def _append(count: int, action: str = "bench.note", **details) -> list[int]:
-    with UnitOfWork() as uow:
-        seqs = [append_audit(uow.session, actor="dave", action=action, actor_role="manager",
-                             details={"n": i, **details}).seq for i in range(count)]
+    with UnitOfWork() as uow:  # an event's seq is set when its transaction commits (db/audit.py)
+        events = [append_audit(uow.session, actor="dave", action=action, actor_role="manager",
+                               details={"n": i, **details}) for i in range(count)]
         uow.commit()
-    return seqs
+    return [event.seq for event in events]
 
 
 def _tamper(seq: int) -> None:
