@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from hitl_dashboard.domain.errors import ConfigurationError
@@ -26,6 +26,12 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=None, extra="ignore")
 
     database_url: str = Field(default=f"sqlite:///{PROJECT_ROOT / 'hitl.db'}")
+    # PostgreSQL connection pools (db/pool_plan.py): each web worker has one; unset sizes are derived
+    # from the worker count and the server's max_connections, read at start-up.
+    web_workers: int = Field(default=1, ge=1, validation_alias=AliasChoices("granian_workers", "web_workers"))
+    db_pool_size: int | None = Field(default=None, ge=1)
+    db_max_overflow: int | None = Field(default=None, ge=0)
+    db_reserved_connections: int = Field(default=10, ge=0)  # for runner processes, the CLI, migrations
     redis_url: str | None = None
     # Demo mode allows the seeded demo users (known password); hosted mode refuses to run with them.
     demo_mode: bool = True

@@ -1,26 +1,35 @@
 """Append to the audit chain inside the caller's transaction.
 
-append_audit only notes the event on the session; the events are linked into the chain (seq,
-prev_hash, hash) and inserted in one go just before the transaction commits (link_pending, a
-before_commit listener). So the chain lock, which serialises every writer of the trail, is held
-from the link to the commit only: a few milliseconds, not the whole unit of work (issue 12: under
-load, decisions queued on it from their first audit append to their commit). The chain stays
-gap-free and tamper-evident: each link reads the newest committed event under the lock (PostgreSQL:
-an advisory transaction lock; SQLite: BEGIN IMMEDIATE already makes writers take turns), and a
-transaction that rolls back inserts nothing."""
+append_audit only notes the event on the session; the chain (seq, prev_hash, hash) is linked as
+late as possible, so the chain lock, which serialises every writer of the trail, is never held
+across the whole unit of work (issue 12: under load, decisions queued on it from their first audit
+append to their commit):
+- SQLite: just before the commit (a before_commit listener), in one go. BEGIN IMMEDIATE already
+  makes writers take turns, so the newest event read there is the newest committed one.
+- PostgreSQL: the events are committed with the change in audit_outbox (no lock at all), and linked
+  right after that commit by the committing thread (UnitOfWork.commit): under the chain lock (an advisory transaction
+  lock) it moves every waiting event, its own and other transactions', into audit_events in one
+  transaction. Waiting for the lock is waiting for another linker that may have missed ours; once
+  we hold it, our events are linked by us or already were. So when a use case returns, its events
+  are in the chain, and one linking commit covers a whole burst of changes.
+Either way the chain is gap-free and tamper-evident (seq assigned by the single linker, each hash
+over the previous one), and an event exists if and only if its change committed."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from sqlalchemy import event, text
+from sqlalchemy import bindparam, delete, event, text, true
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import SessionTransaction
 from sqlmodel import Session, select
 
-from hitl_dashboard.db.models import AuditEvent, utcnow
+from hitl_dashboard.db.models import AuditEvent, AuditOutbox, utcnow
 from hitl_dashboard.domain.audit_chain import GENESIS, event_hash
 
+log = logging.getLogger(__name__)
 # Any constant works; it only has to be the same for every writer.
 _AUDIT_LOCK_KEY = 7_317_001
 # Where a session keeps the newest (seq, hash) it appended, until its transaction ends; the
@@ -28,6 +37,12 @@ _AUDIT_LOCK_KEY = 7_317_001
 PENDING_HEAD = "hitl_audit_pending_head"
 # The events appended in the current transaction, not yet linked into the chain.
 PENDING_EVENTS = "hitl_audit_pending_events"
+# PostgreSQL: this transaction put events in audit_outbox; link them after its commit.
+OUTBOX_WRITTEN = "hitl_audit_outbox_written"
+# ... and has committed: link after the connection is back in the pool (UnitOfWork.commit).
+LINK_DUE = "hitl_audit_link_due"
+LINK_BATCH = 5000
+_FIELDS = ("at", "actor", "actor_role", "action", "conversation_id", "review_request_id", "content_hash", "details")
 
 
 def pending_head(session: Session) -> tuple[int, str] | None:
@@ -49,8 +64,9 @@ def append_audit(
     content_hash: str | None = None,
     details: dict[str, Any] | None = None,
 ) -> AuditEvent:
-    """The event is part of the caller's transaction: it is stored if and only if that commits. Its
-    seq, at, prev_hash and hash are set when the transaction commits (read them after the commit)."""
+    """The event is part of the caller's transaction: it is stored if and only if that commits. On
+    SQLite the returned event's seq and hashes are set by the commit; on PostgreSQL the chain's
+    copy is made after the commit (read it from audit_events)."""
     audit_event = AuditEvent(
         seq=0, at=utcnow(), actor=actor, actor_role=actor_role, action=action, conversation_id=conversation_id,
         review_request_id=review_request_id, content_hash=content_hash, details=details or {},
@@ -61,29 +77,85 @@ def append_audit(
 
 
 def link_pending(session: Session) -> None:
-    """Link the transaction's events onto the newest committed one and insert them. Runs just before
-    the commit (every other change is flushed first, outside the lock); idempotent."""
+    """Just before the commit: SQLite links the transaction's events; PostgreSQL puts them in the
+    outbox (linked after the commit). Idempotent."""
     events = session.info.pop(PENDING_EVENTS, None)
     if not events:
         return
-    session.flush()
     if session.get_bind().dialect.name == "postgresql":
-        # Serialise links so two transactions never chain onto the same predecessor; released by the commit.
-        session.execute(text(f"SELECT pg_advisory_xact_lock({_AUDIT_LOCK_KEY})"))
-    last = session.execute(select(AuditEvent.seq, AuditEvent.hash).order_by(AuditEvent.seq.desc()).limit(1)).first()
-    seq, prev = (last[0], last[1]) if last else (0, GENESIS)
-    now = utcnow()
+        session.add_all(AuditOutbox(**{name: getattr(e, name) for name in _FIELDS}) for e in events)
+        session.info[OUTBOX_WRITTEN] = True
+        return
+    session.flush()  # every other change first
+    _chain(session, events)
+
+
+def _chain(session: Session, events: list[AuditEvent], head: tuple[int, str] | None = None) -> None:
+    if head is None:
+        last = session.execute(select(AuditEvent.seq, AuditEvent.hash).order_by(AuditEvent.seq.desc()).limit(1)).first()
+        head = (last[0], last[1]) if last else (0, GENESIS)
+    seq, prev = head
     for audit_event in events:
         seq += 1
-        audit_event.seq, audit_event.at, audit_event.prev_hash = seq, now, prev
+        audit_event.seq, audit_event.prev_hash = seq, prev
         audit_event.hash = prev = event_hash(prev, audit_event.payload())
-        session.add(audit_event)
+    session.add_all(events)
     session.flush()
     session.info[PENDING_HEAD] = (seq, prev)
 
 
+def _take_waiting_statement():
+    """One round trip: the oldest waiting events, deleted from the outbox, with the chain's head."""
+    waiting = select(AuditOutbox.id).order_by(AuditOutbox.id).limit(bindparam("batch")).scalar_subquery()
+    moved = (delete(AuditOutbox).where(AuditOutbox.id.in_(waiting))
+             .returning(AuditOutbox.id, *(getattr(AuditOutbox, name) for name in _FIELDS)).cte("moved"))
+    head = select(AuditEvent.seq, AuditEvent.hash).order_by(AuditEvent.seq.desc()).limit(1).subquery()
+    return (select(moved, head.c.seq.label("head_seq"), head.c.hash.label("head_hash"))
+            .select_from(moved.outerjoin(head, true())).order_by(moved.c.id))
+
+
+_TAKE_WAITING = _take_waiting_statement()
+
+
+def link_outbox(engine: Engine) -> int:
+    """PostgreSQL: move every event waiting in audit_outbox into the chain, oldest first, under the
+    chain lock; returns how many. Safe to call from any process at any time."""
+    linked = 0
+    while True:
+        with Session(engine, expire_on_commit=False) as session:
+            # Statements in a row, each after the lock: a snapshot taken before it could miss the
+            # newest link (READ COMMITTED takes one per statement).
+            session.execute(text(f"SELECT pg_advisory_xact_lock({_AUDIT_LOCK_KEY})"))
+            moved = session.execute(_TAKE_WAITING, {"batch": LINK_BATCH}).all()
+            if not moved:
+                return linked
+            events = [AuditEvent(seq=0, prev_hash="", hash="", **{name: getattr(row, name) for name in _FIELDS})
+                      for row in moved]
+            _chain(session, events, head=(moved[0].head_seq or 0, moved[0].head_hash or GENESIS))
+            session.commit()  # publishes the new head (services/audit_anchor.py) and releases the lock
+        linked += len(moved)
+        if len(moved) < LINK_BATCH:
+            return linked
+
+
 def _before_commit(session: OrmSession) -> None:
     link_pending(session)
+
+
+def link_after_commit(session: Session) -> None:
+    """Called by the unit of work once its commit has returned the connection to the pool (linking
+    from inside the commit would hold a second connection per request: pools could starve)."""
+    if not session.info.pop(LINK_DUE, False):
+        return
+    try:
+        link_outbox(session.get_bind())
+    except Exception:  # noqa: BLE001 - the change is committed; its events wait for the next link
+        log.exception("could not link audit events into the chain yet; the next commit will")
+
+
+def _after_commit(session: OrmSession) -> None:
+    if session.info.pop(OUTBOX_WRITTEN, False):
+        session.info[LINK_DUE] = True
 
 
 def _after_soft_rollback(session: OrmSession, previous: SessionTransaction) -> None:
@@ -91,6 +163,7 @@ def _after_soft_rollback(session: OrmSession, previous: SessionTransaction) -> N
     # no service uses savepoints; one that does must drop its own events.)
     if previous.parent is None:
         session.info.pop(PENDING_EVENTS, None)
+        session.info.pop(OUTBOX_WRITTEN, None)
 
 
 def _after_transaction_end(session: OrmSession, transaction: SessionTransaction) -> None:
@@ -100,7 +173,8 @@ def _after_transaction_end(session: OrmSession, transaction: SessionTransaction)
 
 # On the Session class, at import: whoever can append has imported this module, so no event is left
 # unlinked. Registered before services/audit_anchor's listeners, which read the head set here.
-for _name, _listener in (("before_commit", _before_commit), ("after_soft_rollback", _after_soft_rollback),
+for _name, _listener in (("before_commit", _before_commit), ("after_commit", _after_commit),
+                         ("after_soft_rollback", _after_soft_rollback),
                          ("after_transaction_end", _after_transaction_end)):
     if not event.contains(OrmSession, _name, _listener):
         event.listen(OrmSession, _name, _listener)
