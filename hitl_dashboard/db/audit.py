@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from sqlalchemy import bindparam, delete, event, text, true
+from sqlalchemy import Integer, String, event, func, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import SessionTransaction
@@ -72,6 +72,8 @@ def append_audit(
         review_request_id=review_request_id, content_hash=content_hash, details=details or {},
         prev_hash="", hash="",
     )
+    if not session.in_transaction():
+        session.begin()  # the events belong to a transaction, so its rollback drops them (no SQL is sent)
     session.info.setdefault(PENDING_EVENTS, []).append(audit_event)
     return audit_event
 
@@ -83,8 +85,9 @@ def link_pending(session: Session) -> None:
     if not events:
         return
     if session.get_bind().dialect.name == "postgresql":
-        session.add_all(AuditOutbox(**{name: getattr(e, name) for name in _FIELDS}) for e in events)
-        session.info[OUTBOX_WRITTEN] = True
+        rows = [AuditOutbox(**{name: getattr(e, name) for name in _FIELDS}) for e in events]
+        session.add_all(rows)
+        session.info.setdefault(OUTBOX_WRITTEN, []).extend(rows)
         return
     session.flush()  # every other change first
     _chain(session, events)
@@ -105,27 +108,49 @@ def _chain(session: Session, events: list[AuditEvent], head: tuple[int, str] | N
 
 
 def _take_waiting_statement():
-    """One round trip: the oldest waiting events, deleted from the outbox, with the chain's head."""
-    waiting = select(AuditOutbox.id).order_by(AuditOutbox.id).limit(bindparam("batch")).scalar_subquery()
-    moved = (delete(AuditOutbox).where(AuditOutbox.id.in_(waiting))
-             .returning(AuditOutbox.id, *(getattr(AuditOutbox, name) for name in _FIELDS)).cte("moved"))
-    head = select(AuditEvent.seq, AuditEvent.hash).order_by(AuditEvent.seq.desc()).limit(1).subquery()
-    return (select(moved, head.c.seq.label("head_seq"), head.c.hash.label("head_hash"))
-            .select_from(moved.outerjoin(head, true())).order_by(moved.c.id))
+    """One round trip: the oldest waiting events, deleted from the outbox, with the chain's head.
+    A transaction's events stay together (its rows share xmin), in the order of each transaction's
+    first event: one that began after another committed has higher ids, so causes precede effects."""
+    table = AuditOutbox.__table__
+    columns = ", ".join(_FIELDS)
+    return text(f"""
+        WITH moved AS (
+            DELETE FROM audit_outbox WHERE id IN (SELECT id FROM audit_outbox ORDER BY id LIMIT :batch)
+            RETURNING id, xmin::text AS tx, {columns}
+        ), head AS (SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1)
+        SELECT moved.id, {columns}, head.seq AS head_seq, head.hash AS head_hash
+        FROM moved LEFT JOIN head ON true
+        ORDER BY min(moved.id) OVER (PARTITION BY moved.tx), moved.id
+    """).columns(*(table.c[name] for name in ("id", *_FIELDS)), head_seq=Integer, head_hash=String)
 
 
 _TAKE_WAITING = _take_waiting_statement()
 
 
-def link_outbox(engine: Engine) -> int:
-    """PostgreSQL: move every event waiting in audit_outbox into the chain, oldest first, under the
-    chain lock; returns how many. Safe to call from any process at any time."""
+def link_outbox(engine: Engine, *, own_ids: list[int] | None = None) -> int:
+    """PostgreSQL: move the events waiting in audit_outbox into the chain, oldest first, under the
+    chain lock; returns how many this call linked. Safe to call from any process at any time.
+
+    With own_ids (the caller's own events, just committed): when another linker holds the lock,
+    wait for it to finish (a shared lock: every waiter is let go at once) and look whether it took
+    ours; only if not, try again. So a burst of commits costs one linking transaction (one WAL
+    flush) per round instead of a queue of lock holders one after the other."""
     linked = 0
     while True:
         with Session(engine, expire_on_commit=False) as session:
-            # Statements in a row, each after the lock: a snapshot taken before it could miss the
-            # newest link (READ COMMITTED takes one per statement).
-            session.execute(text(f"SELECT pg_advisory_xact_lock({_AUDIT_LOCK_KEY})"))
+            if own_ids is None:
+                session.execute(text(f"SELECT pg_advisory_xact_lock({_AUDIT_LOCK_KEY})"))
+            elif not session.execute(text(f"SELECT pg_try_advisory_xact_lock({_AUDIT_LOCK_KEY})")).scalar():
+                session.rollback()
+                # Statements in a row, the count after the lock: READ COMMITTED takes a snapshot per
+                # statement, so it sees what the linker we waited for committed.
+                session.execute(text(f"SELECT pg_advisory_xact_lock_shared({_AUDIT_LOCK_KEY})"))
+                left = session.execute(select(func.count()).select_from(AuditOutbox)
+                                       .where(AuditOutbox.id.in_(own_ids))).scalar()
+                if not left:
+                    return linked
+                continue
+            # After the lock, like the count above: a snapshot taken before it could miss the newest link.
             moved = session.execute(_TAKE_WAITING, {"batch": LINK_BATCH}).all()
             if not moved:
                 return linked
@@ -145,17 +170,19 @@ def _before_commit(session: OrmSession) -> None:
 def link_after_commit(session: Session) -> None:
     """Called by the unit of work once its commit has returned the connection to the pool (linking
     from inside the commit would hold a second connection per request: pools could starve)."""
-    if not session.info.pop(LINK_DUE, False):
+    own = session.info.pop(LINK_DUE, None)
+    if not own:
         return
     try:
-        link_outbox(session.get_bind())
+        link_outbox(session.get_bind(), own_ids=own)
     except Exception:  # noqa: BLE001 - the change is committed; its events wait for the next link
         log.exception("could not link audit events into the chain yet; the next commit will")
 
 
 def _after_commit(session: OrmSession) -> None:
-    if session.info.pop(OUTBOX_WRITTEN, False):
-        session.info[LINK_DUE] = True
+    rows = session.info.pop(OUTBOX_WRITTEN, None)
+    if rows:
+        session.info.setdefault(LINK_DUE, []).extend(row.id for row in rows)
 
 
 def _after_soft_rollback(session: OrmSession, previous: SessionTransaction) -> None:
