@@ -164,7 +164,7 @@ def hosted_web_tier(code_dir: Path, database_url: str, redis_url: str, workers: 
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the web tier did not answer within 180 s:\n{log_path.read_text()[-3000:]}")
             time.sleep(0.3)
-        yield base, log_path
+        yield base, server.pid
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(server.pid, signal.SIGTERM)
@@ -272,9 +272,11 @@ def run_one(label: str, code_dir: Path, clients_n: int, per_client: int, workers
         print(f"  [{label}] seeded {clients_n * per_client} pending reviews in {time.perf_counter() - seeded:.1f} s",
               flush=True)
         redis_url = f"{REDIS_BASE}/{REDIS_DB[label]}"
-        with hosted_web_tier(code_dir, url, redis_url, workers, Path(tmp)) as (base, _log):
+        with hosted_web_tier(code_dir, url, redis_url, workers, Path(tmp)) as (base, group):
             cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+            web0, pg0 = cpu_seconds(_group_pids(group)), _postgres_cpu(url)
             wall = asyncio.run(load(base, clients, seconds))
+            web1, pg1 = cpu_seconds(_group_pids(group)), _postgres_cpu(url)
             cpu1 = resource.getrusage(resource.RUSAGE_SELF)
             load_avg = os.getloadavg()
         keep = Path(tempfile.gettempdir()) / f"hitl-decisions-bench-web-{label}.log"
@@ -291,8 +293,48 @@ def run_one(label: str, code_dir: Path, clients_n: int, per_client: int, workers
         "cycle_p95": p95(cycles) if cycles else float("nan"),
         "statuses": dict(sorted(statuses.items(), key=lambda kv: str(kv[0]))),
         "check": check, "client_cpu_s": (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime),
+        "web_cpu_ms": _per_decision(web0, web1, decided), "pg_cpu_ms": _per_decision(pg0, pg1, decided),
         "load": load_avg,
     }
+
+
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """utime + stime of each process (/proc), in seconds."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    seconds = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            seconds[pid] = (int(fields[11]) + int(fields[12])) / ticks
+    return seconds
+
+
+def _group_pids(group: int) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2]) == group:
+                    pids.append(int(entry.name))
+    return pids
+
+
+def _postgres_cpu(url: str) -> dict[int, float]:
+    """The server processes of this database's connections (PostgreSQL on this machine)."""
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
+        pids = [row[0] for row in conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s "
+                                               "AND pid <> pg_backend_pid()", (name,))]
+    return cpu_seconds(pids)
+
+
+def _per_decision(before: dict[int, float], after: dict[int, float], decided: int) -> float:
+    """CPU ms per decision: processes seen at both ends (a PostgreSQL backend that started during the
+    load is counted from 0; one that ended is missed, so this is a lower bound for PostgreSQL)."""
+    used = sum(after[pid] - before.get(pid, 0.0) for pid in after)
+    return used * 1000 / decided if decided else float("nan")
 
 
 @contextlib.contextmanager
@@ -311,10 +353,12 @@ def baseline_tree() -> Path:
 
 
 def report(result: dict) -> None:
+    client_ms = result["client_cpu_s"] * 1000 / max(result["decided"], 1)
     print(f"  [{result['label']}] {result['decided']} decisions in {result['wall']:.1f} s: "
           f"{result['per_s']:.1f}/s; decision p50 {result['p50']:.0f} ms, p95 {result['p95']:.0f} ms "
           f"(claim + decision p95 {result['cycle_p95']:.0f} ms); load average at the end "
-          f"{result['load'][0]:.2f}; bench client CPU {result['client_cpu_s']:.1f} s")
+          f"{result['load'][0]:.2f}; CPU per decision: web tier {result['web_cpu_ms']:.1f} ms, PostgreSQL "
+          f"{result['pg_cpu_ms']:.1f} ms, bench client {client_ms:.1f} ms")
     print(f"  [{result['label']}] HTTP statuses: {result['statuses']}")
     print(f"  [{result['label']}] database check: {result['check']}")
 
@@ -351,11 +395,14 @@ def main() -> None:
           f"{new['check']['lost (2xx without its row)']} lost, "
           f"{new['check']['applied twice (reviews with > 1 decision)']} applied twice")
     print(f"target: >= {TARGET_PER_S:.0f}/s, p95 <= {TARGET_P95_MS:.0f} ms, 0 x 503, 0 lost, 0 applied twice")
+    print(f"CPU per decision (steadier than the rate on a shared machine): web tier {new['web_cpu_ms']:.1f} ms, "
+          f"PostgreSQL {new['pg_cpu_ms']:.1f} ms")
     if len(results) > 1:
         base = results[1]
         print(f"baseline (commit {BASELINE_COMMIT}, same run): {base['per_s']:.1f} decisions/s, p95 "
               f"{base['p95']:.0f} ms, {base['statuses'].get(503, 0)} x 503; ratio {new['per_s'] / base['per_s']:.1f}x "
-              f"decisions/s, {base['p95'] / new['p95']:.1f}x p95")
+              f"decisions/s, {base['p95'] / new['p95']:.1f}x p95; CPU per decision: web tier "
+              f"{base['web_cpu_ms']:.1f} ms, PostgreSQL {base['pg_cpu_ms']:.1f} ms")
     if not all(passed(r) for r in results):
         print("DATABASE CHECK FAILED", file=sys.stderr)
         sys.exit(1)

@@ -18,7 +18,7 @@ from hitl_dashboard.services.audit import audit
 from tests.support.db_state import audit_events, use_cheap_passwords
 from tests.support.flow import decide_as, make_people, only_open_review, start, work
 
-WRITERS, ROUNDS = 6, 8
+WRITERS, ROUNDS = 12, 6
 
 
 def _chain() -> tuple[list[int], bool]:

@@ -136,9 +136,10 @@ def link_outbox(engine: Engine, *, own_ids: list[int] | None = None) -> int:
     ours; only if not, try again. So a burst of commits costs one linking transaction (one WAL
     flush) per round instead of a queue of lock holders one after the other."""
     linked = 0
+    wait = own_ids is None
     while True:
         with Session(engine, expire_on_commit=False) as session:
-            if own_ids is None:
+            if wait:  # queued: PostgreSQL lets no later shared request overtake it, so it gets its turn
                 session.execute(text(f"SELECT pg_advisory_xact_lock({_AUDIT_LOCK_KEY})"))
             elif not session.execute(text(f"SELECT pg_try_advisory_xact_lock({_AUDIT_LOCK_KEY})")).scalar():
                 session.rollback()
@@ -149,6 +150,9 @@ def link_outbox(engine: Engine, *, own_ids: list[int] | None = None) -> int:
                                        .where(AuditOutbox.id.in_(own_ids))).scalar()
                 if not left:
                     return linked
+                # Missed (committed while that linker was taking): queue for the lock rather than try
+                # again, or waiters holding the shared lock could keep every try failing.
+                wait = True
                 continue
             # After the lock, like the count above: a snapshot taken before it could miss the newest link.
             moved = session.execute(_TAKE_WAITING, {"batch": LINK_BATCH}).all()
