@@ -33,9 +33,9 @@ def test_derived_pools_share_what_max_connections_leaves():
         plan = plan_pool(workers=workers, max_connections=100, superuser_reserved=3, reserved=10)
         assert plan.problem is None, plan
         assert plan.pool_size >= 2 and workers * (plan.pool_size + plan.max_overflow) <= 87
-    assert (plan_pool(workers=1, max_connections=100).pool_size,
-            plan_pool(workers=1, max_connections=100).max_overflow) == (10, 20)  # the old sizes when they fit
-    assert plan_pool(workers=5, max_connections=100).pool_size + plan_pool(workers=5, max_connections=100).max_overflow == 17
+    one, five = plan_pool(workers=1, max_connections=100), plan_pool(workers=5, max_connections=100)
+    assert (one.pool_size, one.max_overflow) == (10, 20)  # the old sizes, when they fit
+    assert five.pool_size + five.max_overflow == 17
 
 
 def test_too_many_workers_for_the_server_is_refused():
