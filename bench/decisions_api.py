@@ -46,7 +46,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._support import ROOT, free_port, p95, temporary_database  # noqa: E402
+from bench._support import ROOT, free_port, p95, temporary_database, wait_until_answering  # noqa: E402
 
 BASELINE_COMMIT = "c43f3c7"
 ROLES = ("security_reviewer", "product_reviewer")
@@ -128,7 +128,6 @@ def seed(clients: int, per_client: int) -> list[Client]:
 @contextlib.contextmanager
 def hosted_web_tier(code_dir: Path, database_url: str, redis_url: str, workers: int, workdir: Path):
     """`reflex run --env prod --backend-only` from code_dir with WEB_WORKERS granian workers."""
-    import httpx
     import redis
 
     redis.Redis.from_url(redis_url).flushdb()
@@ -152,18 +151,7 @@ def hosted_web_tier(code_dir: Path, database_url: str, redis_url: str, workers: 
             cwd=code_dir, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            if server.poll() is not None:
-                raise RuntimeError(f"the web tier exited:\n{log_path.read_text()[-3000:]}")
-            try:
-                if httpx.get(f"{base}/api/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the web tier did not answer within 180 s:\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.3)
+        wait_until_answering(base, server, 180, lambda: log_path.read_text()[-3000:])
         yield base, server.pid
     finally:
         with contextlib.suppress(ProcessLookupError):
