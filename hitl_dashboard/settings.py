@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from hitl_dashboard.domain.errors import ConfigurationError
@@ -26,6 +26,12 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=None, extra="ignore")
 
     database_url: str = Field(default=f"sqlite:///{PROJECT_ROOT / 'hitl.db'}")
+    # PostgreSQL connection pools (db/pool_plan.py): each web worker has one; unset sizes are derived
+    # from the worker count and the server's max_connections, read at start-up.
+    web_workers: int = Field(default=1, ge=1, validation_alias=AliasChoices("granian_workers", "web_workers"))
+    db_pool_size: int | None = Field(default=None, ge=1)
+    db_max_overflow: int | None = Field(default=None, ge=0)
+    db_reserved_connections: int = Field(default=10, ge=0)  # for runner processes, the CLI, migrations
     redis_url: str | None = None
     # Demo mode allows the seeded demo users (known password); hosted mode refuses to run with them.
     demo_mode: bool = True
@@ -84,6 +90,9 @@ class Settings(BaseSettings):
     webhook_max_attempts: int = Field(default=8, ge=1)
     webhook_retry_base_s: float = 30.0
     webhook_retry_max_s: float = 3600.0
+    # How long a process trusts its cached list of subscribed events (services/webhooks/webhook_cache.py):
+    # a webhook added in another process gets events from this many seconds after its commit on. 0: no cache.
+    webhook_cache_seconds: float = Field(default=2.0, ge=0)
 
     # Audit anchors: every committed head of the audit chain (seq, hash) is published outside the
     # database, so cutting events off the tail is detected (docs/audit.md). Sinks, comma-separated:

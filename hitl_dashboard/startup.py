@@ -24,10 +24,15 @@ def settings_or_exit() -> Settings:
 
 
 def ready_to_serve_or_exit() -> Settings:
-    """Valid settings and, outside demo mode, no demo users: else one line and exit."""
-    from hitl_dashboard.services.auth.preflight import UnsafeDeployment, check_hosted_ready
+    """Valid settings, connection pools that fit PostgreSQL's max_connections and, outside demo
+    mode, no demo users: else one line and exit."""
+    from hitl_dashboard.services.auth.preflight import UnsafeDeployment, check_connection_pools, check_hosted_ready
 
     settings = settings_or_exit()
+    try:
+        check_connection_pools()
+    except ConfigurationError as exc:
+        exit_with(exc.problems, prefix="configuration error", code=EXIT_CONFIGURATION)
     try:
         check_hosted_ready()
     except UnsafeDeployment as exc:

@@ -33,10 +33,13 @@ def dave(db_url, monkeypatch):
 
 def _append(count: int, action: str = "bench.note", **details) -> list[int]:
     with UnitOfWork() as uow:
-        seqs = [append_audit(uow.session, actor="dave", action=action, actor_role="manager",
-                             details={"n": i, **details}).seq for i in range(count)]
+        for i in range(count):
+            append_audit(uow.session, actor="dave", action=action, actor_role="manager", details={"n": i, **details})
         uow.commit()
-    return seqs
+    # The chain is linked at the commit (after it on PostgreSQL: db/audit.py): the newest `count` seqs.
+    with UnitOfWork() as uow:
+        newest = uow.session.exec(select(AuditEvent.seq).order_by(AuditEvent.seq.desc()).limit(count)).all()
+    return sorted(newest)
 
 
 def _tamper(seq: int) -> None:

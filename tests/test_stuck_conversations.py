@@ -114,7 +114,7 @@ class _AbortWhileTyping:
             self.done = True
             await asyncio.to_thread(_abort, "erin", self.conversation_id, "wrong task")
 
-    def changed(self, conversation_id: int) -> None:
+    def changed(self, conversation_id: int, roles: tuple[str, ...] | None = None) -> None:
         return None
 
 

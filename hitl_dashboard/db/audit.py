@@ -1,20 +1,48 @@
-"""Append to the audit chain inside the caller's transaction."""
+"""Append to the audit chain inside the caller's transaction.
+
+append_audit only notes the event on the session; the chain (seq, prev_hash, hash) is linked as
+late as possible, so the chain lock, which serialises every writer of the trail, is never held
+across the whole unit of work (issue 12: under load, decisions queued on it from their first audit
+append to their commit):
+- SQLite: just before the commit (a before_commit listener), in one go. BEGIN IMMEDIATE already
+  makes writers take turns, so the newest event read there is the newest committed one.
+- PostgreSQL: the events are committed with the change in audit_outbox (no lock at all), and linked
+  right after that commit by the committing thread (UnitOfWork.commit): under the chain lock (an advisory transaction
+  lock) it moves every waiting event, its own and other transactions', into audit_events in one
+  transaction. Waiting for the lock is waiting for another linker that may have missed ours; once
+  we hold it, our events are linked by us or already were. So when a use case returns, its events
+  are in the chain, and one linking commit covers a whole burst of changes.
+Either way the chain is gap-free and tamper-evident (seq assigned by the single linker, each hash
+over the previous one), and an event exists if and only if its change committed."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import Integer, String, event, func, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session as OrmSession
+from sqlalchemy.orm import SessionTransaction
 from sqlmodel import Session, select
 
-from hitl_dashboard.db.models import AuditEvent, utcnow
+from hitl_dashboard.db.models import AuditEvent, AuditOutbox, utcnow
 from hitl_dashboard.domain.audit_chain import GENESIS, event_hash
 
+log = logging.getLogger(__name__)
 # Any constant works; it only has to be the same for every writer.
 _AUDIT_LOCK_KEY = 7_317_001
 # Where a session keeps the newest (seq, hash) it appended, until its transaction ends; the
 # anchor publisher (services/audit_anchor.py) publishes it once the transaction has committed.
 PENDING_HEAD = "hitl_audit_pending_head"
+# The events appended in the current transaction, not yet linked into the chain.
+PENDING_EVENTS = "hitl_audit_pending_events"
+# PostgreSQL: this transaction put events in audit_outbox; link them after its commit.
+OUTBOX_WRITTEN = "hitl_audit_outbox_written"
+# ... and has committed: link after the connection is back in the pool (UnitOfWork.commit).
+LINK_DUE = "hitl_audit_link_due"
+LINK_BATCH = 5000
+_FIELDS = ("at", "actor", "actor_role", "action", "conversation_id", "review_request_id", "content_hash", "details")
 
 
 def pending_head(session: Session) -> tuple[int, str] | None:
@@ -36,24 +64,148 @@ def append_audit(
     content_hash: str | None = None,
     details: dict[str, Any] | None = None,
 ) -> AuditEvent:
-    if session.get_bind().dialect.name == "postgresql":
-        # Serialise appends so two transactions never chain onto the same predecessor.
-        session.exec(text(f"SELECT pg_advisory_xact_lock({_AUDIT_LOCK_KEY})"))
-    last = session.exec(select(AuditEvent).order_by(AuditEvent.seq.desc()).limit(1)).first()
-    event = AuditEvent(
-        seq=(last.seq + 1) if last else 1,
-        at=utcnow(),
-        actor=actor,
-        actor_role=actor_role,
-        action=action,
-        conversation_id=conversation_id,
-        review_request_id=review_request_id,
-        content_hash=content_hash,
-        details=details or {},
-        prev_hash=last.hash if last else GENESIS,
-        hash="",
+    """The event is part of the caller's transaction: it is stored if and only if that commits. On
+    SQLite the returned event's seq and hashes are set by the commit; on PostgreSQL the chain's
+    copy is made after the commit (read it from audit_events)."""
+    audit_event = AuditEvent(
+        seq=0, at=utcnow(), actor=actor, actor_role=actor_role, action=action, conversation_id=conversation_id,
+        review_request_id=review_request_id, content_hash=content_hash, details=details or {},
+        prev_hash="", hash="",
     )
-    event.hash = event_hash(event.prev_hash, event.payload())
-    session.add(event)
-    session.info[PENDING_HEAD] = (event.seq, event.hash)
-    return event
+    if not session.in_transaction():
+        session.begin()  # the events belong to a transaction, so its rollback drops them (no SQL is sent)
+    session.info.setdefault(PENDING_EVENTS, []).append(audit_event)
+    return audit_event
+
+
+def link_pending(session: Session) -> None:
+    """Just before the commit: SQLite links the transaction's events; PostgreSQL puts them in the
+    outbox (linked after the commit). Idempotent."""
+    events = session.info.pop(PENDING_EVENTS, None)
+    if not events:
+        return
+    if session.get_bind().dialect.name == "postgresql":
+        rows = [AuditOutbox(**{name: getattr(e, name) for name in _FIELDS}) for e in events]
+        session.add_all(rows)
+        session.info.setdefault(OUTBOX_WRITTEN, []).extend(rows)
+        return
+    session.flush()  # every other change first
+    _chain(session, events)
+
+
+def _chain(session: Session, events: list[AuditEvent], head: tuple[int, str] | None = None) -> None:
+    if head is None:
+        last = session.execute(select(AuditEvent.seq, AuditEvent.hash).order_by(AuditEvent.seq.desc()).limit(1)).first()
+        head = (last[0], last[1]) if last else (0, GENESIS)
+    seq, prev = head
+    for audit_event in events:
+        seq += 1
+        audit_event.seq, audit_event.prev_hash = seq, prev
+        audit_event.hash = prev = event_hash(prev, audit_event.payload())
+    session.add_all(events)
+    session.flush()
+    session.info[PENDING_HEAD] = (seq, prev)
+
+
+def _take_waiting_statement():
+    """One round trip: the oldest waiting events, deleted from the outbox, with the chain's head.
+    A transaction's events stay together (its rows share xmin), in the order of each transaction's
+    first event: one that began after another committed has higher ids, so causes precede effects."""
+    table = AuditOutbox.__table__
+    columns = ", ".join(_FIELDS)
+    return text(f"""
+        WITH moved AS (
+            DELETE FROM audit_outbox WHERE id IN (SELECT id FROM audit_outbox ORDER BY id LIMIT :batch)
+            RETURNING id, xmin::text AS tx, {columns}
+        ), head AS (SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1)
+        SELECT moved.id, {columns}, head.seq AS head_seq, head.hash AS head_hash
+        FROM moved LEFT JOIN head ON true
+        ORDER BY min(moved.id) OVER (PARTITION BY moved.tx), moved.id
+    """).columns(*(table.c[name] for name in ("id", *_FIELDS)), head_seq=Integer, head_hash=String)
+
+
+_TAKE_WAITING = _take_waiting_statement()
+
+
+def link_outbox(engine: Engine, *, own_ids: list[int] | None = None) -> int:
+    """PostgreSQL: move the events waiting in audit_outbox into the chain, oldest first, under the
+    chain lock; returns how many this call linked. Safe to call from any process at any time.
+
+    With own_ids (the caller's own events, just committed): when another linker holds the lock,
+    wait for it to finish (a shared lock: every waiter is let go at once) and look whether it took
+    ours; only if not, try again. So a burst of commits costs one linking transaction (one WAL
+    flush) per round instead of a queue of lock holders one after the other."""
+    linked = 0
+    wait = own_ids is None
+    while True:
+        with Session(engine, expire_on_commit=False) as session:
+            if wait:  # queued: PostgreSQL lets no later shared request overtake it, so it gets its turn
+                session.execute(text(f"SELECT pg_advisory_xact_lock({_AUDIT_LOCK_KEY})"))
+            elif not session.execute(text(f"SELECT pg_try_advisory_xact_lock({_AUDIT_LOCK_KEY})")).scalar():
+                session.rollback()
+                # Statements in a row, the count after the lock: READ COMMITTED takes a snapshot per
+                # statement, so it sees what the linker we waited for committed.
+                session.execute(text(f"SELECT pg_advisory_xact_lock_shared({_AUDIT_LOCK_KEY})"))
+                left = session.execute(select(func.count()).select_from(AuditOutbox)
+                                       .where(AuditOutbox.id.in_(own_ids))).scalar()
+                if not left:
+                    return linked
+                # Missed (committed while that linker was taking): queue for the lock rather than try
+                # again, or waiters holding the shared lock could keep every try failing.
+                wait = True
+                continue
+            # After the lock, like the count above: a snapshot taken before it could miss the newest link.
+            moved = session.execute(_TAKE_WAITING, {"batch": LINK_BATCH}).all()
+            if not moved:
+                return linked
+            events = [AuditEvent(seq=0, prev_hash="", hash="", **{name: getattr(row, name) for name in _FIELDS})
+                      for row in moved]
+            _chain(session, events, head=(moved[0].head_seq or 0, moved[0].head_hash or GENESIS))
+            session.commit()  # publishes the new head (services/audit_anchor.py) and releases the lock
+        linked += len(moved)
+        if len(moved) < LINK_BATCH:
+            return linked
+
+
+def _before_commit(session: OrmSession) -> None:
+    link_pending(session)
+
+
+def link_after_commit(session: Session) -> None:
+    """Called by the unit of work once its commit has returned the connection to the pool (linking
+    from inside the commit would hold a second connection per request: pools could starve)."""
+    own = session.info.pop(LINK_DUE, None)
+    if not own:
+        return
+    try:
+        link_outbox(session.get_bind(), own_ids=own)
+    except Exception:  # noqa: BLE001 - the change is committed; its events wait for the next link
+        log.exception("could not link audit events into the chain yet; the next commit will")
+
+
+def _after_commit(session: OrmSession) -> None:
+    rows = session.info.pop(OUTBOX_WRITTEN, None)
+    if rows:
+        session.info.setdefault(LINK_DUE, []).extend(row.id for row in rows)
+
+
+def _after_soft_rollback(session: OrmSession, previous: SessionTransaction) -> None:
+    # The transaction's changes are gone, and so are its events. (A savepoint's rollback keeps them:
+    # no service uses savepoints; one that does must drop its own events.)
+    if previous.parent is None:
+        session.info.pop(PENDING_EVENTS, None)
+        session.info.pop(OUTBOX_WRITTEN, None)
+
+
+def _after_transaction_end(session: OrmSession, transaction: SessionTransaction) -> None:
+    if transaction.parent is None:  # close() without commit ends the transaction without a rollback event
+        session.info.pop(PENDING_EVENTS, None)
+
+
+# On the Session class, at import: whoever can append has imported this module, so no event is left
+# unlinked. Registered before services/audit_anchor's listeners, which read the head set here.
+for _name, _listener in (("before_commit", _before_commit), ("after_commit", _after_commit),
+                         ("after_soft_rollback", _after_soft_rollback),
+                         ("after_transaction_end", _after_transaction_end)):
+    if not event.contains(OrmSession, _name, _listener):
+        event.listen(OrmSession, _name, _listener)

@@ -3,6 +3,9 @@ read-only units of work (READ_ONLY execution option) begin deferred and never ta
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 from functools import lru_cache
 
 from sqlalchemy import event
@@ -11,7 +14,11 @@ from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.pool import ConnectionPoolEntry
 from sqlmodel import create_engine
 
+from hitl_dashboard.db.pool_plan import PoolPlan, plan_pool
+from hitl_dashboard.domain.errors import ConfigurationError
 from hitl_dashboard.settings import get_settings
+
+log = logging.getLogger(__name__)
 
 # Execution option of a read-only engine (read_only_engine): on SQLite its transactions begin
 # deferred, so a read runs on its WAL snapshot while another connection holds the write lock.
@@ -32,17 +39,68 @@ def get_engine(url: str | None = None) -> Engine:
 
 @lru_cache(maxsize=16)
 def read_only_engine(engine: Engine) -> Engine:
-    """The same engine (pool, events) whose transactions are only read: see READ_ONLY."""
-    return engine.execution_options(**{READ_ONLY: True})
+    """The same engine (pool, events) whose transactions are only read: see READ_ONLY. On PostgreSQL
+    its statements run in autocommit: under READ COMMITTED (the default, which the app uses) each
+    statement of a transaction takes its own snapshot anyway, so a read-only transaction only added
+    a BEGIN and a ROLLBACK round trip to every read (every API request's token check among them)."""
+    options: dict = {READ_ONLY: True}
+    if engine.dialect.name == "postgresql":
+        options["isolation_level"] = "AUTOCOMMIT"
+    return engine.execution_options(**options)
 
 
 @lru_cache(maxsize=16)
 def _engine_for(url: str) -> Engine:
+    _known_urls.add(url)
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         _configure_sqlite(engine)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    plan = pool_plan_for(url)
+    return create_engine(url, pool_pre_ping=True, pool_size=plan.pool_size, max_overflow=plan.max_overflow)
+
+
+def check_pool_fits(url: str | None = None) -> PoolPlan | None:
+    """For the web tier at start-up: PostgreSQL's plan, or ConfigurationError when the workers' pools
+    could exceed max_connections (the message has the arithmetic and what to change)."""
+    url = normalize_url(url or get_settings().database_url)
+    if not url.startswith("postgresql"):
+        return None
+    plan = pool_plan_for(url)
+    if plan.problem:
+        raise ConfigurationError([plan.problem])
+    log.info("database connection pools: %s", plan.summary)
+    return plan
+
+
+@lru_cache(maxsize=16)
+def pool_plan_for(url: str) -> PoolPlan:
+    """The pool each process opens on this PostgreSQL database (see db/pool_plan.py): one question to
+    the server per process, at start-up. The web tier refuses to start on a plan with a problem
+    (startup.py); other processes (runners, CLI) just use the sizes."""
+    settings = get_settings()
+    max_connections, superuser_reserved = _server_limits(normalize_url(url))
+    return plan_pool(workers=settings.web_workers, max_connections=max_connections,
+                     superuser_reserved=superuser_reserved, reserved=settings.db_reserved_connections,
+                     pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow)
+
+
+def _server_limits(url: str) -> tuple[int | None, int]:
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    try:
+        with psycopg.connect(dsn, connect_timeout=5) as conn:
+            max_connections = int(conn.execute("SHOW max_connections").fetchone()[0])
+            reserved = int(conn.execute("SHOW superuser_reserved_connections").fetchone()[0])
+            with contextlib.suppress(psycopg.Error):  # PostgreSQL 16+: reserved for pg_use_reserved_connections
+                reserved += int(conn.execute("SHOW reserved_connections").fetchone()[0])
+            return max_connections, reserved
+    except psycopg.Error as exc:
+        log.warning("could not read max_connections from PostgreSQL (%s); connection pools use the "
+                    "configured or default sizes", str(exc).strip().splitlines()[0] if str(exc).strip() else exc)
+        return None, 3
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -62,3 +120,17 @@ def _configure_sqlite(engine: Engine) -> None:
         # under WAL; taking the write lock up front makes writers wait their turn. A read-only
         # one never writes: deferred, it reads its snapshot without waiting for the writer.
         conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE")
+
+
+def _forget_inherited_connections() -> None:
+    """In a forked child (granian forks its workers from the process that imported the app and ran
+    the start-up checks, which read the database): the parent's pooled connections are the parent's.
+    Two processes on one PostgreSQL socket corrupt each other's transactions (issue 12's 500s:
+    "connection in transaction status INTRANS", "unexpected result EMPTY_QUERY from ROLLBACK").
+    dispose(close=False) drops them from the child's pool without closing the parent's sockets."""
+    for url in list(_known_urls):
+        _engine_for(url).dispose(close=False)
+
+
+_known_urls: set[str] = set()
+os.register_at_fork(after_in_child=_forget_inherited_connections)

@@ -228,6 +228,23 @@ class AuditEvent(SQLModel, table=True):
         }
 
 
+class AuditOutbox(SQLModel, table=True):
+    """PostgreSQL: audit events committed with their change and not yet linked into the chain. The
+    committing process links them right after its commit (db/audit.py, in batches under the chain
+    lock), so the chain lock is never held across a change's own commit."""
+
+    __tablename__ = "audit_outbox"
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = Field(default_factory=utcnow)
+    actor: str = Field(max_length=64)
+    actor_role: str | None = Field(default=None, max_length=32)
+    action: str = Field(max_length=48)
+    conversation_id: int | None = None
+    review_request_id: int | None = None
+    content_hash: str | None = Field(default=None, max_length=64)
+    details: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
 class AuditVerification(SQLModel, table=True):
     """Where the last verification of the audit chain got to (one row, id 1): events 1..seq were
     found intact, event seq has hash `hash`; the next verification goes on from there. ok,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from hitl_dashboard.db.audit import link_after_commit
 from hitl_dashboard.db.engine import get_engine, read_only_engine
 
 
@@ -32,6 +33,7 @@ class UnitOfWork:
     def commit(self) -> None:
         assert self.session is not None
         self.session.commit()
+        link_after_commit(self.session)  # PostgreSQL: this commit's audit events into the chain
 
     def rollback(self) -> None:
         assert self.session is not None

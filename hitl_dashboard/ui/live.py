@@ -1,7 +1,8 @@
 """Pushes changes to linked browsers: the services' live sink, implemented with Reflex.
 
 Called from the runner (token chunks, committed turns) and after decisions and claims.
-Refreshes are coalesced per conversation so a burst of changes costs one reload."""
+Refreshes are coalesced across conversations (one flusher per worker) and cover only the
+conversation and the role queues that changed, and only feeds some browser is linked to."""
 
 from __future__ import annotations
 
@@ -22,34 +23,50 @@ log = logging.getLogger(__name__)
 # Only used to read whole queues for the shared feeds; never to decide anything.
 QUEUE_READER = Actor(0, "live-feed", frozenset({"admin"}))
 CHUNK_FLUSH_S = 0.05
+REFRESH_COALESCE_S = 0.05
 
 
 class ReflexLiveSink:
     def __init__(self, app: rx.App, loop: asyncio.AbstractEventLoop):
         self.app, self.loop = app, loop
         self._pending: set[int] = set()
+        self._pending_roles: set[str] = set()
+        self._wake = asyncio.Event()
+        self._flusher: asyncio.Task | None = None
         self._chunks: dict[int, list] = {}
         self._last_flush: dict[int, float] = {}
 
     # -- committed changes ------------------------------------------------------------------
-    def changed(self, conversation_id: int) -> None:
-        live.call_on_loop(self.loop, self._schedule, conversation_id)
+    def changed(self, conversation_id: int, roles: tuple[str, ...] | None = None) -> None:
+        live.call_on_loop(self.loop, self._schedule, conversation_id, roles)
 
-    def _schedule(self, conversation_id: int) -> None:
-        if conversation_id in self._pending:
-            return
+    def _schedule(self, conversation_id: int, roles: tuple[str, ...] | None) -> None:
         self._pending.add(conversation_id)
-        self.loop.create_task(self._refresh(conversation_id))
+        self._pending_roles.update(QUEUE_ROLES if roles is None else roles)
+        self._wake.set()
+        if self._flusher is None or self._flusher.done():
+            self._flusher = self.loop.create_task(self._flush_forever())
 
-    async def _refresh(self, conversation_id: int) -> None:
-        await asyncio.sleep(0.02)  # coalesce a burst (decision + dismissals + new request)
-        self._pending.discard(conversation_id)
-        self._chunks.pop(conversation_id, None)
-        try:
-            await refresh_conversation(self.app, conversation_id)
-            await refresh_queues(self.app)
-        except Exception:  # noqa: BLE001 - a viewer problem must never break the runner
-            log.exception("live refresh of conversation %s failed", conversation_id)
+    async def _flush_forever(self) -> None:
+        """One flusher per worker: it takes everything that changed since its last pass, so a burst
+        of decisions across many conversations costs one read per conversation and one per queue
+        touched, and passes never overlap (an older read can never overwrite a newer one)."""
+        while True:
+            await self._wake.wait()
+            await asyncio.sleep(REFRESH_COALESCE_S)  # coalesce a burst (decision + dismissals + new request)
+            self._wake.clear()
+            conversations, roles = self._pending, self._pending_roles
+            self._pending, self._pending_roles = set(), set()
+            for conversation_id in sorted(conversations):
+                self._chunks.pop(conversation_id, None)
+                try:
+                    await refresh_conversation(self.app, conversation_id)
+                except Exception:  # noqa: BLE001 - a viewer problem must never break the runner
+                    log.exception("live refresh of conversation %s failed", conversation_id)
+            try:
+                await refresh_queues(self.app, tuple(r for r in QUEUE_ROLES if r in roles))
+            except Exception:  # noqa: BLE001
+                log.exception("live refresh of the queues %s failed", sorted(roles))
 
     # -- streaming tokens -------------------------------------------------------------------
     async def chunk(self, conversation_id: int, source: str, message_id: str, text: str) -> None:
@@ -78,7 +95,17 @@ class ReflexLiveSink:
             feed.streaming_source, feed.streaming_text = source, text_so_far
 
 
+async def _watched(app: rx.App, token: str, cls: type[rx.State]) -> bool:
+    """Whether any browser is linked to the shared feed (a read of its state, no lock and no
+    database): a feed nobody watches is not refreshed; whoever opens it later reads it fresh."""
+    root = await app.state_manager.get_state(rx.BaseStateToken(ident=token, cls=cls))
+    feed = await root.get_state(cls)
+    return bool(feed._linked_from)
+
+
 async def refresh_conversation(app: rx.App, conversation_id: int) -> None:
+    if not await _watched(app, conversation_token(conversation_id), ConversationFeed):
+        return
     # No actor: the server reads the conversation once for every viewer linked to the feed.
     view = await asyncio.to_thread(conversation_view, None, conversation_id)
     async with app.modify_state(
@@ -90,6 +117,8 @@ async def refresh_conversation(app: rx.App, conversation_id: int) -> None:
 
 async def refresh_queues(app: rx.App, roles: tuple[str, ...] = QUEUE_ROLES) -> None:
     for role in roles:
+        if not await _watched(app, queue_token(role), QueueFeed):
+            continue
         rows = await asyncio.to_thread(queue_rows, QUEUE_READER, role)
         async with app.modify_state(rx.BaseStateToken(ident=queue_token(role), cls=QueueFeed)) as root:
             feed = await root.get_state(QueueFeed)

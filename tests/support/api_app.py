@@ -78,6 +78,9 @@ def start_app(tmp_path_factory: pytest.TempPathFactory, backend: str, **settings
         "WORKER_POLL_SECONDS": "0.1",
         "API_RATE_LIMIT": UNLIMITED,
         "API_ADDRESS_RATE_LIMIT": UNLIMITED,
+        # The tests add webhooks from this process, so the server must not trust a cached "nobody
+        # subscribed" (its bound is tested in tests/test_webhooks.py, with a moved clock).
+        "WEBHOOK_CACHE_SECONDS": "0",
         **settings,
     }
     for name in ("REDIS_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "MODEL_PROVIDER"):

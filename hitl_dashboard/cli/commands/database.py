@@ -6,7 +6,7 @@ from typing import Any
 
 from hitl_dashboard.cli.output import emit
 from hitl_dashboard.cli.registry import command, group, leaf
-from hitl_dashboard.services.auth.preflight import check_hosted_ready
+from hitl_dashboard.services.auth.preflight import check_connection_pools, check_hosted_ready
 from hitl_dashboard.services.schema import upgrade_database
 from hitl_dashboard.settings import get_settings
 
@@ -25,6 +25,7 @@ def _db_upgrade(args) -> int:
 
 @command("check")
 def _check(args) -> int:
+    check_connection_pools()  # ConfigurationError: the CLI's configuration exit code, with the arithmetic
     check_hosted_ready()
     mode = "demo" if get_settings().demo_mode else "hosted"
     emit(args, {"ok": True, "mode": mode}, f"configuration OK ({mode} mode)")

@@ -18,7 +18,7 @@ from pathlib import Path
 from sqlalchemy import event
 from sqlalchemy.orm import Session, SessionTransaction
 
-from hitl_dashboard.db.audit import forget_pending_head, pending_head
+from hitl_dashboard.db.audit import forget_pending_head, link_pending, pending_head
 from hitl_dashboard.db.models import utcnow
 from hitl_dashboard.domain.audit_anchor import PublishedHead, head_line
 from hitl_dashboard.settings import get_settings
@@ -60,6 +60,7 @@ def publish(head: PublishedHead) -> None:
 
 
 def _before_commit(session: Session) -> None:
+    link_pending(session)  # normally done already by db/audit's own listener, registered first
     head = pending_head(session)
     if head is None or "webhook" not in get_settings().anchor_sinks():
         return

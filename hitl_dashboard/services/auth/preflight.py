@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col, select
 
+from hitl_dashboard.db.engine import check_pool_fits
 from hitl_dashboard.db.models import User
 from hitl_dashboard.services.transactions import reading
 from hitl_dashboard.settings import get_settings
@@ -12,6 +13,12 @@ from hitl_dashboard.settings import get_settings
 
 class UnsafeDeployment(RuntimeError):
     pass
+
+
+def check_connection_pools() -> None:
+    """On PostgreSQL: the web workers' pools fit the server's max_connections, or ConfigurationError
+    with the arithmetic (db/pool_plan.py). Run by the web tier at start-up and by `check`."""
+    check_pool_fits()
 
 
 def check_hosted_ready() -> None:

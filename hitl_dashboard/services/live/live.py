@@ -16,7 +16,8 @@ log = logging.getLogger(__name__)
 class LiveSink(Protocol):
     async def chunk(self, conversation_id: int, source: str, message_id: str, text: str) -> None: ...
 
-    def changed(self, conversation_id: int) -> None: ...
+    def changed(self, conversation_id: int, roles: tuple[str, ...] | None = None) -> None:
+        """Something committed changed the conversation and the queues of `roles` (None: maybe any queue)."""
 
 
 _sinks: list[LiveSink] = []
@@ -44,10 +45,12 @@ def chunk_publisher(conversation_id: int) -> Callable[[str, str, str], Awaitable
     return publish
 
 
-def publish_turn(conversation_id: int) -> None:
+def publish_turn(conversation_id: int, roles: tuple[str, ...] | None = None) -> None:
+    """After the commit: the conversation changed, and the review queues of `roles` (the roles of the
+    requests opened, claimed or closed; None when the caller cannot tell: every queue)."""
     for sink in list(_sinks):
         try:
-            sink.changed(conversation_id)
+            sink.changed(conversation_id, roles)
         except Exception:  # noqa: BLE001
             log.exception("live sink failed on a change")
 

@@ -46,10 +46,11 @@ class RedisPublisherSink:
             await asyncio.to_thread(self._push, {"type": "stream", "conversation_id": conversation_id,
                                                  "source": source, "text": so_far})
 
-    def changed(self, conversation_id: int) -> None:
+    def changed(self, conversation_id: int, roles: tuple[str, ...] | None = None) -> None:
         self._streams.pop(conversation_id, None)
         try:
-            self._push({"type": "changed", "conversation_id": conversation_id})
+            self._push({"type": "changed", "conversation_id": conversation_id,
+                        "roles": list(roles) if roles is not None else None})
         except redis.RedisError:
             log.warning("could not publish a live update for conversation %s", conversation_id)
 
@@ -58,7 +59,7 @@ def install_publisher(url: str) -> None:
     live.register_sink(RedisPublisherSink(url))
 
 
-async def consume(url: str, on_changed: Callable[[int], None],
+async def consume(url: str, on_changed: Callable[[int, tuple[str, ...] | None], None],
                   on_stream: Callable[[int, str, str], Awaitable[None]]) -> None:
     """Runs in each web worker for as long as it lives."""
     client = redis.asyncio.Redis.from_url(url)
@@ -69,7 +70,8 @@ async def consume(url: str, on_changed: Callable[[int], None],
                 continue
             event = json.loads(popped[1])
             if event["type"] == "changed":
-                on_changed(int(event["conversation_id"]))
+                roles = event.get("roles")  # absent in events of an older runner: every queue
+                on_changed(int(event["conversation_id"]), tuple(roles) if roles is not None else None)
             elif event["type"] == "stream":
                 await on_stream(int(event["conversation_id"]), event["source"], event["text"])
         except asyncio.CancelledError:

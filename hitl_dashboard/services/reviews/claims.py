@@ -28,7 +28,7 @@ def claim(actor: Actor, review_id: int) -> ReviewRequest:
     """Take a review request; returns it (detached) as it is after the claim."""
     with transaction() as uow:
         request = claim_request(uow, actor, review_id)
-    live.publish_turn(request.conversation_id)  # every open queue shows the new assignee
+    live.publish_turn(request.conversation_id, (request.required_role,))  # the queue shows the new assignee
     return request
 
 
@@ -36,7 +36,7 @@ def release(actor: Actor, review_id: int) -> ReviewRequest:
     """Give a claimed request back to its queue; returns it (detached) as it is after the release."""
     with transaction() as uow:
         request = release_request(uow, actor, review_id)
-    live.publish_turn(request.conversation_id)
+    live.publish_turn(request.conversation_id, (request.required_role,))
     return request
 
 

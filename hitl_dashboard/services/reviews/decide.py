@@ -46,6 +46,8 @@ from hitl_dashboard.services.reviews.review_requests import (
     dismiss_open_requests,
     open_request,
     signoff_approvals,
+    touch_queue,
+    touched_queues,
 )
 from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls, describe_call, record_tool_decision
 from hitl_dashboard.services.transactions import transaction
@@ -61,6 +63,8 @@ class DecisionOutcome:
     conversation_status: str
     next_review_id: int | None
     replayed: bool = False
+    # The roles whose queues this decision changed (the decided request's, dismissed and new ones).
+    queue_roles: tuple[str, ...] = ()
 
 
 def decide(actor: Actor, review_id: int, decision: DecisionInput, *,
@@ -71,7 +75,8 @@ def decide(actor: Actor, review_id: int, decision: DecisionInput, *,
         if conversation_id is not None and get_request(uow, review_id).conversation_id != conversation_id:
             raise NotFound(f"review request {review_id} is not part of this conversation")
         outcome = record_decision(uow, actor, review_id, decision)
-    live.publish_turn(outcome.conversation_id)  # browsers on the conversation and the queues
+    # Browsers on the conversation and on the queues it changed (a replay changed nothing new).
+    live.publish_turn(outcome.conversation_id, outcome.queue_roles)
     return outcome
 
 
@@ -144,8 +149,9 @@ def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: Dec
     conversation.updated_at = utcnow()
     uow.session.add(conversation)
     uow.session.flush()
+    touch_queue(uow.session, request.required_role)
     return DecisionOutcome(row.id, review_id, conversation.id, decision.action, conversation.status,
-                           next_review.id if next_review else None)
+                           next_review.id if next_review else None, queue_roles=touched_queues(uow.session))
 
 
 def _earlier(uow: UnitOfWork, key: str, fingerprint: str, actor: Actor) -> DecisionOutcome | None:

@@ -15,6 +15,18 @@ from hitl_dashboard.domain.stored_values import short_label
 from hitl_dashboard.services.webhooks import webhooks
 from hitl_dashboard.settings import get_settings
 
+# The roles whose review queues the session's transaction changed (session.info), so the live
+# refresh after the commit reloads only those queues.
+QUEUES_TOUCHED = "hitl_queues_touched"
+
+
+def touch_queue(session: Session, role: str) -> None:
+    session.info.setdefault(QUEUES_TOUCHED, set()).add(role)
+
+
+def touched_queues(session: Session) -> tuple[str, ...]:
+    return tuple(sorted(session.info.get(QUEUES_TOUCHED, ())))
+
 
 @dataclass(frozen=True)
 class Subject:
@@ -55,6 +67,7 @@ def open_request(
     )
     session.add(request)
     session.flush()
+    touch_queue(session, role)
     append_audit(
         session,
         actor=actor,
@@ -83,6 +96,7 @@ def dismiss_open_requests(session: Session, conversation_id: int, *, actor: str,
         request.status, request.closed_at = ReviewStatus.DISMISSED, utcnow()
         request.version += 1
         session.add(request)
+        touch_queue(session, request.required_role)
         append_audit(session, actor=actor, action="review.dismissed", conversation_id=conversation_id,
                      review_request_id=request.id, content_hash=request.content_hash, details={"why": why})
         count += 1

@@ -74,7 +74,7 @@ class _WakeOnChange:
     async def chunk(self, conversation_id: int, source: str, message_id: str, text: str) -> None:
         return None
 
-    def changed(self, conversation_id: int) -> None:
+    def changed(self, conversation_id: int, roles: tuple[str, ...] | None = None) -> None:
         live.call_on_loop(self.loop, self.event.set)
 
     async def wait(self, timeout: float) -> None:

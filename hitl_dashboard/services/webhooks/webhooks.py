@@ -21,6 +21,7 @@ from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, require_role
 from hitl_dashboard.services.transactions import reading, transaction
+from hitl_dashboard.services.webhooks import webhook_cache
 from hitl_dashboard.settings import get_settings
 
 # audit.head: each committed head of the audit chain, when AUDIT_ANCHOR_SINKS includes "webhook".
@@ -50,6 +51,7 @@ def insert_webhook(uow: UnitOfWork, actor: Actor | None, *, url: str, events: li
                       created_by=actor.user_id if actor else None)
     uow.session.add(webhook)
     uow.session.flush()
+    webhook_cache.mark_changed(uow.session)  # this process sees it from the commit on
     append_audit(uow.session, actor=actor.username if actor else "system", action="webhook.added",
                  details={"webhook_id": webhook.id, "url": url, "events": webhook.events, "format": fmt})
     return webhook
@@ -65,8 +67,15 @@ def list_webhooks(actor: Actor | None) -> list[Webhook]:
 
 def enqueue_event(session: Session, event: str, event_id: str, data: dict[str, Any]) -> int:
     """Queue the event for every active webhook that wants it; returns how many were queued.
-    event_id names the event (not the delivery), so receivers can de-duplicate on it."""
-    hooks = [h for h in session.exec(select(Webhook).where(col(Webhook.active))) if event in h.events]
+    event_id names the event (not the delivery), so receivers can de-duplicate on it. Nobody subscribed
+    (webhook_cache, with its staleness bound): no query at all."""
+    wanted = webhook_cache.wanted_events(session)
+    if wanted is None:
+        wanted = webhook_cache.remember(session)
+    if event not in wanted:
+        return 0
+    with session.no_autoflush:
+        hooks = [h for h in session.exec(select(Webhook).where(col(Webhook.active))) if event in h.events]
     if not hooks:
         return 0
     payload = {"id": event_id, "event": event, "occurred_at": utcnow().isoformat(), "data": data}

@@ -1,0 +1,407 @@
+"""Decisions over the HTTP API, 200 concurrent reviewers, PostgreSQL, the hosted setup (issue 12).
+
+Target: >= 300 decisions/s with 200 clients, p95 <= 500 ms, no 503, none lost, none applied twice.
+
+The server is the hosted web tier on this machine: `reflex run --env prod --backend-only` (granian,
+WEB_WORKERS workers, Reflex's Redis state manager, live refresh after every decision, rate limits
+raised for the run), on a fresh PostgreSQL database. No runner process: the agent work that follows a
+decision is not what is measured (RUNNER_IN_WEB=false as in scripts/run-hosted.sh).
+
+Data (bulk-seeded): 200 reviewers (half security_reviewer, half product_reviewer), each with an
+API token; one conversation per review request, paused at a gate with five messages and one pending
+gate review for its role; each client is handed its own requests (as if picked from its queue). Each
+client then loops: POST /claim, POST /decision (every fourth one a revise with instructions, the
+rest approvals, each with an Idempotency-Key; a transport error is retried with the same key), until
+the time is up. Decisions/s = 2xx decisions / wall time.
+
+Then the database itself is checked: every 2xx decision has its row (same id, same review), no review
+has more than one decision, no decision exists that no client asked for, each conversation has one
+decision note in its transcript per decision, and the audit chain verifies from event 1.
+
+Baseline, same run: the same bench against the code at commit c43f3c7 (the tree before issue 12's
+decision work), checked out with `git worktree add` into a temporary folder and served from there
+(PYTHONPATH pointed at it), same worker count, same seed, its own fresh database.
+
+    .venv/bin/python bench/decisions_api.py [--quick] [--workers 4] [--clients 200] [--seconds 30]
+        [--no-baseline]"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._support import ROOT, free_port, p95, temporary_database, wait_until_answering  # noqa: E402
+
+BASELINE_COMMIT = "c43f3c7"
+ROLES = ("security_reviewer", "product_reviewer")
+MESSAGES_PER_CONVERSATION = 5
+TARGET_PER_S, TARGET_P95_MS = 300.0, 500.0
+REDIS_BASE = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379")
+REDIS_DB = {"new": 13, "baseline": 14}  # the tests use db 7; each server here flushes its own
+
+
+@dataclass
+class Client:
+    token: str
+    reviews: list[int]
+    ok: dict[int, int] = field(default_factory=dict)  # review id -> decision id (2xx answers)
+    statuses: Counter = field(default_factory=Counter)
+    latencies_ms: list[float] = field(default_factory=list)  # decision requests
+    cycles_ms: list[float] = field(default_factory=list)  # claim + decision
+
+
+def seed(clients: int, per_client: int) -> list[Client]:
+    """Bulk insert (executemany): users, tokens, conversations paused at a gate, their messages
+    and one pending gate review each. Returns the clients with their tokens and review ids."""
+    from argon2 import PasswordHasher
+
+    from hitl_dashboard.db.engine import get_engine
+    from hitl_dashboard.db.models import ApiToken, Conversation, Message, ReviewRequest, User, utcnow
+    from hitl_dashboard.services.auth.tokens import TOKEN_PREFIX, hash_token
+
+    now = utcnow()
+    password_hash = PasswordHasher().hash("bench-password-not-used")
+    users = [dict(id=1, username="ivan", password_hash=password_hash, roles=["security_reviewer"],
+                  is_active=True, is_demo=False, created_at=now, display_name="")]
+    tokens, plaintexts = [], []
+    for i in range(clients):
+        uid = i + 2
+        users.append(dict(id=uid, username=f"reviewer{i}", password_hash=password_hash, roles=[ROLES[i % 2]],
+                          is_active=True, is_demo=False, created_at=now, display_name=""))
+        plaintext = TOKEN_PREFIX + uuid.uuid4().hex + uuid.uuid4().hex
+        plaintexts.append(plaintext)
+        tokens.append(dict(user_id=uid, name="bench", kind="api", token_hash=hash_token(plaintext),
+                           prefix=plaintext[:11], created_at=now))
+    convs, msgs, reviews = [], [], []
+    result = [Client(plaintexts[i], []) for i in range(clients)]
+    cid = 0
+    for _ in range(per_client):
+        for i in range(clients):
+            cid += 1
+            created = now - timedelta(minutes=30)
+            convs.append(dict(
+                id=cid, title=f"Task {cid}", task=f"Add retry with backoff to client {cid}", task_type="code",
+                template="code", gate_policy={}, model_routing={}, on_overdue="escalate", status="awaiting_review",
+                initiator_id=1, prompt_tokens=500, completion_tokens=200, checkpoint_version=MESSAGES_PER_CONVERSATION,
+                turns_since_review=0, next_seq=MESSAGES_PER_CONVERSATION + 1, crash_count=0, created_at=created,
+                updated_at=created))
+            for seq in range(1, MESSAGES_PER_CONVERSATION + 1):
+                msgs.append(dict(conversation_id=cid, seq=seq, source="coder" if seq % 2 else "planner",
+                                 kind="text", content=f"Turn {seq} of conversation {cid}: a proposed change.",
+                                 prompt_tokens=100, completion_tokens=40, created_at=created + timedelta(seconds=seq)))
+            reviews.append(dict(
+                id=cid, conversation_id=cid, kind="gate", required_role=ROLES[i % 2], rule="gate",
+                reason="Look at the proposed change", risk_flags=[], subject_type="message", subject_id=cid,
+                subject_label="coder message", content_hash="0" * 64, status="pending",
+                due_at=now + timedelta(hours=1 + (cid % 48)), version=1, created_at=created))
+            result[i].reviews.append(cid)
+    engine = get_engine()
+    with engine.begin() as conn:
+        for table, rows in ((User.__table__, users), (ApiToken.__table__, tokens),
+                            (Conversation.__table__, convs), (Message.__table__, msgs),
+                            (ReviewRequest.__table__, reviews)):
+            for start in range(0, len(rows), 10_000):
+                conn.execute(table.insert(), rows[start:start + 10_000])
+        for table in ("users", "conversations", "messages", "review_requests", "api_tokens"):
+            conn.exec_driver_sql(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                                 f"(SELECT max(id) FROM {table}))")
+        conn.exec_driver_sql("ANALYZE")  # as autovacuum would soon after a bulk load
+    return result
+
+
+@contextlib.contextmanager
+def hosted_web_tier(code_dir: Path, database_url: str, redis_url: str, workers: int, workdir: Path):
+    """`reflex run --env prod --backend-only` from code_dir with WEB_WORKERS granian workers."""
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    port = free_port()
+    unlimited = "10000000/minute"
+    env = {
+        **os.environ,
+        "PATH": f"{ROOT / '.tools' / 'node_modules' / '.bin'}:{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
+        "PYTHONPATH": str(code_dir), "REFLEX_USE_SYSTEM_BUN": "1", "REFLEX_TELEMETRY_ENABLED": "false",
+        "REFLEX_CHECK_LATEST_VERSION": "false", "REFLEX_STATES_WORKDIR": str(workdir / "states"),
+        "DATABASE_URL": database_url, "REDIS_URL": redis_url, "DEMO_MODE": "false", "RUNNER_IN_WEB": "false",
+        "GRANIAN_WORKERS": str(workers), "WEB_WORKERS": str(workers),
+        "API_RATE_LIMIT": unlimited, "API_ADDRESS_RATE_LIMIT": unlimited,
+        "AUDIT_ANCHOR_FILE": str(workdir / "audit-heads.jsonl"), "DEPLOY_LOG_PATH": str(workdir / "deploys.jsonl"),
+    }
+    log_path = workdir / "web.log"
+    with open(log_path, "ab") as log:
+        server = subprocess.Popen(
+            [str(ROOT / ".venv" / "bin" / "reflex"), "run", "--env", "prod", "--backend-only",
+             "--backend-port", str(port), "--backend-host", "127.0.0.1"],
+            cwd=code_dir, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_answering(base, server, 180, lambda: log_path.read_text()[-3000:])
+        yield base, server.pid
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
+async def reviewer(client: Client, http, deadline: float, index: int) -> None:  # noqa: ANN001
+    headers = {"Authorization": f"Bearer {client.token}"}
+    for n, review_id in enumerate(client.reviews):
+        if time.monotonic() >= deadline:
+            return
+        start = time.perf_counter()
+        claim = await _post(http, f"/api/reviews/{review_id}/claim", headers, None, client)
+        if claim is None or claim.status_code != 200:
+            continue
+        revise = (n + index) % 4 == 0
+        body = ({"action": "revise", "instructions": "add a timeout to every call"} if revise
+                else {"action": "approve", "reason": "looks right"})
+        key = {**headers, "Idempotency-Key": f"bench-{review_id}-{uuid.uuid4().hex[:8]}"}
+        sent = time.perf_counter()
+        answer = await _post(http, f"/api/reviews/{review_id}/decision", key, body, client, retries=3)
+        done = time.perf_counter()
+        if answer is None:
+            continue
+        client.latencies_ms.append((done - sent) * 1000)
+        client.cycles_ms.append((done - start) * 1000)
+        if 200 <= answer.status_code < 300:
+            client.ok[review_id] = answer.json()["decision_id"]
+
+
+async def _post(http, path: str, headers: dict, body: dict | None, client: Client, retries: int = 0):  # noqa: ANN001
+    import httpx
+
+    for attempt in range(retries + 1):
+        try:
+            response = await http.post(path, headers=headers, json=body)
+        except httpx.TransportError as exc:
+            client.statuses[f"transport error ({type(exc).__name__})"] += 1
+            if attempt == retries:
+                return None
+            continue
+        client.statuses[response.status_code] += 1
+        if response.status_code == 503 and attempt < retries:
+            continue  # what a client does with a 503: try again (same Idempotency-Key)
+        return response
+    return None
+
+
+async def load(base: str, clients: list[Client], seconds: float) -> float:
+    import httpx
+
+    # One client (one keep-alive connection) per reviewer, as 200 separate reviewers would have. One
+    # shared client with a pool of 200 connections spends most of its CPU in httpcore's pool scan (it
+    # looks at every connection on every request and response): measured 18-21 ms of client CPU per
+    # decision, enough on 2 cores to starve the server it measures.
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+    async with contextlib.AsyncExitStack() as stack:
+        https = [await stack.enter_async_context(httpx.AsyncClient(base_url=base, limits=limits, timeout=120))
+                 for _ in clients]
+        start = time.monotonic()
+        deadline = start + seconds
+        await asyncio.gather(*(reviewer(c, http, deadline, i)
+                               for i, (c, http) in enumerate(zip(clients, https, strict=True))))
+        return time.monotonic() - start
+
+
+def check_database(clients: list[Client]) -> dict[str, int | bool | str]:
+    """What the database says happened, against what the clients were told."""
+    from sqlalchemy import text
+
+    from hitl_dashboard.db.uow import UnitOfWork
+    from hitl_dashboard.domain.audit_chain import verify_chain
+    from hitl_dashboard.services.audit.audit_rows import chain_rows
+
+    acknowledged = {rid: did for c in clients for rid, did in c.ok.items()}
+    with UnitOfWork(read_only=True) as uow:
+        rows = uow.session.execute(text("SELECT id, review_request_id FROM decisions")).all()
+        notes = uow.session.execute(text(
+            "SELECT conversation_id, count(*) FROM messages WHERE kind = 'decision' GROUP BY conversation_id"
+        )).all()
+        decided = uow.session.execute(text("SELECT count(*) FROM review_requests WHERE status = 'decided'")).scalar()
+        audit_decisions = uow.session.execute(text(
+            "SELECT count(*) FROM audit_events WHERE action = 'decision.recorded'")).scalar()
+        report = verify_chain(chain_rows(uow))
+    by_review = Counter(review for _, review in rows)
+    stored = {decision_id: review for decision_id, review in rows}
+    lost = sum(1 for rid, did in acknowledged.items() if stored.get(did) != rid)
+    notes_by_conv = dict(notes)  # conversation id == review id in this data set
+    return {
+        "acknowledged (2xx)": len(acknowledged),
+        "decision rows": len(rows),
+        "lost (2xx without its row)": lost,
+        "applied twice (reviews with > 1 decision)": sum(1 for n in by_review.values() if n > 1),
+        "transcript notes != decisions": sum(1 for rid, n in by_review.items() if notes_by_conv.get(rid, 0) != n),
+        "rows without a 2xx (client gave up)": sum(1 for rid in by_review if rid not in acknowledged),
+        "reviews decided": decided,
+        "audit decision events": audit_decisions,
+        "audit chain verifies": report.ok,
+        "audit events checked": report.checked,
+    }
+
+
+def run_one(label: str, code_dir: Path, clients_n: int, per_client: int, workers: int, seconds: float) -> dict:
+    with temporary_database("postgresql") as url, tempfile.TemporaryDirectory(prefix="hitl-dec-") as tmp:
+        seeded = time.perf_counter()
+        clients = seed(clients_n, per_client)
+        print(f"  [{label}] seeded {clients_n * per_client} pending reviews in {time.perf_counter() - seeded:.1f} s",
+              flush=True)
+        redis_url = f"{REDIS_BASE}/{REDIS_DB[label]}"
+        with hosted_web_tier(code_dir, url, redis_url, workers, Path(tmp)) as (base, group):
+            cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+            web0, pg0 = cpu_seconds(_group_pids(group)), _postgres_cpu(url)
+            wall = asyncio.run(load(base, clients, seconds))
+            web1, pg1 = cpu_seconds(_group_pids(group)), _postgres_cpu(url)
+            cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+            load_avg = os.getloadavg()
+        keep = Path(tempfile.gettempdir()) / f"hitl-decisions-bench-web-{label}.log"
+        keep.write_bytes((Path(tmp) / "web.log").read_bytes())  # for a look at 5xx after the run
+        check = check_database(clients)
+    latencies = sorted(x for c in clients for x in c.latencies_ms)
+    cycles = sorted(x for c in clients for x in c.cycles_ms)
+    statuses = sum((c.statuses for c in clients), Counter())
+    decided = check["acknowledged (2xx)"]
+    return {
+        "label": label, "per_s": decided / wall, "wall": wall, "decided": decided,
+        "p50": statistics.median(latencies) if latencies else float("nan"),
+        "p95": p95(latencies) if latencies else float("nan"),
+        "cycle_p95": p95(cycles) if cycles else float("nan"),
+        "statuses": dict(sorted(statuses.items(), key=lambda kv: str(kv[0]))),
+        "check": check, "client_cpu_s": (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime),
+        "web_cpu_ms": _per_decision(web0, web1, decided), "pg_cpu_ms": _per_decision(pg0, pg1, decided),
+        "load": load_avg,
+    }
+
+
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """utime + stime of each process (/proc), in seconds."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    seconds = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            seconds[pid] = (int(fields[11]) + int(fields[12])) / ticks
+    return seconds
+
+
+def _group_pids(group: int) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2]) == group:
+                    pids.append(int(entry.name))
+    return pids
+
+
+def _postgres_cpu(url: str) -> dict[int, float]:
+    """The server processes of this database's connections (PostgreSQL on this machine)."""
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
+        pids = [row[0] for row in conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s "
+                                               "AND pid <> pg_backend_pid()", (name,))]
+    return cpu_seconds(pids)
+
+
+def _per_decision(before: dict[int, float], after: dict[int, float], decided: int) -> float:
+    """CPU ms per decision: processes seen at both ends (a PostgreSQL backend that started during the
+    load is counted from 0; one that ended is missed, so this is a lower bound for PostgreSQL)."""
+    used = sum(after[pid] - before.get(pid, 0.0) for pid in after)
+    return used * 1000 / decided if decided else float("nan")
+
+
+@contextlib.contextmanager
+def baseline_tree() -> Path:
+    tmp = Path(tempfile.mkdtemp(prefix="hitl-baseline-"))
+    tree = tmp / "tree"
+    subprocess.run(["git", "worktree", "add", "--detach", str(tree), BASELINE_COMMIT], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield tree
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with contextlib.suppress(OSError):
+            tmp.rmdir()
+
+
+def report(result: dict) -> None:
+    client_ms = result["client_cpu_s"] * 1000 / max(result["decided"], 1)
+    print(f"  [{result['label']}] {result['decided']} decisions in {result['wall']:.1f} s: "
+          f"{result['per_s']:.1f}/s; decision p50 {result['p50']:.0f} ms, p95 {result['p95']:.0f} ms "
+          f"(claim + decision p95 {result['cycle_p95']:.0f} ms); load average at the end "
+          f"{result['load'][0]:.2f}; CPU per decision: web tier {result['web_cpu_ms']:.1f} ms, PostgreSQL "
+          f"{result['pg_cpu_ms']:.1f} ms, bench client {client_ms:.1f} ms")
+    print(f"  [{result['label']}] HTTP statuses: {result['statuses']}")
+    print(f"  [{result['label']}] database check: {result['check']}")
+
+
+def passed(result: dict) -> bool:
+    check = result["check"]
+    return (check["lost (2xx without its row)"] == 0 and check["applied twice (reviews with > 1 decision)"] == 0
+            and check["transcript notes != decisions"] == 0 and check["audit chain verifies"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="20 s of load per server (make bench)")
+    parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_WORKERS", "4")))
+    parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=None)
+    parser.add_argument("--per-client", type=int, default=None, help="pending reviews seeded per client")
+    parser.add_argument("--no-baseline", action="store_true")
+    args = parser.parse_args()
+    seconds = args.seconds or (20.0 if args.quick else 60.0)
+    per_client = args.per_client or int(seconds * 400 * 1.5 / args.clients) + 1  # never run dry at 400/s
+    print(f"decisions over the API: {args.clients} clients, {args.workers} web workers, PostgreSQL, "
+          f"{seconds:.0f} s of load per server; machine: {os.cpu_count()} cores, load average "
+          f"{os.getloadavg()[0]:.2f} at the start", flush=True)
+    results = [run_one("new", ROOT, args.clients, per_client, args.workers, seconds)]
+    report(results[0])
+    if not args.no_baseline:
+        with baseline_tree() as tree:
+            results.append(run_one("baseline", tree, args.clients, per_client, args.workers, seconds))
+        report(results[1])
+    new = results[0]
+    statuses = new["statuses"]
+    print(f"figure: {new['per_s']:.1f} decisions/s, p95 {new['p95']:.0f} ms, {statuses.get(503, 0)} x 503, "
+          f"{new['check']['lost (2xx without its row)']} lost, "
+          f"{new['check']['applied twice (reviews with > 1 decision)']} applied twice")
+    print(f"target: >= {TARGET_PER_S:.0f}/s, p95 <= {TARGET_P95_MS:.0f} ms, 0 x 503, 0 lost, 0 applied twice")
+    print(f"CPU per decision (steadier than the rate on a shared machine): web tier {new['web_cpu_ms']:.1f} ms, "
+          f"PostgreSQL {new['pg_cpu_ms']:.1f} ms")
+    if len(results) > 1:
+        base = results[1]
+        print(f"baseline (commit {BASELINE_COMMIT}, same run): {base['per_s']:.1f} decisions/s, p95 "
+              f"{base['p95']:.0f} ms, {base['statuses'].get(503, 0)} x 503; ratio {new['per_s'] / base['per_s']:.1f}x "
+              f"decisions/s, {base['p95'] / new['p95']:.1f}x p95; CPU per decision: web tier "
+              f"{base['web_cpu_ms']:.1f} ms, PostgreSQL {base['pg_cpu_ms']:.1f} ms")
+    if not all(passed(r) for r in results):
+        print("DATABASE CHECK FAILED", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
