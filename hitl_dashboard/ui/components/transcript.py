@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui.states.feeds import ConversationFeed
+from hitl_dashboard.ui.states.stream_feed import StreamFeed
 from hitl_dashboard.ui.views.conversation_view import MessageRow
 
 
@@ -51,16 +52,21 @@ def message_card(message: MessageRow) -> rx.Component:
 
 
 def typing_card() -> rx.Component:
+    """The message streaming now. Its own component on StreamFeed: a streamed update re-renders it
+    alone. Hidden once the stream's message is stored: a stream that began before the newest stored
+    message is that message, so the committed message replaces it in the same render (no flicker,
+    no duplicate), whichever of the two updates reaches the browser first."""
     return rx.cond(
-        ConversationFeed.typing,
+        (StreamFeed.text != "") & (StreamFeed.conversation_id == ConversationFeed.id)
+        & (StreamFeed.started > ConversationFeed.last_message_ms)
+        & ((ConversationFeed.status == "running") | (ConversationFeed.status == "awaiting_review")),
         rx.hstack(
-            rx.avatar(fallback=ConversationFeed.streaming_source[:2].upper(), size="2", radius="full",
-                      color_scheme="gray"),
+            rx.avatar(fallback=StreamFeed.source[:2].upper(), size="2", radius="full", color_scheme="gray"),
             rx.box(
-                rx.hstack(rx.text(ConversationFeed.streaming_source, weight="bold", size="2"),
+                rx.hstack(rx.text(StreamFeed.source, weight="bold", size="2"),
                           rx.text("is typing", size="1", color_scheme="gray"), rx.spinner(size="1"),
                           align="center", spacing="2"),
-                rx.text(ConversationFeed.streaming_text, white_space="pre-wrap", size="2", color_scheme="gray",
+                rx.text(StreamFeed.text, white_space="pre-wrap", size="2", color_scheme="gray",
                         class_name="streaming-text"),
                 width="100%", padding="0.6em 0.9em", border=f"1px dashed {rx.color('gray', 6)}",
                 border_radius="6px",
