@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from hitl_dashboard.services.live.coalesce import Coalescer
-from hitl_dashboard.services.live.streams import LocalStreams, StreamTexts, remember
+from hitl_dashboard.services.live.streams import PREVIOUS_KEPT_MS, LocalStreams, Stream, StreamTexts, remember
 
 INTERVAL = 0.08
 
@@ -178,6 +178,20 @@ def test_stream_texts_join_chunks_of_one_message_and_restart_on_the_next():
     third = texts.add(3, "planner", "m2", "Next")
     assert (third.source, third.text) == ("planner", "Next")
     assert third.started >= first.started
+    # The message before rides along, so a browser keeps it until its stored version arrives.
+    assert (third.previous_source, third.previous_text, third.previous_started) == (
+        "coder", "Hello world", first.started)
+    assert texts.add(4, "coder", "m9", "Other").previous_text == ""  # conversations are apart
+
+
+def test_the_previous_message_is_dropped_after_a_while(monkeypatch):
+    texts = StreamTexts()
+    texts.add(3, "coder", "m1", "Hello")
+    texts.add(3, "planner", "m2", "Next")
+    later = Stream.now_ms() + PREVIOUS_KEPT_MS + 1
+    monkeypatch.setattr(Stream, "now_ms", staticmethod(lambda: later))
+    stream = texts.add(3, "planner", "m2", " step")
+    assert (stream.text, stream.previous_text, stream.previous_started) == ("Next step", "", 0.0)
 
 
 def test_local_streams_move_a_tab_to_the_conversation_it_shows_now():

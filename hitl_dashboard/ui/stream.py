@@ -63,9 +63,5 @@ async def watch_stream(state: rx.State, conversation_id: int) -> None:
     with the text streamed so far."""
     store = _store()
     await store.watch(conversation_id, state.router.session.client_token)
-    current = await store.current(conversation_id)
     feed = await state.get_state(StreamFeed)
-    if current is None:
-        feed._show(conversation_id, "", "", 0.0)
-    else:
-        feed._show(conversation_id, current.source, current.text, current.started)
+    feed._show(conversation_id, await store.current(conversation_id))

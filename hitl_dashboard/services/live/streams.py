@@ -10,6 +10,7 @@ import dataclasses
 import json
 import time
 
+PREVIOUS_KEPT_MS = 2000
 MAX_LOCAL_STREAMS = 1000  # one web worker never streams this many conversations at once
 STREAM_TTL_S = 600  # a stream nobody finished (runner killed) does not linger
 WATCH_TTL_S = 24 * 3600
@@ -22,6 +23,12 @@ class Stream:
     # ms since the epoch when the stream began, on the clock of the process running the agent;
     # the browser hides a stream that began before the newest stored message (it is that message).
     started: float
+    # The message streamed just before this one, for the first moments of this one: its stored
+    # version may reach a browser a little after this stream starts, and until it does the browser
+    # keeps showing it as streamed (no gap). Empty once PREVIOUS_KEPT_MS have passed.
+    previous_source: str = ""
+    previous_text: str = ""
+    previous_started: float = 0.0
 
     @staticmethod
     def now_ms() -> float:
@@ -44,10 +51,16 @@ class StreamTexts:
 
     def add(self, conversation_id: int, source: str, message_id: str, text: str) -> Stream:
         previous = self._by_conversation.get(conversation_id)
+        now = Stream.now_ms()
         if previous is not None and previous[0] == message_id:
             stream = dataclasses.replace(previous[1], text=previous[1].text + text)
+            if stream.previous_started and now - stream.started > PREVIOUS_KEPT_MS:
+                stream = dataclasses.replace(stream, previous_source="", previous_text="", previous_started=0.0)
+        elif previous is not None:
+            before = previous[1]
+            stream = Stream(source, text, now, before.source, before.text, before.started)
         else:
-            stream = Stream(source, text, Stream.now_ms())
+            stream = Stream(source, text, now)
         remember(self._by_conversation, conversation_id, (message_id, stream))
         return stream
 

@@ -51,34 +51,42 @@ def message_card(message: MessageRow) -> rx.Component:
     )
 
 
-def typing_card() -> rx.Component:
-    """The message streaming now. Its own component on StreamFeed: a streamed update re-renders it
-    alone. Hidden once the stream's message is stored: a stream that began before the newest stored
-    message is that message, so the committed message replaces it in the same render (no flicker,
-    no duplicate), whichever of the two updates reaches the browser first."""
+def _streaming(source: rx.Var[str], text: rx.Var[str], started: rx.Var[float], **props) -> rx.Component:
+    """A message being streamed, until it is stored: a stream that began before the newest stored
+    message is that message, so the stored one replaces it in the same render (no gap, no
+    duplicate), whichever of the two updates reaches the browser first."""
     return rx.cond(
-        (StreamFeed.text != "") & (StreamFeed.conversation_id == ConversationFeed.id)
-        & (StreamFeed.started > ConversationFeed.last_message_ms)
+        (text != "") & (StreamFeed.conversation_id == ConversationFeed.id)
+        & (started > ConversationFeed.last_message_ms)
         & ((ConversationFeed.status == "running") | (ConversationFeed.status == "awaiting_review")),
         rx.hstack(
-            rx.avatar(fallback=StreamFeed.source[:2].upper(), size="2", radius="full", color_scheme="gray"),
+            rx.avatar(fallback=source[:2].upper(), size="2", radius="full", color_scheme="gray"),
             rx.box(
-                rx.hstack(rx.text(StreamFeed.source, weight="bold", size="2"),
+                rx.hstack(rx.text(source, weight="bold", size="2"),
                           rx.text("is typing", size="1", color_scheme="gray"), rx.spinner(size="1"),
                           align="center", spacing="2"),
-                rx.text(StreamFeed.text, white_space="pre-wrap", size="2", color_scheme="gray",
-                        class_name="streaming-text"),
+                rx.text(text, white_space="pre-wrap", size="2", color_scheme="gray", class_name="streaming-text"),
                 width="100%", padding="0.6em 0.9em", border=f"1px dashed {rx.color('gray', 6)}",
                 border_radius="6px",
             ),
-            align="start", spacing="3", width="100%", id="typing-indicator",
+            align="start", spacing="3", width="100%", class_name="typing-card", **props,
         ),
+    )
+
+
+def typing_cards() -> rx.Component:
+    """On StreamFeed alone (plus two fields of ConversationFeed): a streamed update re-renders these
+    and nothing else of the page."""
+    return rx.fragment(
+        _streaming(StreamFeed.previous_source, StreamFeed.previous_text, StreamFeed.previous_started,
+                   id="typing-previous"),
+        _streaming(StreamFeed.source, StreamFeed.text, StreamFeed.started, id="typing-indicator"),
     )
 
 
 def transcript() -> rx.Component:
     return rx.vstack(
         rx.foreach(ConversationFeed.messages, message_card),
-        typing_card(),
+        typing_cards(),
         spacing="3", width="100%", id="transcript",
     )

@@ -8,7 +8,11 @@ No public event: only the server fills it."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import reflex as rx
+
+from hitl_dashboard.services.live.streams import Stream
 
 
 class StreamFeed(rx.State):
@@ -18,6 +22,13 @@ class StreamFeed(rx.State):
     # When the stream began (ms since the epoch, on the clock of the process running the agent).
     # A stream that began before the newest stored message is that message: it is not shown.
     started: float = 0.0
+    # The message streamed just before (services/live/streams.Stream): shown until it is stored.
+    previous_source: str = ""
+    previous_text: str = ""
+    previous_started: float = 0.0
 
-    def _show(self, conversation_id: int, source: str, text: str, started: float) -> None:
-        self.conversation_id, self.source, self.text, self.started = conversation_id, source, text, started
+    def _show(self, conversation_id: int, stream: Stream | None) -> None:
+        stream = stream or Stream("", "", 0.0)
+        self.conversation_id = conversation_id
+        for name, value in dataclasses.asdict(stream).items():
+            setattr(self, name, value)
