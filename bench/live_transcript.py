@@ -41,6 +41,23 @@ BASELINE = "c43f3c7"  # the commit before streamed text got its own updates
 CHUNK_DELAY_MS = 62  # 16 chunks a second
 PASSWORD = "bench-password"
 TARGET_VISIBLE_MS, TARGET_LAST_CHUNK_MS = 100.0, 200.0
+# Before any page script: when each update carrying the messages list arrives (and its newest seq),
+# to split stored->visible into server+network and the browser's own work.
+HOOK_SOCKET = """(() => {
+  const Native = window.WebSocket;
+  window.__arrivals = {};
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (event) => {
+        if (typeof event.data !== 'string' || !event.data.includes('messages_rx_state_')) return;
+        const seqs = [...event.data.matchAll(/"seq":(\\d+)/g)].map(m => +m[1]);
+        const seq = Math.max(...seqs);
+        if (seqs.length && !(seq in window.__arrivals)) window.__arrivals[seq] = Date.now();
+      });
+    }
+  };
+})();"""
 OBSERVE = """() => {
   const rec = {seqs: {}, streams: []};
   window.__bench = rec;
@@ -110,30 +127,43 @@ def served(tree: Path, database_url: str, workdir: Path) -> Iterator[tuple[str, 
             except subprocess.TimeoutExpired:
                 continue
         log.close()
+        if os.environ.get("BENCH_SERVER_LOG"):  # keep the app's log to look into a run
+            shutil.copy(workdir / "server.log", os.environ["BENCH_SERVER_LOG"])
 
 
-def cpu_seconds(processes) -> float:
-    import psutil
+def _processes() -> dict[int, tuple[int, str, float]]:
+    """pid -> (parent pid, command name, CPU seconds so far), from /proc (no psutil here)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            raw = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name = raw[raw.index("(") + 1:raw.rindex(")")]
+        fields = raw[raw.rindex(")") + 2:].split()
+        table[int(entry.name)] = (int(fields[1]), name, (int(fields[11]) + int(fields[12])) / ticks)
+    return table
 
-    total = 0.0
-    for process in processes:
-        with contextlib.suppress(psutil.Error):
-            times = process.cpu_times()
-            total += times.user + times.system
-    return total
+
+def descendants(root: int, table: dict[int, tuple[int, str, float]]) -> set[int]:
+    found, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, (ppid, _, _) in table.items() if ppid == parent and pid not in found]
+        found.update(children)
+        frontier.extend(children)
+    return found
 
 
-def tree_of(pid: int):
-    import psutil
-
-    root = psutil.Process(pid)
-    return [root, *root.children(recursive=True)]
-
-
-def chromium_processes():
-    import psutil
-
-    return [p for p in psutil.Process().children(recursive=True) if "chrom" in p.name().lower()]
+def cpu_seconds(server_pid: int) -> tuple[float, float]:
+    """CPU seconds used so far by this process's Chromium and by the served app."""
+    table = _processes()
+    chromium = sum(table[pid][2] for pid in descendants(os.getpid(), table) if "chrom" in table[pid][1].lower())
+    server = sum(table[pid][2] for pid in descendants(server_pid, table))
+    return chromium, server
 
 
 class Conversation:
@@ -203,11 +233,29 @@ class Conversation:
             time.sleep(0.2)
         return review
 
-    def revise(self) -> None:
+    def api_token(self) -> str:
+        from sqlmodel import select
+
+        from hitl_dashboard.db.models import User
+        from hitl_dashboard.db.uow import UnitOfWork
+        from hitl_dashboard.services.auth.tokens import issue_token
+
+        with UnitOfWork(self.engine) as uow:
+            user = uow.session.exec(select(User).where(User.username == self.reviewer)).one()
+            _row, token = issue_token(uow, user_id=user.id, name="bench")
+            uow.commit()
+            return token
+
+    def revise(self, base: str) -> None:
+        """Over the app's HTTP API, as a reviewer's client would: the app pushes the change at once."""
+        import httpx
+
         review = self.wait_paused()
-        subprocess.run([sys.executable, "-m", "hitl_dashboard", "decide", str(review), "--as", self.reviewer,
-                        "--action", "revise", "--instructions", "add a timeout"],
-                       cwd=ROOT, env={**os.environ, "DATABASE_URL": self.url}, check=True, capture_output=True)
+        self._token = getattr(self, "_token", None) or self.api_token()
+        response = httpx.post(f"{base}/api/reviews/{review}/decision", timeout=60,
+                              headers={"Authorization": f"Bearer {self._token}"},
+                              json={"action": "revise", "instructions": "add a timeout"})
+        response.raise_for_status()
 
 
 def _ms(moment) -> float:
@@ -216,6 +264,7 @@ def _ms(moment) -> float:
 
 def open_pages(browser, base: str, conversation: Conversation, count: int):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.add_init_script(HOOK_SOCKET)
     first = context.new_page()
     first.goto(base + "/login")
     first.fill("#username", conversation.reviewer)
@@ -231,28 +280,28 @@ def open_pages(browser, base: str, conversation: Conversation, count: int):
     return context, pages
 
 
-def cycle(conversation: Conversation, pages, server_pid: int) -> dict:
+def cycle(conversation: Conversation, pages, base: str, server_pid: int) -> dict:
     """One decision: the decision message, then the coder's streamed reply; both measured in every page."""
     known = {seq for seq, _, _ in conversation.messages()}
-    chromium, server = chromium_processes(), tree_of(server_pid)
-    cpu_before, server_before, started = cpu_seconds(chromium), cpu_seconds(server), time.monotonic()
-    conversation.revise()
+    (chromium_before, server_before), started = cpu_seconds(server_pid), time.monotonic()
+    conversation.revise(base)
     conversation.wait_paused()
     wall = time.monotonic() - started
-    chromium_cpu = (cpu_seconds(chromium) - cpu_before) / wall * 100
-    server_cpu = (cpu_seconds(server) - server_before) / wall * 100
+    chromium_after, server_after = cpu_seconds(server_pid)
+    chromium_cpu = (chromium_after - chromium_before) / wall * 100
+    server_cpu = (server_after - server_before) / wall * 100
     new = [m for m in conversation.messages() if m[0] not in known]
     deadline = time.monotonic() + 120
     records = []
     for page in pages:
         while True:  # every page shows every new message (or we say it did not)
-            record = page.evaluate("window.__bench")
+            record = page.evaluate("({...window.__bench, arrivals: window.__arrivals})")
             if all(str(seq) in record["seqs"] for seq, _, _ in new) or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
         page.evaluate("window.__bench.streams = []")
         records.append(record)
-    visible, last_chunk, missing, behind = [], [], 0, 0
+    visible, last_chunk, arrived, missing, behind = [], [], [], 0, 0
     for record in records:
         for seq, content, created in new:
             shown = record["seqs"].get(str(seq))
@@ -260,12 +309,14 @@ def cycle(conversation: Conversation, pages, server_pid: int) -> dict:
                 missing += 1
                 continue
             visible.append(shown - created)
+            if str(seq) in record["arrivals"]:
+                arrived.append(record["arrivals"][str(seq)] - created)
             streamed = [at for at, parts in record["streams"]
                         if any(length >= len(content) and content.startswith(head) for length, head in parts)]
             full = min([shown, *streamed])
             last_chunk.append(full - created)
             behind += full - created > TARGET_LAST_CHUNK_MS
-    return {"visible": visible, "last_chunk": last_chunk, "missing": missing, "behind": behind,
+    return {"visible": visible, "last_chunk": last_chunk, "arrived": arrived, "missing": missing, "behind": behind,
             "chromium_cpu": chromium_cpu, "server_cpu": server_cpu, "messages": len(new)}
 
 
@@ -291,11 +342,11 @@ def run_variant(tree: Path, page_counts: list[int], cycles: int) -> dict[int, di
                 results[count] = {"error": f"could not open {count} pages: {str(exc).splitlines()[0]}"}
                 continue
             print(f"    {count} pages open in {time.monotonic() - opened:.0f} s", flush=True)
-            merged: dict = {"visible": [], "last_chunk": [], "missing": 0, "behind": 0, "chromium_cpu": [],
-                            "server_cpu": [], "messages": 0}
+            merged: dict = {"visible": [], "last_chunk": [], "arrived": [], "missing": 0, "behind": 0,
+                            "chromium_cpu": [], "server_cpu": [], "messages": 0}
             for _ in range(cycles):
-                one = cycle(conversation, pages, server.pid)
-                for key in ("visible", "last_chunk"):
+                one = cycle(conversation, pages, base, server.pid)
+                for key in ("visible", "last_chunk", "arrived"):
                     merged[key] += one[key]
                 for key in ("missing", "behind", "messages"):
                     merged[key] += one[key]
@@ -316,7 +367,8 @@ def summary(result: dict) -> str:
         return f"nothing became visible ({result['missing']} missing)"
     return (f"stored->visible p50 {statistics.median(visible):6.0f} ms p95 {p95(visible):6.0f} ms | "
             f"last chunk->screen p50 {statistics.median(last):6.0f} ms p95 {p95(last):6.0f} ms max "
-            f"{max(last):6.0f} ms | >200 ms {result['behind']}/{len(last)}, missing {result['missing']} | "
+            f"{max(last):6.0f} ms | update arrived p50 {statistics.median(result['arrived'] or [0]):5.0f} ms | "
+            f">200 ms {result['behind']}/{len(last)}, missing {result['missing']} | "
             f"CPU chromium {statistics.mean(result['chromium_cpu']):4.0f}% app "
             f"{statistics.mean(result['server_cpu']):3.0f}% ({result['messages']} messages x {result['pages']} pages)")
 

@@ -49,8 +49,12 @@ class ReflexLiveSink:
         await asyncio.sleep(0.02)  # coalesce a burst (decision + dismissals + new request)
         self._pending.discard(conversation_id)
         try:
+            import time as _t
+            _a = _t.time()
             await refresh_conversation(self.app, conversation_id)
+            _b = _t.time()
             await refresh_queues(self.app)
+            log.warning("TIMING refresh conv %.1f ms queues %.1f ms at %.3f", (_b-_a)*1000, (_t.time()-_b)*1000, _a)
         except Exception:  # noqa: BLE001 - a viewer problem must never break the runner
             log.exception("live refresh of conversation %s failed", conversation_id)
 

@@ -84,9 +84,16 @@ def typing_cards() -> rx.Component:
     )
 
 
+@rx.memo
+def stored_message(message: rx.Var[MessageRow]) -> rx.Component:
+    """A React.memo component: when a message is added, the browser keeps the others' objects (Reflex
+    applies deltas with structural sharing), so the finished messages are not rendered again."""
+    return message_card(message)
+
+
 def transcript() -> rx.Component:
     return rx.vstack(
-        rx.foreach(ConversationFeed.messages, message_card),
+        rx.foreach(ConversationFeed.messages, lambda message: stored_message(message=message)),
         typing_cards(),
         spacing="3", width="100%", id="transcript",
     )

@@ -110,8 +110,12 @@ class ConversationFeed(rx.SharedState):
     last_message_ms: float = 0.0  # see ConversationView; the message streaming is in StreamFeed
 
     def _fill(self, view: ConversationView) -> None:  # server only: see QueueFeed._fill
+        # Only what changed: an unchanged field is not sent again, and the parts of the page that
+        # show it (the diff viewer when no revision came) are not rendered again.
         for item in dataclasses.fields(view):
-            setattr(self, item.name, getattr(view, item.name))
+            value = getattr(view, item.name)
+            if self.get_value(item.name) != value:
+                setattr(self, item.name, value)
 
     @rx.var
     def revision_keys(self) -> list[str]:
