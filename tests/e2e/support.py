@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 
@@ -60,3 +61,15 @@ def wait_for(predicate, timeout: float = 30.0, what: str = "condition"):
             return value
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def state_deltas(frames: list[str]) -> list[dict]:
+    """The state deltas among Socket.IO frames ('42/_event,["event",{"delta": ...}]')."""
+    deltas = []
+    for frame in frames:
+        head, _, body = frame.partition(",")
+        if head == "42/_event" and body.startswith("["):
+            payload = json.loads(body)
+            if payload[0] == "event" and payload[1].get("delta"):
+                deltas.append(payload[1]["delta"])
+    return deltas

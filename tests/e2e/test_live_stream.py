@@ -16,7 +16,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.auth.users import actor_of
 from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, sign_in
+from tests.e2e.support import make_user, sign_in, state_deltas
 from tests.support.openai_stub import GatedStreamReply, OpenAIStub
 
 WORDS = [f"step-{i:02d}" for i in range(30)]
@@ -63,18 +63,6 @@ def _record_frames(page: Page) -> list[str]:
 
     page.on("websocket", on_socket)
     return frames
-
-
-def _deltas(frames: list[str]) -> list[dict]:
-    """The state deltas among Socket.IO frames ('42/_event,["event",{"delta": ...}]')."""
-    deltas = []
-    for frame in frames:
-        head, _, body = frame.partition(",")
-        if head == "42/_event" and body.startswith("["):
-            payload = json.loads(body)
-            if payload[0] == "event" and payload[1].get("delta"):
-                deltas.append(payload[1]["delta"])
-    return deltas
 
 
 def _open(page: Page, app: RunningApp, cid: int) -> None:
@@ -127,7 +115,7 @@ def test_every_tab_sees_the_stream_in_small_updates_then_the_message_once(
         # What the first tab received after the gate opened, while the rest of the plan streamed: every
         # update with streamed text (step-05 on) is StreamFeed alone; only the stored message (its
         # update carries the messages list) comes with other states.
-        streamed = [delta for delta in _deltas(frames) if "step-05" in json.dumps(delta)
+        streamed = [delta for delta in state_deltas(frames) if "step-05" in json.dumps(delta)
                     and not any("messages_rx_state_" in values for values in delta.values())]
         assert len(streamed) >= 3, f"expected several streamed updates, got {len(streamed)}"
         for delta in streamed:
