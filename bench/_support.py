@@ -76,8 +76,6 @@ def serving(target: str, database_url: str, *, factory: bool = False) -> Iterato
     """An ASGI app (`module:attribute`, or a function returning the app with factory=True) under
     granian, one worker, on a free loopback port; rate limits out of the way. Yields the base URL and
     the granian process (its worker is a child: see the RSS helpers); the server is stopped after."""
-    import httpx
-
     port = free_port()
     unlimited = "1000000/minute"
     env = {**os.environ, "DATABASE_URL": database_url, "API_RATE_LIMIT": unlimited,
@@ -90,18 +88,7 @@ def serving(target: str, database_url: str, *, factory: bool = False) -> Iterato
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if server.poll() is not None:
-                raise RuntimeError(f"the API server exited: {server.stderr.read().decode()[-2000:]}")
-            try:
-                if httpx.get(f"{base}/api/health", timeout=2).status_code < 500:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("the API server did not answer within 60 s")
-            time.sleep(0.2)
+        wait_until_answers(server, f"{base}/api/health", 60, lambda: server.stderr.read().decode()[-2000:])
         yield base, server
     finally:
         server.terminate()
@@ -110,6 +97,24 @@ def serving(target: str, database_url: str, *, factory: bool = False) -> Iterato
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+def wait_until_answers(server: subprocess.Popen, url: str, timeout: float, output: Callable[[], str]) -> None:
+    """Poll `url` until it answers (below 500); fail with the server's last output if it exits first."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while True:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited: {output()}")
+        try:
+            if httpx.get(url, timeout=2).status_code < 500:
+                return
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the server did not answer within {timeout:.0f} s")
+        time.sleep(0.2)
 
 
 def timed_ms(call: Callable[[], object], samples: int, warmup: int = 3) -> list[float]:

@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._support import ROOT, free_port, p95  # noqa: E402
+from bench._support import ROOT, free_port, p95, wait_until_answers  # noqa: E402
 
 BASELINE = "c43f3c7"  # the commit before streamed text got its own updates
 CHUNK_DELAY_MS = 62  # 16 chunks a second
@@ -92,8 +92,6 @@ def baseline_tree() -> Iterator[Path]:
 
 @contextlib.contextmanager
 def served(tree: Path, database_url: str, workdir: Path) -> Iterator[tuple[str, subprocess.Popen]]:
-    import httpx
-
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "PORT": str(port), "BIND_HOST": "127.0.0.1",
            "REFLEX_STATES_WORKDIR": str(workdir / "states"), "SCRIPTED_CHUNK_DELAY_MS": str(CHUNK_DELAY_MS),
@@ -105,16 +103,7 @@ def served(tree: Path, database_url: str, workdir: Path) -> Iterator[tuple[str, 
                               stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 300
-        while True:
-            if server.poll() is not None:
-                raise RuntimeError(f"the app exited: {(workdir / 'server.log').read_text()[-2000:]}")
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{base}/ping", timeout=2).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("the app did not answer within 300 s")
-            time.sleep(0.5)
+        wait_until_answers(server, f"{base}/ping", 300, lambda: (workdir / "server.log").read_text()[-2000:])
         yield base, server
     finally:
         for sig, grace in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):

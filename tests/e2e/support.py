@@ -26,11 +26,13 @@ def make_user(app: RunningApp, *roles: str, prefix: str = "user") -> str:
     return name
 
 
-def start(app: RunningApp, username: str, task: str, task_type: str = "code") -> int:
+def start(app: RunningApp, username: str, task: str, task_type: str = "code",
+          model_routing: dict | None = None) -> int:
     # The app's database, not this process's settings: the step in a unit of work on its engine.
     with UnitOfWork(app.engine) as uow:
         user = uow.session.exec(select(User).where(User.username == username)).one()
-        conversation = add_conversation(uow.session, actor_of(user), StartCommand(task=task, task_type=task_type))
+        command = StartCommand(task=task, task_type=task_type, model_routing=model_routing or {})
+        conversation = add_conversation(uow.session, actor_of(user), command)
         uow.commit()
         return conversation.id
 

@@ -9,14 +9,9 @@ import json
 import threading
 
 from playwright.sync_api import Browser, Page, expect
-from sqlmodel import select
 
-from hitl_dashboard.db.models import User
-from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.auth.users import actor_of
-from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, sign_in, state_deltas
+from tests.e2e.support import make_user, sign_in, start, state_deltas
 from tests.support.openai_stub import GatedStreamReply, OpenAIStub
 
 WORDS = [f"step-{i:02d}" for i in range(30)]
@@ -42,16 +37,6 @@ WATCH_PLAN = """() => {
   check();
   new MutationObserver(check).observe(document.body, {subtree: true, childList: true, characterData: true});
 }"""
-
-
-def _start(app: RunningApp, username: str) -> int:
-    with UnitOfWork(app.engine) as uow:
-        user = uow.session.exec(select(User).where(User.username == username)).one()
-        conversation = add_conversation(uow.session, actor_of(user), StartCommand(
-            task="Add retry with backoff to the ledger client", task_type="code",
-            model_routing={"planner": {"provider": "openai"}}))
-        uow.commit()
-        return conversation.id
 
 
 def _record_frames(page: Page) -> list[str]:
@@ -80,7 +65,8 @@ def test_every_tab_sees_the_stream_in_small_updates_then_the_message_once(
     first = context.new_page()
     sign_in(first, app_server, reviewer)
     frames = _record_frames(first)
-    cid = _start(app_server, reviewer)
+    cid = start(app_server, reviewer, "Add retry with backoff to the ledger client",
+                model_routing={"planner": {"provider": "openai"}})
     second = context.new_page()
     try:
         for page in (first, second):
