@@ -314,37 +314,44 @@ def run_variant(tree: Path, page_counts: list[int], cycles: int, catch_up_s: flo
 
     from bench._support import temporary_database
 
-    results: dict[int, dict] = {}
-    with tempfile.TemporaryDirectory(prefix="hitl-bench-live-") as tmp, temporary_database("sqlite") as url, \
-            served(tree, url, Path(tmp)) as (base, server), sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--disable-renderer-backgrounding",
-            "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows"])
+    with tempfile.TemporaryDirectory(prefix="hitl-bench-live-") as tmp, temporary_database("sqlite") as url:
+        # Started before the app: its runner takes the conversation up as it starts, while Chromium starts.
         conversation = Conversation(url)
-        conversation.wait_paused()
-        for count in page_counts:
-            opened = time.monotonic()
-            try:
-                context, pages = open_pages(browser, base, conversation, count)
-            except Exception as exc:  # noqa: BLE001 - say where the machine stops, then go on
-                results[count] = {"error": f"could not open {count} pages: {str(exc).splitlines()[0]}"}
-                continue
-            print(f"    {count} pages open in {time.monotonic() - opened:.0f} s", flush=True)
-            merged: dict = {"visible": [], "last_chunk": [], "arrived": [], "missing": 0, "behind": 0,
-                            "chromium_cpu": [], "server_cpu": [], "messages": 0}
-            for _ in range(cycles):
-                one = cycle(conversation, pages, base, server.pid, catch_up_s)
-                for key in ("visible", "last_chunk", "arrived"):
-                    merged[key] += one[key]
-                for key in ("missing", "behind", "messages"):
-                    merged[key] += one[key]
-                merged["chromium_cpu"].append(one["chromium_cpu"])
-                merged["server_cpu"].append(one["server_cpu"])
-            merged["pages"] = count
-            results[count] = merged
-            context.close()
-        browser.close()
+        with served(tree, url, Path(tmp)) as (base, server), sync_playwright() as playwright:
+            results = measure(playwright, base, server, conversation, page_counts, cycles, catch_up_s)
+    return results
+
+
+def measure(playwright, base: str, server: subprocess.Popen, conversation: Conversation, page_counts: list[int],
+            cycles: int, catch_up_s: float) -> dict[int, dict]:
+    results: dict[int, dict] = {}
+    browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=[
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-renderer-backgrounding",
+        "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows"])
+    conversation.wait_paused()
+    for count in page_counts:
+        opened = time.monotonic()
+        try:
+            context, pages = open_pages(browser, base, conversation, count)
+        except Exception as exc:  # noqa: BLE001 - say where the machine stops, then go on
+            results[count] = {"error": f"could not open {count} pages: {str(exc).splitlines()[0]}"}
+            continue
+        print(f"    {count} pages open in {time.monotonic() - opened:.0f} s", flush=True)
+        merged: dict = {"visible": [], "last_chunk": [], "arrived": [], "missing": 0, "behind": 0,
+                        "chromium_cpu": [], "server_cpu": [], "messages": 0}
+        for _ in range(cycles):
+            one = cycle(conversation, pages, base, server.pid, catch_up_s)
+            for key in ("visible", "last_chunk", "arrived"):
+                merged[key] += one[key]
+            for key in ("missing", "behind", "messages"):
+                merged[key] += one[key]
+            merged["chromium_cpu"].append(one["chromium_cpu"])
+            merged["server_cpu"].append(one["server_cpu"])
+        merged["pages"] = count
+        results[count] = merged
+        context.close()
+    browser.close()
     return results
 
 
