@@ -88,7 +88,7 @@ def serving(target: str, database_url: str, *, factory: bool = False) -> Iterato
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_until_answering(base, server, 60, lambda: server.stderr.read().decode()[-2000:])
+        wait_until_answers(server, f"{base}/api/health", 60, lambda: server.stderr.read().decode()[-2000:])
         yield base, server
     finally:
         server.terminate()
@@ -99,22 +99,21 @@ def serving(target: str, database_url: str, *, factory: bool = False) -> Iterato
             server.wait()
 
 
-def wait_until_answering(base: str, server: subprocess.Popen, seconds: float, output: Callable[[], str]) -> None:
-    """Until GET /api/health answers below 500; raises with the server's last output if it exits or
-    does not answer in time."""
+def wait_until_answers(server: subprocess.Popen, url: str, timeout: float, output: Callable[[], str]) -> None:
+    """Poll `url` until it answers (below 500); fail with the server's last output if it exits first."""
     import httpx
 
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + timeout
     while True:
         if server.poll() is not None:
-            raise RuntimeError(f"the server exited:\n{output()}")
+            raise RuntimeError(f"the server exited: {output()}")
         try:
-            if httpx.get(f"{base}/api/health", timeout=2).status_code < 500:
+            if httpx.get(url, timeout=2).status_code < 500:
                 return
         except httpx.TransportError:
             pass
         if time.monotonic() > deadline:
-            raise RuntimeError(f"the server did not answer within {seconds:.0f} s")
+            raise RuntimeError(f"the server did not answer within {timeout:.0f} s")
         time.sleep(0.2)
 
 

@@ -46,7 +46,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._support import ROOT, free_port, p95, temporary_database, wait_until_answering  # noqa: E402
+from bench._support import ROOT, free_port, p95, temporary_database, wait_until_answers  # noqa: E402
 
 BASELINE_COMMIT = "c43f3c7"
 ROLES = ("security_reviewer", "product_reviewer")
@@ -151,7 +151,7 @@ def hosted_web_tier(code_dir: Path, database_url: str, redis_url: str, workers: 
             cwd=code_dir, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_until_answering(base, server, 180, lambda: log_path.read_text()[-3000:])
+        wait_until_answers(server, f"{base}/api/health", 180, lambda: log_path.read_text()[-3000:])
         yield base, server.pid
     finally:
         with contextlib.suppress(ProcessLookupError):

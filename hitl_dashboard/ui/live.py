@@ -2,28 +2,32 @@
 
 Called from the runner (token chunks, committed turns) and after decisions and claims.
 Refreshes are coalesced across conversations (one flusher per worker) and cover only the
-conversation and the role queues that changed, and only feeds some browser is linked to."""
+conversation and the role queues that changed, and only feeds some browser is linked to. Streamed
+text goes its own way (ui/stream.py), coalesced to one small update per STREAM_FLUSH_S."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 
 import reflex as rx
 
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.live import live
+from hitl_dashboard.services.live.coalesce import Coalescer
+from hitl_dashboard.services.live.streams import Stream, StreamTexts
 from hitl_dashboard.services.reviews.review_queries import QUEUE_ROLES
 from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed, conversation_token, queue_token
+from hitl_dashboard.ui.stream import push_stream
 from hitl_dashboard.ui.views.conversation_view import conversation_view
 from hitl_dashboard.ui.views.queue_view import queue_rows
 
 log = logging.getLogger(__name__)
 # Only used to read whole queues for the shared feeds; never to decide anything.
 QUEUE_READER = Actor(0, "live-feed", frozenset({"admin"}))
-CHUNK_FLUSH_S = 0.05
 REFRESH_COALESCE_S = 0.05
+# At most one streamed update per conversation this often (the last chunk always goes out).
+STREAM_FLUSH_S = 0.08
 
 
 class ReflexLiveSink:
@@ -33,8 +37,8 @@ class ReflexLiveSink:
         self._pending_roles: set[str] = set()
         self._wake = asyncio.Event()
         self._flusher: asyncio.Task | None = None
-        self._chunks: dict[int, list] = {}
-        self._last_flush: dict[int, float] = {}
+        self._streams = StreamTexts()
+        self._stream_sends: Coalescer[int, Stream] = Coalescer(self.stream, STREAM_FLUSH_S)
 
     # -- committed changes ------------------------------------------------------------------
     def changed(self, conversation_id: int, roles: tuple[str, ...] | None = None) -> None:
@@ -58,7 +62,6 @@ class ReflexLiveSink:
             conversations, roles = self._pending, self._pending_roles
             self._pending, self._pending_roles = set(), set()
             for conversation_id in sorted(conversations):
-                self._chunks.pop(conversation_id, None)
                 try:
                     await refresh_conversation(self.app, conversation_id)
                 except Exception:  # noqa: BLE001 - a viewer problem must never break the runner
@@ -70,29 +73,13 @@ class ReflexLiveSink:
 
     # -- streaming tokens -------------------------------------------------------------------
     async def chunk(self, conversation_id: int, source: str, message_id: str, text: str) -> None:
-        pending = self._chunks.setdefault(conversation_id, [source, ""])
-        pending[0], pending[1] = source, pending[1] + text
-        now = time.monotonic()
-        if now - self._last_flush.get(conversation_id, 0.0) < CHUNK_FLUSH_S:
-            return
-        self._last_flush[conversation_id] = now
-        source, text = self._chunks.pop(conversation_id)
-        async with self.app.modify_state(
-            rx.BaseStateToken(ident=conversation_token(conversation_id), cls=ConversationFeed)
-        ) as root:
-            feed = await root.get_state(ConversationFeed)
-            if feed.streaming_source != source:
-                feed.streaming_text = ""
-            feed.streaming_source = source
-            feed.streaming_text = feed.streaming_text + text
+        """From a runner in this process: one more piece of the message being streamed."""
+        self._stream_sends.put(conversation_id, self._streams.add(conversation_id, source, message_id, text))
 
-    async def stream(self, conversation_id: int, source: str, text_so_far: str) -> None:
-        """From another process (services/live_redis): the whole text streamed so far."""
-        async with self.app.modify_state(
-            rx.BaseStateToken(ident=conversation_token(conversation_id), cls=ConversationFeed)
-        ) as root:
-            feed = await root.get_state(ConversationFeed)
-            feed.streaming_source, feed.streaming_text = source, text_so_far
+    async def stream(self, conversation_id: int, stream: Stream) -> None:
+        """The whole text so far, to every tab watching: from the coalescer above, or from a runner
+        in another process (services/live_redis), coalesced there."""
+        await push_stream(self.app, conversation_id, stream)
 
 
 async def _watched(app: rx.App, token: str, cls: type[rx.State]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 
@@ -25,11 +26,13 @@ def make_user(app: RunningApp, *roles: str, prefix: str = "user") -> str:
     return name
 
 
-def start(app: RunningApp, username: str, task: str, task_type: str = "code") -> int:
+def start(app: RunningApp, username: str, task: str, task_type: str = "code",
+          model_routing: dict | None = None) -> int:
     # The app's database, not this process's settings: the step in a unit of work on its engine.
     with UnitOfWork(app.engine) as uow:
         user = uow.session.exec(select(User).where(User.username == username)).one()
-        conversation = add_conversation(uow.session, actor_of(user), StartCommand(task=task, task_type=task_type))
+        command = StartCommand(task=task, task_type=task_type, model_routing=model_routing or {})
+        conversation = add_conversation(uow.session, actor_of(user), command)
         uow.commit()
         return conversation.id
 
@@ -60,3 +63,15 @@ def wait_for(predicate, timeout: float = 30.0, what: str = "condition"):
             return value
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def state_deltas(frames: list[str]) -> list[dict]:
+    """The state deltas among Socket.IO frames ('42/_event,["event",{"delta": ...}]')."""
+    deltas = []
+    for frame in frames:
+        head, _, body = frame.partition(",")
+        if head == "42/_event" and body.startswith("["):
+            payload = json.loads(body)
+            if payload[0] == "event" and payload[1].get("delta"):
+                deltas.append(payload[1]["delta"])
+    return deltas

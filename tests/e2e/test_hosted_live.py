@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 from hitl_dashboard.db.engine import get_engine
 from tests.conftest import create_pg_database, drop_pg_database, require_pg, run_cli
 from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
-from tests.e2e.support import make_user, open_reviews, sign_in, start
+from tests.e2e.support import make_user, open_reviews, sign_in, start, state_deltas
 from tests.hosted.cluster import tool_env
 from tests.hosted.test_cluster import require_redis
 
@@ -72,12 +72,16 @@ def test_browser_sees_a_separate_runner_process_live(hosted_app, page: Page):
         assert time.monotonic() < deadline, "the runner process never paused the conversation for review"
         time.sleep(0.3)
     sign_in(page, app, reviewer)
+    frames: list[str] = []
+    page.on("websocket", lambda socket: socket.on("framereceived", lambda payload: frames.append(
+        payload if isinstance(payload, str) else payload.decode(errors="replace"))))
     page.goto(f"{app.base_url}/conversations/{cid}")
     expect(page.locator(".message")).to_have_count(3)
 
     # The typing indicator and the streamed text last only while the coder types: record what the
     # page showed with a MutationObserver, so a fast turn cannot slip between two polls.
     page.evaluate(RECORD_LIVE_TYPING)
+    opened = len(frames)  # what came after this is pushed by the server, not answers to the page
 
     # The decision comes from yet another process (the CLI); the runner process does the turn.
     [review] = open_reviews(app, cid)
@@ -88,4 +92,9 @@ def test_browser_sees_a_separate_runner_process_live(hosted_app, page: Page):
     assert any("coder" in text for text in seen["typing"]), seen["typing"][-5:]
     assert seen["streamed"], "no streamed text reached the page before the message was stored"
     expect(page.locator(".message").last).to_contain_text("timeout")
+    # Relayed through Redis, streamed text still travels alone: StreamFeed's update and nothing else.
+    streamed = [delta for delta in state_deltas(frames[opened:]) if any(name.endswith("stream_feed") for name in delta)
+                and any(values.get("source_rx_state_") == "coder" for values in delta.values())]
+    assert streamed, "no streamed update reached the page"
+    assert all(len(delta) == 1 for delta in streamed), [list(delta) for delta in streamed if len(delta) > 1]
     expect(page.locator("#status-banner")).to_contain_text("Waiting for security review")

@@ -74,7 +74,19 @@ class BrokenStreamReply:
     good_chunks: int = 2
 
 
-Reply = TextReply | ToolCallReply | ParallelToolCallsReply | ErrorReply | HangReply | GarbageReply | BrokenStreamReply
+@dataclass(frozen=True, eq=False)
+class GatedStreamReply:
+    """Streams the first ``before_gate`` words of ``text``, waits until ``gate`` is set, then the rest,
+    ``word_delay_s`` apart: a test can look at the page while a message is half streamed."""
+
+    text: str
+    gate: threading.Event
+    before_gate: int = 3
+    word_delay_s: float = 0.0
+
+
+Reply = (GatedStreamReply | TextReply | ToolCallReply | ParallelToolCallsReply | ErrorReply | HangReply | GarbageReply
+         | BrokenStreamReply)
 
 
 class OpenAIStub:
@@ -178,7 +190,12 @@ def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.close_connection = True
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            for event in _stream_events(body, reply, include_usage):
+            for index, event in enumerate(_stream_events(body, reply, include_usage)):
+                if isinstance(reply, GatedStreamReply) and index >= reply.before_gate:
+                    while index == reply.before_gate and not reply.gate.wait(0.05):
+                        if stub._closing.is_set():
+                            return
+                    time.sleep(reply.word_delay_s)
                 self.wfile.write(f"data: {event}\n\n".encode())
                 self.wfile.flush()
 
@@ -207,7 +224,7 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [_tool_call(c) for c in calls]}
         finish, output = "tool_calls", " ".join(json.dumps(c.arguments) for c in calls)
     else:
-        text = reply.text if isinstance(reply, (TextReply, BrokenStreamReply)) else ""
+        text = reply.text if isinstance(reply, (TextReply, BrokenStreamReply, GatedStreamReply)) else ""
         message, finish, output = {"role": "assistant", "content": text}, "stop", text
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
@@ -245,7 +262,7 @@ def _stream_events(body: dict[str, Any], reply: Reply, include_usage: bool) -> l
         events.append(chunk({}, "tool_calls"))
         output = " ".join(outputs)
     else:
-        output = reply.text if isinstance(reply, (TextReply, BrokenStreamReply)) else ""
+        output = reply.text if isinstance(reply, (TextReply, BrokenStreamReply, GatedStreamReply)) else ""
         words = [w + " " for w in output.split(" ")]
         words[-1] = words[-1][:-1]
         if isinstance(reply, BrokenStreamReply):

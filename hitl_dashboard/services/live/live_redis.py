@@ -2,24 +2,27 @@
 worker pops them (BLPOP: every event is handled by exactly one worker) and refreshes the
 Reflex feeds, which Reflex's Redis state manager then pushes to every linked browser.
 
-Streamed text travels as the whole text so far, so a lost or repeated event cannot garble it."""
+Streamed text travels as the whole text so far (latest wins, coalesced here before it is pushed),
+so a lost or repeated event cannot garble it."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
-import time
 from collections.abc import Awaitable, Callable
 
 import redis
 
 from hitl_dashboard.services.live import live
+from hitl_dashboard.services.live.coalesce import Coalescer
+from hitl_dashboard.services.live.streams import Stream, StreamTexts
 
 log = logging.getLogger(__name__)
 QUEUE_KEY = "hitl:live-events"
 MAX_BACKLOG = 10_000  # a web tier that is down for long must not fill Redis
-STREAM_FLUSH_S = 0.05
+STREAM_FLUSH_S = 0.08  # at most one stream event per conversation this often; the last always
 
 
 class RedisPublisherSink:
@@ -27,8 +30,8 @@ class RedisPublisherSink:
 
     def __init__(self, url: str):
         self.client = redis.Redis.from_url(url)
-        self._streams: dict[int, tuple[str, str, str]] = {}
-        self._last: dict[int, float] = {}
+        self._streams = StreamTexts()
+        self._stream_sends: Coalescer[int, Stream] | None = None
 
     def _push(self, event: dict) -> None:
         pipe = self.client.pipeline()
@@ -37,17 +40,17 @@ class RedisPublisherSink:
         pipe.execute()
 
     async def chunk(self, conversation_id: int, source: str, message_id: str, text: str) -> None:
-        _, previous_id, so_far = self._streams.get(conversation_id, (source, message_id, ""))
-        so_far = (so_far if previous_id == message_id else "") + text
-        self._streams[conversation_id] = (source, message_id, so_far)
-        now = time.monotonic()
-        if now - self._last.get(conversation_id, 0.0) >= STREAM_FLUSH_S:
-            self._last[conversation_id] = now
-            await asyncio.to_thread(self._push, {"type": "stream", "conversation_id": conversation_id,
-                                                 "source": source, "text": so_far})
+        # Created here, on the runner's loop; the coalescer sends from its own task, so the runner
+        # never waits on Redis between two chunks.
+        if self._stream_sends is None:
+            self._stream_sends = Coalescer(self._send_stream, STREAM_FLUSH_S)
+        self._stream_sends.put(conversation_id, self._streams.add(conversation_id, source, message_id, text))
+
+    async def _send_stream(self, conversation_id: int, stream: Stream) -> None:
+        await asyncio.to_thread(self._push, {"type": "stream", "conversation_id": conversation_id,
+                                             **dataclasses.asdict(stream)})
 
     def changed(self, conversation_id: int, roles: tuple[str, ...] | None = None) -> None:
-        self._streams.pop(conversation_id, None)
         try:
             self._push({"type": "changed", "conversation_id": conversation_id,
                         "roles": list(roles) if roles is not None else None})
@@ -60,7 +63,7 @@ def install_publisher(url: str) -> None:
 
 
 async def consume(url: str, on_changed: Callable[[int, tuple[str, ...] | None], None],
-                  on_stream: Callable[[int, str, str], Awaitable[None]]) -> None:
+                  on_stream: Callable[[int, Stream], Awaitable[None]]) -> None:
     """Runs in each web worker for as long as it lives."""
     client = redis.asyncio.Redis.from_url(url)
     while True:
@@ -73,7 +76,8 @@ async def consume(url: str, on_changed: Callable[[int, tuple[str, ...] | None], 
                 roles = event.get("roles")  # absent in events of an older runner: every queue
                 on_changed(int(event["conversation_id"]), tuple(roles) if roles is not None else None)
             elif event["type"] == "stream":
-                await on_stream(int(event["conversation_id"]), event["source"], event["text"])
+                await on_stream(int(event["conversation_id"]),
+                                Stream(event["source"], event["text"], float(event["started"])))
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - keep listening through Redis restarts and bad events

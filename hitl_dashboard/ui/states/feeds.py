@@ -13,6 +13,7 @@ import reflex as rx
 
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.ui.states.app_state import AppState, path_id
+from hitl_dashboard.ui.stream import watch_stream
 from hitl_dashboard.ui.views.conversation_view import (
     ConversationView,
     MessageRow,
@@ -106,14 +107,15 @@ class ConversationFeed(rx.SharedState):
     revisions: list[RevisionRow] = []
     outcomes: list[OutcomeRow] = []
     found: bool = False
-    # The message being streamed right now (not yet committed): shown as "typing".
-    streaming_source: str = ""
-    streaming_text: str = ""
+    last_message_ms: float = 0.0  # see ConversationView; the message streaming is in StreamFeed
 
     def _fill(self, view: ConversationView) -> None:  # server only: see QueueFeed._fill
+        # Only what changed: an unchanged field is not sent again, and the parts of the page that
+        # show it (the diff viewer when no revision came) are not rendered again.
         for item in dataclasses.fields(view):
-            setattr(self, item.name, getattr(view, item.name))
-        self.streaming_source, self.streaming_text = "", ""
+            value = getattr(view, item.name)
+            if self.get_value(item.name) != value:
+                setattr(self, item.name, value)
 
     @rx.var
     def revision_keys(self) -> list[str]:
@@ -137,10 +139,6 @@ class ConversationFeed(rx.SharedState):
         old = same[-2] if len(same) > 1 else None
         return [old.label if old else "(nothing before)", new.label, old.content if old else "", new.content]
 
-    @rx.var
-    def typing(self) -> bool:
-        return self.streaming_source != ""
-
     @rx.event
     async def open_from_url(self):
         actor = await _actor(self)
@@ -158,3 +156,4 @@ class ConversationFeed(rx.SharedState):
         await _report(self, conversation="")
         linked = await self._link_to(conversation_token(conversation_id))
         linked._fill(view)
+        await watch_stream(self, conversation_id)

@@ -100,6 +100,9 @@ class ConversationView:
     revisions: list[RevisionRow] = field(default_factory=list)
     outcomes: list[OutcomeRow] = field(default_factory=list)
     found: bool = False
+    # When the newest message was stored (ms since the epoch): a streamed message that began
+    # before it is that message, already in `messages` (the typing card hides it).
+    last_message_ms: float = 0.0
 
 
 def message_row(m) -> MessageRow:
@@ -124,6 +127,7 @@ def conversation_view(actor: Actor | None, conversation_id: int) -> Conversation
         steps=[StepRow(s.role, role_label(s.role), s.approved) for s in page.progress],
         reviews=reviews, revisions=[_revision_row(r) for r in page.revisions],
         outcomes=[_outcome_row(o) for o in page.outcomes], found=True,
+        last_message_ms=max((epoch_ms(m.created_at) for m in page.messages), default=0.0),
     )
 
 

@@ -38,8 +38,9 @@ def countdown(due: datetime, now: datetime | None = None) -> tuple[str, str]:
 
 
 def epoch_ms(moment: datetime) -> int:
-    """For the browser's clock (assets/ticking.js): ages and countdowns tick there between refreshes."""
-    return int(moment.timestamp() * 1000)
+    """Milliseconds since the epoch, for the browser's clock (ages and countdowns tick there between
+    refreshes: assets/ticking.js). SQLite gives back naive datetimes; they were stored in UTC."""
+    return int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp() * 1000)
 
 
 def stamp(moment: datetime) -> str:

@@ -1,0 +1,149 @@
+"""Where the web tier keeps, per conversation, the message streaming right now and the browsers
+watching it: in this process (one web worker), or in Redis when several web workers share the
+browsers (any worker may relay a stream; a browser opening mid-stream on another worker must
+still see the text so far)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import time
+
+PREVIOUS_KEPT_MS = 2000
+MAX_LOCAL_STREAMS = 1000  # one web worker never streams this many conversations at once
+STREAM_TTL_S = 600  # a stream nobody finished (runner killed) does not linger
+WATCH_TTL_S = 24 * 3600
+
+
+@dataclasses.dataclass(frozen=True)
+class Stream:
+    source: str
+    text: str
+    # ms since the epoch when the stream began, on the clock of the process running the agent;
+    # the browser hides a stream that began before the newest stored message (it is that message).
+    started: float
+    # The message streamed just before this one, for the first moments of this one: its stored
+    # version may reach a browser a little after this stream starts, and until it does the browser
+    # keeps showing it as streamed (no gap). Empty once PREVIOUS_KEPT_MS have passed.
+    previous_source: str = ""
+    previous_text: str = ""
+    previous_started: float = 0.0
+
+    @staticmethod
+    def now_ms() -> float:
+        return time.time() * 1000
+
+
+def remember(mapping: dict, key, value, limit: int = MAX_LOCAL_STREAMS) -> None:
+    """Set mapping[key] as its newest entry, dropping the oldest beyond `limit` (finished streams)."""
+    mapping.pop(key, None)
+    mapping[key] = value
+    if len(mapping) > limit:
+        del mapping[next(iter(mapping))]
+
+
+class StreamTexts:
+    """Per conversation: the id of the message streaming and its text so far, built from chunks."""
+
+    def __init__(self) -> None:
+        self._by_conversation: dict[int, tuple[str, Stream]] = {}
+
+    def add(self, conversation_id: int, source: str, message_id: str, text: str) -> Stream:
+        previous = self._by_conversation.get(conversation_id)
+        now = Stream.now_ms()
+        if previous is not None and previous[0] == message_id:
+            stream = dataclasses.replace(previous[1], text=previous[1].text + text)
+            if stream.previous_started and now - stream.started > PREVIOUS_KEPT_MS:
+                stream = dataclasses.replace(stream, previous_source="", previous_text="", previous_started=0.0)
+        elif previous is not None:
+            before = previous[1]
+            stream = Stream(source, text, now, before.source, before.text, before.started)
+        else:
+            stream = Stream(source, text, now)
+        remember(self._by_conversation, conversation_id, (message_id, stream))
+        return stream
+
+
+class LocalStreams:
+    """One web worker: plain dictionaries."""
+
+    def __init__(self) -> None:
+        self._streams: dict[int, Stream] = {}
+        self._watchers: dict[int, set[str]] = {}
+        self._watching: dict[str, int] = {}
+
+    async def save(self, conversation_id: int, stream: Stream) -> None:
+        remember(self._streams, conversation_id, stream)
+
+    async def current(self, conversation_id: int) -> Stream | None:
+        return self._streams.get(conversation_id)
+
+    async def watch(self, conversation_id: int, token: str) -> None:
+        """A browser tab (its Reflex client token) shows this conversation now, and no other."""
+        previous = self._watching.get(token)
+        if previous is not None and previous != conversation_id:
+            self._watchers.get(previous, set()).discard(token)
+        self._watching[token] = conversation_id
+        self._watchers.setdefault(conversation_id, set()).add(token)
+
+    async def watchers(self, conversation_id: int) -> list[str]:
+        return list(self._watchers.get(conversation_id, ()))
+
+    async def forget(self, conversation_id: int, token: str) -> None:
+        self._watchers.get(conversation_id, set()).discard(token)
+        if self._watching.get(token) == conversation_id:
+            del self._watching[token]
+
+
+class RedisStreams:
+    """Several web workers: the same, in Redis (asyncio client of the worker's loop)."""
+
+    def __init__(self, url: str) -> None:
+        import redis.asyncio
+
+        self.client = redis.asyncio.Redis.from_url(url)
+
+    @staticmethod
+    def _stream_key(conversation_id: int) -> str:
+        return f"hitl:stream:{conversation_id}"
+
+    @staticmethod
+    def _watchers_key(conversation_id: int) -> str:
+        return f"hitl:watchers:{conversation_id}"
+
+    async def save(self, conversation_id: int, stream: Stream) -> None:
+        await self.client.set(self._stream_key(conversation_id), json.dumps(dataclasses.asdict(stream)),
+                              ex=STREAM_TTL_S)
+
+    async def current(self, conversation_id: int) -> Stream | None:
+        raw = await self.client.get(self._stream_key(conversation_id))
+        return Stream(**json.loads(raw)) if raw else None
+
+    async def watch(self, conversation_id: int, token: str) -> None:
+        key = f"hitl:watching:{token}"
+        previous = await self.client.getset(key, conversation_id)
+        pipe = self.client.pipeline()
+        if previous is not None and int(previous) != conversation_id:
+            pipe.srem(self._watchers_key(int(previous)), token)
+        pipe.expire(key, WATCH_TTL_S)
+        pipe.sadd(self._watchers_key(conversation_id), token)
+        pipe.expire(self._watchers_key(conversation_id), WATCH_TTL_S)
+        await pipe.execute()
+
+    async def watchers(self, conversation_id: int) -> list[str]:
+        return [token.decode() for token in await self.client.smembers(self._watchers_key(conversation_id))]
+
+    async def forget(self, conversation_id: int, token: str) -> None:
+        await self.client.srem(self._watchers_key(conversation_id), token)
+
+
+_stores: dict[int, LocalStreams | RedisStreams] = {}
+
+
+def streams_store(redis_url: str | None) -> LocalStreams | RedisStreams:
+    """The store of this process (per event loop: a Redis asyncio client belongs to one loop)."""
+    key = id(asyncio.get_running_loop())
+    if key not in _stores:
+        _stores[key] = RedisStreams(redis_url) if redis_url else LocalStreams()
+    return _stores[key]
