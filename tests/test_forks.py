@@ -51,7 +51,8 @@ def test_a_fork_at_turn_7_starts_from_exactly_the_state_after_turn_7(sqlite_url,
     assert (child.parent_id, child.parent_turn, child.origin, child.initiator_id) == (
         cid, 7, "fork", flow.actor("alice").user_id)
     # The transcript of the first 7 turns: the task, the planner's turn, six of the coder's.
-    assert _transcript(child.id) == _transcript(cid)[:8]
+    assert _transcript(child.id)[:8] == _transcript(cid)[:8]
+    assert _transcript(child.id)[8][1:3] == ("alice", "decision")  # what the fork was told, shown
 
     stub.enqueue("Turn 8 of the fork: the counter now sits behind a lock. DONE")
     flow.work()
@@ -59,7 +60,7 @@ def test_a_fork_at_turn_7_starts_from_exactly_the_state_after_turn_7(sqlite_url,
     assert sent[:-1] == at_turn_8
     assert sent[-1]["role"] == "user" and "Instructions: guard the counter with a lock" in sent[-1]["content"]
     assert sent[-1]["content"].startswith("REVISE @coder")
-    assert [m.source for m in flow.messages(child.id)][8:] == ["coder"]
+    assert [(m.source, m.kind) for m in flow.messages(child.id)][8:] == [("alice", "decision"), ("coder", "text")]
 
     events = audit_events("conversation.forked")
     assert [(e.actor, e.conversation_id, e.details["parent"], e.details["turn"]) for e in events] == [

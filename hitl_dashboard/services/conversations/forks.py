@@ -54,6 +54,12 @@ def fork(actor: Actor, conversation_id: int, turn: int, instructions: str | None
             next_input = {"source": actor.username, "content": revise_message(
                 target=target, instructions=instructions, line_comments=(), reviewer=actor.username, role=FORK_ROLE)}
         child = _branch(uow.session, actor, parent, turn, FORK, next_input, edited_message)
+        if instructions:  # the transcript says what the fork was told, as it does for a reviewer's REVISE
+            uow.session.add(Message(conversation_id=child.id, seq=child.next_seq, source=actor.username,
+                                    kind=MessageKind.DECISION,
+                                    content=f"FORK of #{parent.id} at turn {turn} by {actor.username}: {instructions}"
+                                    + (f" (for @{target_agent})" if target_agent else "")))
+            child.next_seq += 1
         append_audit(uow.session, actor=actor.username, action="conversation.forked", conversation_id=child.id,
                      details={"parent": parent.id, "turn": turn, "instructions": instructions,
                               "target_agent": target_agent if instructions else None,
