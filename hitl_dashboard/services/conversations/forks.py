@@ -116,6 +116,20 @@ def fork_tree(actor: Actor | None, conversation_id: int) -> ForkTree:
     return ForkTree(parent, children)
 
 
+def turn_of_message(actor: Actor | None, conversation_id: int, seq: int) -> int:
+    """The agent turn that wrote message `seq` ("fork from here" on a message forks after its turn)."""
+    with reading() as uow:
+        load_conversation(uow.session, conversation_id)
+        turn = uow.session.exec(
+            select(TurnCheckpoint.turn).where(TurnCheckpoint.conversation_id == conversation_id,
+                                              TurnCheckpoint.last_seq >= seq)
+            .order_by(TurnCheckpoint.turn).limit(1)
+        ).first()
+    if turn is None:
+        raise InvalidInput(f"message #{seq} of conversation {conversation_id} belongs to no stored turn", "seq")
+    return turn
+
+
 def _check_turn(parent: Conversation, turn: int, *, lowest: int) -> None:
     if isinstance(turn, bool) or not isinstance(turn, int) or turn < lowest:
         raise InvalidInput(f"the turn must be a whole number from {lowest}", "turn")
