@@ -1,6 +1,6 @@
 """Time travel in the browser: a reviewer forks a conversation from the coder's turn with new
-instructions, lands on the fork, watches it run live, and its diff compares the fork's new revision
-with the parent's; the parent's page lists the fork."""
+instructions, lands on the fork, watches it run live, and compares the fork's new revision with the
+parent's; the parent's page lists the fork."""
 
 from __future__ import annotations
 
@@ -45,6 +45,15 @@ def test_fork_from_a_turn_with_instructions_and_watch_it_run(app_server: Running
     # r1 came from the parent (same content, same hash); r2 is the fork's own.
     expect(page.locator("#diff")).to_contain_text("app/retry.py r2", timeout=20_000)
     expect(page.locator("#diff")).to_contain_text("timeout")
+
+    # The fork's r2 against the parent's r1, picked from the parent's revisions.
+    page.locator("#fork-compare-parent").click()
+    page.get_by_role("option", name=f"#{cid} app/retry.py r1", exact=True).click()
+    page.locator("#fork-compare-own").click()
+    page.get_by_role("option", name="app/retry.py r2", exact=True).click()
+    expect(page.locator("#fork-compare-diff")).to_contain_text("parent: app/retry.py r1")
+    expect(page.locator("#fork-compare-diff")).to_contain_text("this fork: app/retry.py r2")
+    expect(page.locator("#fork-compare-diff")).to_contain_text("timeout")
 
     with UnitOfWork(app_server.engine) as uow:
         fork = uow.session.get(Conversation, fork_id)

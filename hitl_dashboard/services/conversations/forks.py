@@ -201,3 +201,29 @@ def _copy_revisions(session: Session, parent_id: int, child_id: int, message_ids
         session.add(CodeRevision(conversation_id=child_id, message_id=message_ids[r.message_id], key=r.key,
                                  number=r.number, language=r.language, content=r.content,
                                  content_hash=r.content_hash, created_at=r.created_at))
+
+
+def parent_revisions(actor: Actor | None, conversation_id: int) -> list[CodeRevision]:
+    """The code revisions of the conversation this one was forked or replayed from (none otherwise),
+    by file then number: what a fork's own revisions can be compared with."""
+    with reading() as uow:
+        conversation = load_conversation(uow.session, conversation_id)
+        if conversation.parent_id is None:
+            return []
+        return list(uow.session.exec(select(CodeRevision).where(CodeRevision.conversation_id == conversation.parent_id)
+                                     .order_by(CodeRevision.key, CodeRevision.number)))
+
+
+def compare_with_parent(actor: Actor | None, conversation_id: int, parent_revision_id: int,
+                        own_revision_id: int) -> tuple[CodeRevision, CodeRevision]:
+    """(the parent's revision, this conversation's revision), each checked to belong where it should."""
+    with reading() as uow:
+        conversation = load_conversation(uow.session, conversation_id)
+        theirs = uow.session.get(CodeRevision, parent_revision_id)
+        ours = uow.session.get(CodeRevision, own_revision_id)
+    if conversation.parent_id is None or theirs is None or theirs.conversation_id != conversation.parent_id:
+        raise InvalidInput(f"revision {parent_revision_id} is not one of the parent's", "parent_revision_id")
+    if ours is None or ours.conversation_id != conversation_id:
+        raise InvalidInput(f"revision {own_revision_id} is not one of conversation {conversation_id}'s",
+                           "own_revision_id")
+    return theirs, ours

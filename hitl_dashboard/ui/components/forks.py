@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from hitl_dashboard.ui.components.diff_viewer import diff_viewer
 from hitl_dashboard.ui.states.feeds import ConversationFeed
 from hitl_dashboard.ui.states.forks import DEFAULT_TARGET, BranchRow
 from hitl_dashboard.ui.states.forks import ForkState as F
@@ -70,6 +71,38 @@ def _branch_link(row: BranchRow) -> rx.Component:
     )
 
 
+def _select(placeholder: str, items, value, on_change, id_: str) -> rx.Component:
+    return rx.select.root(rx.select.trigger(placeholder=placeholder, id=id_), rx.select.content(items),
+                          value=value, on_change=on_change, size="1")
+
+
+def compare_with_parent() -> rx.Component:
+    """A revision of this fork against one of its parent's (the diff panel compares within one conversation)."""
+    return rx.cond(
+        (F.parent_revisions.length() > 0) & (ConversationFeed.revisions.length() > 0),
+        rx.vstack(
+            rx.hstack(
+                rx.text("Compare with the parent:", size="2", weight="medium"),
+                _select("parent's revision",
+                        rx.foreach(F.parent_revisions, lambda r: rx.select.item(r.label, value=r.id)),
+                        F.compare_parent_id, F.choose_parent_revision, "fork-compare-parent"),
+                rx.icon("arrow-right", size=14),
+                _select("this fork's revision",
+                        rx.foreach(ConversationFeed.revisions,
+                                   lambda r: rx.select.item(r.label, value=r.id.to_string())),
+                        F.compare_own_id, F.choose_own_revision, "fork-compare-own"),
+                align="center", spacing="2", wrap="wrap",
+            ),
+            rx.cond(F.compare_titles[1] != "", rx.box(
+                diff_viewer(old_value=F.compare_old, new_value=F.compare_new, left_title=F.compare_titles[0],
+                            right_title=F.compare_titles[1], split_view=True),
+                width="100%", overflow_x="auto", font_size="12px", id="fork-compare-diff",
+            )),
+            spacing="2", width="100%",
+        ),
+    )
+
+
 def fork_tree() -> rx.Component:
     """Shown only for a conversation with a parent or forks."""
     return rx.cond(
@@ -81,6 +114,7 @@ def fork_tree() -> rx.Component:
                 rx.cond(F.children.length() > 0, rx.vstack(
                     rx.text("Forks of this conversation", size="2", weight="medium"),
                     rx.foreach(F.children, _branch_link), spacing="1")),
+                compare_with_parent(),
                 spacing="2", width="100%",
             ),
             width="100%", id="fork-tree",

@@ -15,8 +15,10 @@ from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.services.conversations.forks import (
     MAX_INSTRUCTIONS_CHARS,
     Branch,
+    compare_with_parent,
     fork,
     fork_tree,
+    parent_revisions,
     turn_of_message,
 )
 from hitl_dashboard.ui import routes
@@ -31,6 +33,12 @@ class BranchRow:
     href: str = ""
     label: str = ""
     status: str = ""
+
+
+@dataclass
+class RevisionOption:
+    id: str = ""
+    label: str = ""
 
 
 def _branch_row(branch: Branch, *, parent: bool = False) -> BranchRow:
@@ -48,6 +56,13 @@ class ForkState(AppState):
     forking: bool = False
     parent: list[BranchRow] = []  # none or one
     children: list[BranchRow] = []
+    # Comparing a revision of this fork with one of its parent's.
+    parent_revisions: list[RevisionOption] = []
+    compare_parent_id: str = ""
+    compare_own_id: str = ""
+    compare_old: str = ""
+    compare_new: str = ""
+    compare_titles: list[str] = ["", ""]
 
     @rx.event
     async def load_tree(self):
@@ -63,6 +78,34 @@ class ForkState(AppState):
             return
         self.parent = [_branch_row(tree.parent, parent=True)] if tree.parent else []
         self.children = [_branch_row(b) for b in tree.children]
+        theirs = await asyncio.to_thread(parent_revisions, actor, conversation_id) if tree.parent else []
+        self.parent_revisions = [RevisionOption(str(r.id), f"#{tree.parent.id} {r.key} r{r.number}") for r in theirs]
+        self.compare_parent_id = self.parent_revisions[-1].id if theirs else ""
+        self.compare_own_id, self.compare_old, self.compare_new, self.compare_titles = "", "", "", ["", ""]
+
+    @rx.event
+    async def choose_parent_revision(self, revision_id: str):
+        self.compare_parent_id = str(revision_id)
+        await self._compare()
+
+    @rx.event
+    async def choose_own_revision(self, revision_id: str):
+        self.compare_own_id = str(revision_id)
+        await self._compare()
+
+    async def _compare(self) -> None:
+        conversation_id = path_id(self.router.url.path)
+        if conversation_id is None or not self.compare_parent_id.isdigit() or not self.compare_own_id.isdigit():
+            return
+        try:
+            actor = await self._signed_in_actor()
+            theirs, ours = await asyncio.to_thread(compare_with_parent, actor, conversation_id,
+                                                   int(self.compare_parent_id), int(self.compare_own_id))
+        except DomainError as exc:
+            self.error = str(exc)
+            return
+        self.compare_old, self.compare_new = theirs.content, ours.content
+        self.compare_titles = [f"parent: {theirs.key} r{theirs.number}", f"this fork: {ours.key} r{ours.number}"]
 
     @rx.event
     def open_fork(self, seq: int):
