@@ -22,13 +22,17 @@ def store_turn_checkpoint(session: Session, conversation: Conversation, *, kind:
                           task: dict | None, stored: list[Message]) -> None:
     """The row for the turn just stored (conversation.checkpoint_version); message texts the turn
     stored as transcript rows are referred to by their seq, not repeated (a fork keeps the seqs).
-    A plain INSERT: this runs on every agent turn, and an ORM object costs more than the statement."""
+    A plain INSERT on the session's connection: this runs on every agent turn, and an ORM object (or
+    an ORM-enabled insert) costs several times the statement."""
     ids_by_text = {row.content: row.seq for row in stored}
-    session.execute(insert(TurnCheckpoint).values(
-        conversation_id=conversation.id, turn=conversation.checkpoint_version, kind=kind,
-        data=compact_message_refs(data, ids_by_text) if ids_by_text else data,
-        input=task, last_seq=conversation.next_seq - 1, created_at=utcnow(),
-    ))
+    session.connection().execute(_INSERT_CHECKPOINT, {
+        "conversation_id": conversation.id, "turn": conversation.checkpoint_version, "kind": kind,
+        "data": compact_message_refs(data, ids_by_text) if ids_by_text else data,
+        "input": task, "last_seq": conversation.next_seq - 1, "created_at": utcnow(),
+    })
+
+
+_INSERT_CHECKPOINT = insert(TurnCheckpoint.__table__)
 
 
 def state_at(session: Session, conversation_id: int, turn: int) -> dict[str, Any] | None:
