@@ -64,6 +64,9 @@ def test_fork_and_replay_at_the_cli(sqlite_url) -> None:
     assert (forked["parent_id"], forked["parent_turn"], forked["origin"]) == (cid, 2, "fork")
     replayed = json.loads(run_cli("--json", "replay", str(cid), "--turn", "1", "--as", "bob").stdout)
     assert replayed["origin"] == "replay"
+    shown = json.loads(run_cli("--json", "show", str(replayed["conversation_id"])).stdout)
+    assert shown["parent"] == {"id": cid, "turn": 1, "origin": "replay"}
+    assert f"replay of #{cid} after its turn 1" in run_cli("show", str(replayed["conversation_id"])).stdout
     refused = run_cli("fork", str(cid), "--turn", "9", "--as", "bob", check=False)
     assert refused.returncode != 0 and "has 2 turns, not 9" in refused.stderr
     flow.work()
