@@ -12,7 +12,7 @@ import json
 import pytest
 
 from hitl_dashboard.db.engine import get_engine
-from hitl_dashboard.db.models import Conversation
+from hitl_dashboard.db.models import Conversation, TurnCheckpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, PermissionDenied
 from hitl_dashboard.services.conversations.conversations import abort_conversation, retry_conversation
@@ -79,7 +79,9 @@ def test_a_run_that_keeps_crashing_backs_off_then_fails(people, monkeypatch):
     reset_settings_cache()
     conversation_id = flow.start("Write a boomerang tracker")
     with UnitOfWork() as uow:  # a checkpoint this version of AutoGen cannot load
-        uow.session.get(Conversation, conversation_id).checkpoint = {"type": "TeamState", "agent_states": "?"}
+        uow.session.get(Conversation, conversation_id).checkpoint_version = 1
+        uow.session.add(TurnCheckpoint(conversation_id=conversation_id, turn=1, kind="full",
+                                       data={"type": "TeamState", "agent_states": "?"}))
         uow.commit()
 
     assert flow.work() == 1

@@ -16,9 +16,11 @@ from autogen_agentchat.messages import (
     ToolCallRequestEvent,
 )
 
+from hitl_dashboard.agents.checkpoint_tracker import CheckpointTracker
 from hitl_dashboard.agents.model_clients import ModelSpec, build_model_client
 from hitl_dashboard.agents.teams import build_team
 from hitl_dashboard.agents.tool_approval import PENDING_MARKER
+from hitl_dashboard.domain.checkpoints import FULL
 from hitl_dashboard.domain.templates import TEMPLATES
 
 ChunkCallback = Callable[[str, str, str], Awaitable[None]]  # (source, message_id, text)
@@ -51,8 +53,12 @@ class ProducedMessage:
 @dataclass
 class TurnResult:
     messages: list[ProducedMessage]
-    state: dict[str, Any]
+    # What to store for this turn: (FULL, the whole state) or (DELTA, what the turn changed);
+    # see domain/checkpoints.py.
+    checkpoint_kind: str
+    checkpoint: dict[str, Any]
     stop_reason: str | None
+    task: dict[str, str] | None = None  # the message the turn started with
 
 
 def model_specs(agents: tuple[str, ...], routing: dict[str, Any], defaults: ModelSpec) -> dict[str, ModelSpec]:
@@ -68,10 +74,14 @@ class TeamSession:
         clients = {name: build_model_client(spec, name) for name, spec in specs.items()}
         self._clients = clients
         self.team = build_team(self.template, task_type, clients, clients["planner"], stream=stream)
+        self._tracker = CheckpointTracker(self.team)
+        self._tracking = False
 
     async def restore(self, state: dict[str, Any] | None) -> None:
         if state:
             await self.team.load_state(state)
+            await self._tracker.start()
+            self._tracking = True
 
     async def run_turn(self, task: dict[str, str] | None, on_chunk: ChunkCallback | None = None) -> TurnResult:
         """task: {"source": ..., "content": ...} to resume with, or None to continue."""
@@ -91,8 +101,17 @@ class TeamSession:
                         produced.append(converted)
         except Exception as exc:  # noqa: BLE001 - any failure ends the turn; the caller records why
             raise TurnFailed(_describe(exc)) from exc
-        # Only after the TaskResult is the snapshot consistent (see shared notes).
-        return TurnResult(produced, await self.team.save_state(), stop_reason)
+        # Only after the TaskResult is the state consistent (see shared notes).
+        if self._tracking:
+            kind, checkpoint = self._tracker.delta()
+        else:  # the first turn of a new team: its whole state is one turn's worth
+            kind, checkpoint = FULL, await self.team.save_state()
+            await self._tracker.start()
+            self._tracking = True
+        return TurnResult(produced, kind, checkpoint, stop_reason, task)
+
+    async def save_state(self) -> dict[str, Any]:
+        return await self.team.save_state()
 
     async def close(self) -> None:
         for client in self._clients.values():

@@ -12,6 +12,7 @@ def render_page(page: ConversationPage) -> tuple[dict, str]:
         "id": c.id, "title": c.title, "task_type": c.task_type, "template": c.template, "status": c.status,
         "status_reason": c.status_reason, "tokens": {"prompt": c.prompt_tokens, "completion": c.completion_tokens},
         "checkpoint_version": c.checkpoint_version,
+        "parent": {"id": c.parent_id, "turn": c.parent_turn, "origin": c.origin} if c.parent_id else None,
         "signoff": [{"role": s.role, "approved": s.approved} for s in page.progress],
         "open_reviews": [
             {"review_id": r.id, "kind": r.kind, "role": r.required_role, "status": r.status, "rule": r.rule,
@@ -23,6 +24,7 @@ def render_page(page: ConversationPage) -> tuple[dict, str]:
     }
     lines = [f"#{c.id} {c.title}", f"type {c.task_type}  status {c.status}"
              + (f" ({c.status_reason})" if c.status_reason else ""),
+             *([f"{c.origin} of #{c.parent_id} after its turn {c.parent_turn}"] if c.parent_id else []),
              "sign-off: " + ", ".join(f"{s.role} {'approved' if s.approved else 'pending'}" for s in page.progress)]
     for r in open_requests:
         lines.append(f"open review {r.id}: {r.kind} for {r.required_role} [{r.status}] {r.reason} "

@@ -6,7 +6,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint, literal_column, text
-from sqlalchemy.orm import defer
 from sqlmodel import Field, SQLModel
 
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ToolCallStatus
@@ -56,8 +55,8 @@ class Conversation(SQLModel, table=True):
     initiator_id: int = Field(foreign_key="users.id")
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    # Durable pause: the team's save_state() JSON, and the message it resumes with.
-    checkpoint: dict | None = _json()
+    # Durable pause: the team state is kept turn by turn in turn_checkpoints (the last turn is
+    # checkpoint_version), and the message it resumes with here.
     checkpoint_version: int = 0
     next_input: dict | None = _json()
     turns_since_review: int = 0
@@ -67,14 +66,37 @@ class Conversation(SQLModel, table=True):
     lease_expires_at: datetime | None = None
     # Runs in a row that crashed without storing a turn (see services/run_failures).
     crash_count: int = 0
+    # A fork or replay: the conversation it came from and the turn it starts after. No foreign key:
+    # conversations are never deleted, and SQLite could not drop the column again on a downgrade.
+    parent_id: int | None = Field(default=None, index=True)
+    parent_turn: int | None = None
+    origin: str | None = Field(default=None, max_length=8)  # fork | replay
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
 
 def without_checkpoint() -> list:
-    """Loader options: everything but the (large, growing) team checkpoint, which only the
-    runner reads. Writing a new checkpoint does not need the old one loaded either."""
-    return [defer(Conversation.checkpoint)]
+    """Loader options for a conversation row. The team checkpoint that once had to be left out here
+    now lives in turn_checkpoints, so there is nothing left to defer; kept so callers need not change."""
+    return []
+
+
+class TurnCheckpoint(SQLModel, table=True):
+    """What one agent turn changed in the team state (or the whole state): domain/checkpoints.py.
+    The state at turn N = the last 'full' row at or before N, with the 'delta' rows after it applied."""
+
+    __tablename__ = "turn_checkpoints"
+    __table_args__ = (UniqueConstraint("conversation_id", "turn", name="uq_turn_checkpoints_conversation_turn"),)
+    id: int | None = Field(default=None, primary_key=True)
+    conversation_id: int = Field(foreign_key="conversations.id")
+    turn: int
+    kind: str = Field(max_length=8)  # full | delta
+    data: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    # The message the turn started with (None: it carried on), so a replay can give the same input.
+    input: dict | None = _json()
+    # The transcript up to this turn: messages with seq <= last_seq.
+    last_seq: int = 0
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class Message(SQLModel, table=True):

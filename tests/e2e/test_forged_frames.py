@@ -40,9 +40,13 @@ def _marker(handlers: list[Handler]) -> str:
 
 def business_rows(app: RunningApp, skip_conversations: set[int], own_tokens_of: int) -> dict[str, list]:
     """Every business row, minus volatile columns, other tests' conversations and mallory's own
-    sessions (signing herself in or out is her right)."""
+    sessions (signing herself in or out is her right), and conversations she started herself: anyone
+    signed in may start one, or fork one (ForkState.submit_fork), and the fork is hers."""
     snapshot = {}
     with app.engine.connect() as db:
+        own = {r[0] for r in db.execute(text("SELECT id FROM conversations WHERE initiator_id = :u"),
+                                         {"u": own_tokens_of})}
+        skip_conversations = set(skip_conversations) | own
         for table, volatile in TABLES.items():
             rows = []
             for row in db.execute(text(f"SELECT * FROM {table} ORDER BY id")).mappings():

@@ -33,7 +33,7 @@ from hitl_dashboard.services.conversations.conversations import (
 router = APIRouter(prefix="/conversations", tags=["conversations"], responses=COMMON_RESPONSES)
 
 
-def _public(actor: Actor, conversation_id: int) -> ConversationPublic:
+def conversation_public(actor: Actor, conversation_id: int) -> ConversationPublic:
     detail = conversation_queries.conversation_detail(actor, conversation_id)
     c = detail.conversation
     return ConversationPublic(
@@ -41,6 +41,7 @@ def _public(actor: Actor, conversation_id: int) -> ConversationPublic:
         status_reason=c.status_reason, initiator_id=c.initiator_id, on_overdue=c.on_overdue,
         gate_policy=c.gate_policy, prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens,
         created_at=c.created_at, updated_at=c.updated_at,
+        parent_id=c.parent_id, parent_turn=c.parent_turn, origin=c.origin, turns=c.checkpoint_version,
         signoff=[SignOffStepPublic(role=s.role, approved=s.approved) for s in detail.progress],
         open_reviews=[ReviewPublic.model_validate(r) for r in detail.open_requests],
         revisions=[RevisionPublic.model_validate(r) for r in detail.revisions],
@@ -57,7 +58,7 @@ def start(body: ConversationCreate, actor: CurrentActor) -> ConversationPublic:
         on_overdue=body.on_overdue,
     )
     conversation = start_conversation(actor, command)
-    return _public(actor, conversation.id)
+    return conversation_public(actor, conversation.id)
 
 
 @router.get("", response_model=list[ConversationSummaryPublic])
@@ -83,7 +84,7 @@ def list_conversations(
 @router.get("/{conversation_id}", response_model=ConversationPublic, responses=NOT_FOUND)
 def get_conversation(conversation_id: IdPath, actor: CurrentActor) -> ConversationPublic:
     """Status, sign-off progress for the content under review, open review requests, revisions."""
-    return _public(actor, conversation_id)
+    return conversation_public(actor, conversation_id)
 
 
 @router.post("/{conversation_id}/abort", response_model=ConversationPublic, responses={**NOT_FOUND, **CONFLICT})
@@ -91,11 +92,11 @@ def abort(conversation_id: IdPath, body: AbortCreate, actor: CurrentActor) -> Co
     """Admins: stop the conversation in any state (running, awaiting review, failed); open reviews are
     dismissed and a runner in the middle of a turn stops without storing it. 409 if already finished."""
     abort_conversation(actor, conversation_id, body.reason)
-    return _public(actor, conversation_id)
+    return conversation_public(actor, conversation_id)
 
 
 @router.post("/{conversation_id}/retry", response_model=ConversationPublic, responses={**NOT_FOUND, **CONFLICT})
 def retry(conversation_id: IdPath, actor: CurrentActor) -> ConversationPublic:
     """Admins: a failed conversation resumes from its last checkpoint. 409 unless it is failed."""
     retry_conversation(actor, conversation_id)
-    return _public(actor, conversation_id)
+    return conversation_public(actor, conversation_id)

@@ -103,6 +103,11 @@ class ConversationPublic(BaseModel):
     completion_tokens: int
     created_at: datetime
     updated_at: datetime
+    turns: int = 0  # agent turns stored so far
+    # A fork or replay: the conversation and turn it started from (origin: fork | replay).
+    parent_id: int | None = None
+    parent_turn: int | None = None
+    origin: str | None = None
     signoff: list[SignOffStepPublic]
     open_reviews: list[ReviewPublic]
     revisions: list[RevisionPublic]

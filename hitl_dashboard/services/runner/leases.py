@@ -51,6 +51,16 @@ def renew(session: Session, conversation_id: int, owner: str, seconds: float) ->
     return result.rowcount == 1
 
 
+def renew_held(conversation: Conversation | None, owner: str, seconds: float) -> bool:
+    """`renew` for a row already read under lock (one statement less per turn: the new expiry is
+    written with the turn's other changes to the row)."""
+    if (conversation is None or conversation.lease_owner != owner
+            or conversation.status != ConversationStatus.RUNNING):
+        return False
+    conversation.lease_expires_at = utcnow() + timedelta(seconds=seconds)
+    return True
+
+
 def release(session: Session, conversation_id: int, owner: str) -> None:
     session.exec(
         update(Conversation)

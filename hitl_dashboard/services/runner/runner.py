@@ -15,10 +15,11 @@ import uuid
 from hitl_dashboard.agents.errors import ModelCallFailed
 from hitl_dashboard.agents.model_clients import ModelSpec
 from hitl_dashboard.agents.team_session import TeamSession, TurnFailed, model_specs
-from hitl_dashboard.db.models import Conversation, without_checkpoint
+from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
 from hitl_dashboard.domain.templates import TEMPLATES
+from hitl_dashboard.services.conversations.checkpoints import state_at
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.runner import leases
 from hitl_dashboard.services.runner.run_failures import LeaseLost, describe_storage_error, mark_failed, record_crash
@@ -89,6 +90,7 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
         if conversation is None or conversation.status != ConversationStatus.RUNNING:
             return
         snapshot = _Snapshot(conversation)
+        state = state_at(uow.session, conversation_id, snapshot.checkpoint_version)
     task = snapshot.next_input
     if task and task.get("type") == "tool_execution":
         task = await run_approved_tools(conversation_id, tool_call_ids(task), runner_id)
@@ -99,7 +101,7 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
         mark_failed(conversation_id, runner_id, f"cannot set up the agents' models: {exc}")
         return
     try:
-        await session.restore(snapshot.checkpoint)
+        await session.restore(state)
         turn_number = snapshot.checkpoint_version
         while True:
             turn_number += 1
@@ -129,10 +131,11 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
 def _store_turn(conversation_id: int, runner_id: str, turn) -> str:
     """One transaction: the turn's rows and its checkpoint, or nothing (the unit of work rolls back)."""
     with UnitOfWork() as uow:
-        # Renewing also locks the row (PostgreSQL) and fails if an admin aborted the conversation.
-        if not leases.renew(uow.session, conversation_id, runner_id, get_settings().lease_seconds):
+        # Locked (PostgreSQL FOR UPDATE; SQLite's BEGIN IMMEDIATE): renewing the lease here fails if an
+        # admin aborted the conversation or another runner took it over.
+        conversation = uow.session.get(Conversation, conversation_id, with_for_update=True)
+        if not leases.renew_held(conversation, runner_id, get_settings().lease_seconds):
             raise LeaseLost()
-        conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint())
         outcome = apply_turn(uow.session, conversation, turn)
         conversation.crash_count = 0  # a stored turn is progress: crashes before it no longer count
         uow.commit()
@@ -146,7 +149,6 @@ class _Snapshot:
         self.template = conversation.template
         self.task_type = conversation.task_type
         self.model_routing = dict(conversation.model_routing or {})
-        self.checkpoint = conversation.checkpoint
         self.next_input = conversation.next_input
         self.checkpoint_version = conversation.checkpoint_version
 

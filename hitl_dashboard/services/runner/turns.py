@@ -15,6 +15,7 @@ from hitl_dashboard.domain.revisions import ProposedCode, extract_code_blocks
 from hitl_dashboard.domain.signoff import TOOL_APPROVER, first_role
 from hitl_dashboard.domain.stored_values import CALL_ID_CHARS, SOURCE_CHARS, fit_with_hash, storable_text
 from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
+from hitl_dashboard.services.conversations.checkpoints import store_turn_checkpoint
 from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
 from hitl_dashboard.services.webhooks import webhooks
 
@@ -30,8 +31,9 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult) -
     stored = [_store_message(session, conversation, m) for m in messages]
     _follow_planner_route(session, conversation, messages)
     revisions = _store_revisions(session, conversation, messages, stored)
-    conversation.checkpoint = turn.state
     conversation.checkpoint_version += 1
+    store_turn_checkpoint(session, conversation, kind=turn.checkpoint_kind, data=turn.checkpoint, task=turn.task,
+                          stored=stored)
     conversation.next_input = None
     conversation.updated_at = utcnow()
     for message in messages:
@@ -49,6 +51,7 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult) -
         flags += risk_flags(message.content)
         last_text = row
     if hits:
+        session.flush()  # the subject names the rows by id
         subject = _subject_for(conversation, revisions, last_text)
         signoff = any(h.is_signoff_point for h in hits)
         dismiss_open_requests(session, conversation.id, actor="runner", why="new content to review")
@@ -71,6 +74,7 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult) -
         return FINISHED
     conversation.turns_since_review += 1
     if conversation.turns_since_review >= policy.max_turns_without_review and last_text is not None:
+        session.flush()
         open_request(
             session, conversation, kind=ReviewKind.GATE, role=first_role(conversation.task_type),
             rule="turn_budget", reason=f"{conversation.turns_since_review} turns without a review",
@@ -98,8 +102,7 @@ def _store_message(session: Session, conversation: Conversation, produced: Produ
         completion_tokens=produced.completion_tokens,
     )
     conversation.next_seq += 1
-    session.add(row)
-    session.flush()
+    session.add(row)  # flushed with the turn, or earlier by a step that needs its id
     return row
 
 
@@ -126,6 +129,8 @@ def _store_revisions(session, conversation, messages, stored) -> list[CodeRevisi
         blocks = extract_code_blocks(produced.content)
         if not blocks and produced.source == "copywriter":
             blocks = [ProposedCode("copy.md", "markdown", storable_text(produced.content.strip()) + "\n")]
+        if blocks:
+            session.flush()  # the revisions name their message by id
         for block in blocks:
             latest = session.exec(
                 select(CodeRevision).where(CodeRevision.conversation_id == conversation.id,
@@ -139,7 +144,8 @@ def _store_revisions(session, conversation, messages, stored) -> list[CodeRevisi
             )
             session.add(revision)
             revisions.append(revision)
-    session.flush()
+    if revisions:
+        session.flush()
     return revisions
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from hitl_dashboard.ui.components.forks import fork_button
 from hitl_dashboard.ui.states.feeds import ConversationFeed
 from hitl_dashboard.ui.states.stream_feed import StreamFeed
 from hitl_dashboard.ui.views.conversation_view import MessageRow
@@ -34,6 +35,7 @@ def message_card(message: MessageRow) -> rx.Component:
                 rx.text(message.at, size="1", color_scheme="gray"),
                 rx.spacer(),
                 rx.text(message.tokens, size="1", color_scheme="gray"),
+                fork_button(message),
                 align="center", spacing="2", width="100%",
             ),
             message_body(message),

@@ -7,6 +7,7 @@ import reflex as rx
 from hitl_dashboard.ui.components.admin_abort import admin_abort
 from hitl_dashboard.ui.components.decision_panel import decision_panel
 from hitl_dashboard.ui.components.diff_panel import diff_panel
+from hitl_dashboard.ui.components.forks import fork_dialog, fork_tree
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.components.signoff import banner, signoff_progress
 from hitl_dashboard.ui.components.transcript import transcript
@@ -27,6 +28,8 @@ def conversation_page() -> rx.Component:
                     align="center", width="100%",
                 ),
                 banner(),
+                fork_tree(),
+                fork_dialog(),
                 admin_abort(),
                 signoff_progress(),
                 rx.grid(

@@ -1,0 +1,69 @@
+"""Steps: store one turn's checkpoint row, and rebuild the team state at any turn from those rows
+(the format is domain/checkpoints.py's). Both run inside the caller's transaction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import insert
+from sqlmodel import Session, col, select
+
+from hitl_dashboard.db.models import Conversation, Message, TurnCheckpoint, utcnow
+from hitl_dashboard.domain.checkpoints import (
+    FULL,
+    CheckpointError,
+    compact_message_refs,
+    rebuild,
+    referenced_message_ids,
+)
+
+
+def store_turn_checkpoint(session: Session, conversation: Conversation, *, kind: str, data: dict[str, Any],
+                          task: dict | None, stored: list[Message]) -> None:
+    """The row for the turn just stored (conversation.checkpoint_version); message texts the turn
+    stored as transcript rows are referred to by their seq, not repeated (a fork keeps the seqs).
+    A plain INSERT on the session's connection: this runs on every agent turn, and an ORM object (or
+    an ORM-enabled insert) costs several times the statement."""
+    ids_by_text = {row.content: row.seq for row in stored}
+    session.connection().execute(_INSERT_CHECKPOINT, {
+        "conversation_id": conversation.id, "turn": conversation.checkpoint_version, "kind": kind,
+        "data": compact_message_refs(data, ids_by_text) if ids_by_text else data,
+        "input": task, "last_seq": conversation.next_seq - 1, "created_at": utcnow(),
+    })
+
+
+_INSERT_CHECKPOINT = insert(TurnCheckpoint.__table__)
+
+
+def state_at(session: Session, conversation_id: int, turn: int) -> dict[str, Any] | None:
+    """The team state after `turn` (None at turn 0: nothing has run yet). Raises CheckpointError
+    when the rows cannot give it."""
+    if turn <= 0:
+        return None
+    base = session.exec(
+        select(TurnCheckpoint.turn).where(TurnCheckpoint.conversation_id == conversation_id,
+                                          TurnCheckpoint.turn <= turn, TurnCheckpoint.kind == FULL)
+        .order_by(col(TurnCheckpoint.turn).desc()).limit(1)
+    ).first()
+    if base is None:
+        raise CheckpointError(f"conversation {conversation_id} has no checkpoint at or before turn {turn}")
+    rows = session.exec(
+        select(TurnCheckpoint.turn, TurnCheckpoint.kind, TurnCheckpoint.data)
+        .where(TurnCheckpoint.conversation_id == conversation_id, TurnCheckpoint.turn >= base,
+               TurnCheckpoint.turn <= turn)
+        .order_by(TurnCheckpoint.turn)
+    ).all()
+    if rows[-1].turn != turn or len(rows) != turn - base + 1:
+        raise CheckpointError(f"conversation {conversation_id} is missing turns between {base} and {turn}")
+    chain = [(r.kind, r.data) for r in rows]
+    seqs = set().union(*(referenced_message_ids(data) for _, data in chain))
+    texts = dict(session.exec(select(Message.seq, Message.content).where(
+        Message.conversation_id == conversation_id, col(Message.seq).in_(seqs))).all()) if seqs else {}
+    return rebuild(chain, texts)
+
+
+def turn_row(session: Session, conversation_id: int, turn: int) -> TurnCheckpoint | None:
+    return session.exec(
+        select(TurnCheckpoint).where(TurnCheckpoint.conversation_id == conversation_id,
+                                     TurnCheckpoint.turn == turn)
+    ).first()

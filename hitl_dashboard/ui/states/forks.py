@@ -1,0 +1,146 @@
+"""Time travel on the conversation page: "Fork from here" on an agent's message (optionally with
+instructions aimed at an agent), and the fork tree (where this conversation came from, its forks).
+
+Public events are endpoints any browser can call: the conversation id comes from the page's URL,
+the signed-in user is checked again, and the service refuses what the user may not do."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import reflex as rx
+
+from hitl_dashboard.domain.errors import DomainError, PermissionDenied
+from hitl_dashboard.services.conversations.forks import (
+    MAX_INSTRUCTIONS_CHARS,
+    Branch,
+    compare_with_parent,
+    fork,
+    fork_tree,
+    parent_revisions,
+    turn_of_message,
+)
+from hitl_dashboard.ui import routes
+from hitl_dashboard.ui.states.app_state import AppState, path_id
+
+DEFAULT_TARGET = "(the agent producing the work)"
+
+
+@dataclass
+class BranchRow:
+    id: int = 0
+    href: str = ""
+    label: str = ""
+    status: str = ""
+
+
+@dataclass
+class RevisionOption:
+    id: str = ""
+    label: str = ""
+
+
+def _branch_row(branch: Branch, *, parent: bool = False) -> BranchRow:
+    label = (f"#{branch.id} {branch.title}, after turn {branch.turn}" if parent
+             else f"#{branch.id} {branch.origin} after turn {branch.turn}: {branch.title}")
+    return BranchRow(branch.id, routes.conversation(branch.id), label, branch.status.replace("_", " "))
+
+
+class ForkState(AppState):
+    dialog_open: bool = False
+    fork_seq: int = 0
+    instructions: str = ""
+    target: str = DEFAULT_TARGET
+    error: str = ""
+    forking: bool = False
+    parent: list[BranchRow] = []  # none or one
+    children: list[BranchRow] = []
+    # Comparing a revision of this fork with one of its parent's.
+    parent_revisions: list[RevisionOption] = []
+    compare_parent_id: str = ""
+    compare_own_id: str = ""
+    compare_old: str = ""
+    compare_new: str = ""
+    compare_titles: list[str] = ["", ""]
+
+    @rx.event
+    async def load_tree(self):
+        """on_load of the conversation page."""
+        self.parent, self.children = [], []
+        conversation_id = path_id(self.router.url.path)
+        if conversation_id is None:
+            return
+        try:
+            actor = await self._signed_in_actor()
+            tree = await asyncio.to_thread(fork_tree, actor, conversation_id)
+        except (DomainError, PermissionDenied):  # the page shows the conversation's own error
+            return
+        self.parent = [_branch_row(tree.parent, parent=True)] if tree.parent else []
+        self.children = [_branch_row(b) for b in tree.children]
+        theirs = await asyncio.to_thread(parent_revisions, actor, conversation_id) if tree.parent else []
+        self.parent_revisions = [RevisionOption(str(r.id), f"#{tree.parent.id} {r.key} r{r.number}") for r in theirs]
+        self.compare_parent_id = self.parent_revisions[-1].id if theirs else ""
+        self.compare_own_id, self.compare_old, self.compare_new, self.compare_titles = "", "", "", ["", ""]
+
+    @rx.event
+    async def choose_parent_revision(self, revision_id: str):
+        self.compare_parent_id = str(revision_id)
+        await self._compare()
+
+    @rx.event
+    async def choose_own_revision(self, revision_id: str):
+        self.compare_own_id = str(revision_id)
+        await self._compare()
+
+    async def _compare(self) -> None:
+        conversation_id = path_id(self.router.url.path)
+        if conversation_id is None or not self.compare_parent_id.isdigit() or not self.compare_own_id.isdigit():
+            return
+        try:
+            actor = await self._signed_in_actor()
+            theirs, ours = await asyncio.to_thread(compare_with_parent, actor, conversation_id,
+                                                   int(self.compare_parent_id), int(self.compare_own_id))
+        except DomainError as exc:
+            self.error = str(exc)
+            return
+        self.compare_old, self.compare_new = theirs.content, ours.content
+        self.compare_titles = [f"parent: {theirs.key} r{theirs.number}", f"this fork: {ours.key} r{ours.number}"]
+
+    @rx.event
+    def open_fork(self, seq: int):
+        self.fork_seq, self.dialog_open, self.error = int(seq), True, ""
+        self.instructions, self.target = "", DEFAULT_TARGET
+
+    @rx.event
+    def set_dialog_open(self, value: bool):
+        self.dialog_open = bool(value) and self.fork_seq > 0
+
+    @rx.event
+    def set_instructions(self, value: str):
+        self.instructions, self.error = str(value)[:MAX_INSTRUCTIONS_CHARS], ""
+
+    @rx.event
+    def set_target(self, value: str):
+        self.target, self.error = str(value)[:64], ""
+
+    @rx.event
+    async def submit_fork(self):
+        conversation_id = path_id(self.router.url.path)
+        if conversation_id is None or self.forking or self.fork_seq <= 0:
+            return
+        self.forking, self.error = True, ""
+        yield
+        target = None if self.target == DEFAULT_TARGET else self.target
+        try:
+            actor = await self._signed_in_actor()
+            turn = await asyncio.to_thread(turn_of_message, actor, conversation_id, self.fork_seq)
+            child = await asyncio.to_thread(fork, actor, conversation_id, turn, self.instructions or None,
+                                            target if self.instructions.strip() else None)
+        except DomainError as exc:  # signed out, bad turn or agent, too long
+            self.error = str(exc)
+            return
+        finally:
+            self.forking = False
+        self.dialog_open = False
+        yield rx.redirect(routes.conversation(child.id))

@@ -1,0 +1,98 @@
+"""Team checkpoints turn by turn (domain/checkpoints.py, agents/checkpoint_tracker.py): the state
+rebuilt from the rows equals AutoGen's own save_state() after every turn, each turn stores only what
+it changed, and a conversation paused before revision 0008 resumes after it (SQLite, PostgreSQL)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from alembic import command
+from hitl_dashboard.agents.model_clients import ModelSpec
+from hitl_dashboard.agents.team_session import TeamSession
+from hitl_dashboard.db.migrations import alembic_config
+from hitl_dashboard.db.models import TurnCheckpoint
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.checkpoints import DELTA, FULL, CheckpointError, apply_delta, rebuild
+from hitl_dashboard.services.conversations.checkpoints import state_at
+from tests.support import flow
+
+
+def _json(value):
+    return json.loads(json.dumps(value))
+
+
+def test_the_rebuilt_state_is_autogens_own_after_every_turn_through_resumes_and_restores():
+    async def scenario():
+        specs = {name: ModelSpec(provider="scripted") for name in ("planner", "coder")}
+        session = TeamSession("code", "code", specs, stream=False)
+        rows, sizes = [], []
+        inputs = {0: {"source": "user", "content": "Write a rate limiter"},
+                  4: {"source": "security_reviewer", "content": "REVISE @coder\nInstructions: add a lock"},
+                  9: {"source": "final_approver", "content": "APPROVED by carol: continue."}}
+        for turn in range(14):
+            result = await session.run_turn(inputs.get(turn))
+            assert result.checkpoint_kind == (FULL if turn == 0 else DELTA)
+            rows.append((result.checkpoint_kind, _json(result.checkpoint)))
+            sizes.append(len(json.dumps(result.checkpoint)))
+            assert rebuild(rows, {}) == _json(await session.save_state()), f"after turn {turn + 1}"
+            if turn == 6:  # a new process: a fresh team restored from the rebuilt state
+                await session.close()
+                session = TeamSession("code", "code", specs, stream=False)
+                await session.restore(rebuild(rows, {}))
+        await session.close()
+        return sizes
+
+    sizes = asyncio.run(scenario())
+    # What a turn stores does not grow with the conversation (the whole state does).
+    assert max(sizes[10:]) < 3 * max(sizes[1:4])
+
+
+def test_a_delta_that_does_not_fit_is_refused():
+    with pytest.raises(CheckpointError):
+        apply_delta({"a": {"b": [1]}}, {"lists": [[["a", "b"], 2, [3]]]})
+    with pytest.raises(CheckpointError):
+        apply_delta({"a": {}}, {"values": [[["x", "y"], 1]]})
+    with pytest.raises(CheckpointError):
+        rebuild([(DELTA, {"lists": []})], {})
+
+
+def _checkpoint_rows(conversation_id: int) -> list[tuple[int, str]]:
+    from sqlmodel import select
+
+    with UnitOfWork() as uow:
+        return [(r.turn, r.kind) for r in uow.session.exec(
+            select(TurnCheckpoint).where(TurnCheckpoint.conversation_id == conversation_id)
+            .order_by(TurnCheckpoint.turn))]
+
+
+def test_a_conversation_paused_before_0008_resumes_after_it(db_url):
+    flow.make_people()
+    cid = flow.start("Add retry with exponential backoff to the payments client")
+    flow.work()
+    assert flow.conversation(cid).status == "awaiting_review"
+    assert _checkpoint_rows(cid) == [(1, FULL), (2, DELTA)]  # planner, coder
+    with UnitOfWork() as uow:
+        paused_state = state_at(uow.session, cid, 2)
+
+    # Back to 0007: the state is one column again, as the code before 0008 wrote it.
+    command.downgrade(alembic_config(), "0007")
+    with UnitOfWork() as uow:
+        stored = uow.session.connection().exec_driver_sql(
+            f"SELECT checkpoint FROM conversations WHERE id = {cid}").scalar_one()
+    assert (json.loads(stored) if isinstance(stored, str) else stored) == paused_state
+
+    command.upgrade(alembic_config(), "head")
+    assert _checkpoint_rows(cid) == [(2, FULL)]
+    with UnitOfWork() as uow:
+        assert state_at(uow.session, cid, 2) == paused_state
+
+    review = flow.only_open_review(cid)
+    flow.decide_as("alice", review.id, "revise", target_agent="coder", instructions="add a timeout to every call")
+    flow.work()
+    assert [m.source for m in flow.messages(cid)] == ["frank", "planner", "coder", "alice", "coder"]
+    assert "timeout" in flow.messages(cid)[-1].content
+    assert _checkpoint_rows(cid) == [(2, FULL), (3, DELTA)]
+    assert flow.conversation(cid).status == "awaiting_review"
