@@ -5,9 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from hitl_dashboard.cli.commands import audit, conversations, database, reviews, runner, tokens, users, webhooks
+from hitl_dashboard.cli.commands import (
+    audit,
+    conversations,
+    database,
+    exports,
+    reviews,
+    runner,
+    tokens,
+    users,
+    webhooks,
+)
 
-GROUPS = (database, users, conversations, reviews, runner, tokens, webhooks, audit)
+GROUPS = (database, users, conversations, exports, reviews, runner, tokens, webhooks, audit)
 
 
 def register_all(sub: Any) -> None:
