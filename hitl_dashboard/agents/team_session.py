@@ -17,6 +17,7 @@ from autogen_agentchat.messages import (
 )
 
 from hitl_dashboard.agents.model_clients import ModelSpec, build_model_client
+from hitl_dashboard.agents.observed_client import observed
 from hitl_dashboard.agents.teams import build_team
 from hitl_dashboard.agents.tool_approval import PENDING_MARKER
 from hitl_dashboard.domain.templates import TEMPLATES
@@ -65,7 +66,7 @@ class TeamSession:
 
     def __init__(self, template: str, task_type: str, specs: dict[str, ModelSpec], *, stream: bool = True):
         self.template = TEMPLATES[template]
-        clients = {name: build_model_client(spec, name) for name, spec in specs.items()}
+        clients = {name: observed(build_model_client(spec, name), spec, name) for name, spec in specs.items()}
         self._clients = clients
         self.team = build_team(self.template, task_type, clients, clients["planner"], stream=stream)
 

@@ -6,7 +6,7 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 import hitl_dashboard
-from hitl_dashboard.api import health
+from hitl_dashboard.api import health, metrics
 from hitl_dashboard.api.wiring import mount_api
 
 API_PREFIX = "/api"
@@ -32,6 +32,7 @@ def create_api() -> FastAPI:
         swagger_ui_parameters={"validatorUrl": None},
     )
     api.include_router(health.router, prefix=API_PREFIX, tags=["health"])
+    api.include_router(metrics.router)  # /metrics, where Prometheus looks by default
     mount_api(api, API_PREFIX)  # conversations, reviews, audit: routers, errors, body limit
     return api
 

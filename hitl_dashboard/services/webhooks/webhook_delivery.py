@@ -19,6 +19,7 @@ from sqlalchemy import update
 from sqlmodel import select
 
 from hitl_dashboard.db.models import Webhook, WebhookDelivery, utcnow
+from hitl_dashboard.observability import metrics
 from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.services.webhooks.webhook_payloads import headers_for, render_body
 from hitl_dashboard.settings import get_settings
@@ -146,5 +147,7 @@ def _record(job: _Job, status_code: int | None, error: str | None, report: Deliv
         ).rowcount == 1
     if recorded:
         bucket.append(job.delivery_id)
+    if recorded and error is not None:
+        metrics.webhook_failure(job.event, final=bucket is report.failed)
     if error is not None:
         log.warning("webhook delivery %s to %s failed (attempt %s): %s", job.delivery_id, job.url, job.attempt, error)
