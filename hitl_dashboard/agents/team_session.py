@@ -20,6 +20,7 @@ from hitl_dashboard.agents.model_clients import ModelSpec, build_model_client
 from hitl_dashboard.agents.observed_client import observed
 from hitl_dashboard.agents.teams import build_team
 from hitl_dashboard.agents.tool_approval import PENDING_MARKER
+from hitl_dashboard.agents.turn_tracing import traced_turn
 from hitl_dashboard.domain.templates import TEMPLATES
 
 ChunkCallback = Callable[[str, str, str], Awaitable[None]]  # (source, message_id, text)
@@ -74,6 +75,7 @@ class TeamSession:
         if state:
             await self.team.load_state(state)
 
+    @traced_turn
     async def run_turn(self, task: dict[str, str] | None, on_chunk: ChunkCallback | None = None) -> TurnResult:
         """task: {"source": ..., "content": ...} to resume with, or None to continue."""
         message = TextMessage(source=task["source"], content=task["content"]) if task else None

@@ -15,7 +15,7 @@ from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from hitl_dashboard.observability.metrics import exposition
-from hitl_dashboard.services.metrics.queue_metrics import ReviewQueueCollector
+from hitl_dashboard.services.observability.queue_metrics import ReviewQueueCollector
 from hitl_dashboard.settings import get_settings
 
 router = APIRouter(tags=["operations"])

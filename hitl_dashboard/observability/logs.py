@@ -14,6 +14,9 @@ import sys
 from hitl_dashboard.observability import context
 
 MARKER = "_hitl_handler"
+# Libraries whose INFO lines carry whole messages (AutoGen logs every message it routes) or URLs
+# (httpx logs each request, and a webhook URL may hold a token): warnings only.
+QUIET_LIBRARIES = ("autogen_core", "autogen_agentchat", "autogen_ext", "httpx", "httpcore", "openai")
 _SECRETS = [
     (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1[redacted]"),
     (re.compile(r"(?i)((?:api[_-]?key|token|secret|password|passwd|authorization)\"?\s*[:=]\s*\"?)[^\s\"',;&]+"),
@@ -77,3 +80,5 @@ def configure(*, json_lines: bool, level: str = "INFO", limit: int = 2000, servi
         handler.setFormatter(_PlainWithIds("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(handler)
     root.setLevel(level.upper())
+    for name in QUIET_LIBRARIES:
+        logging.getLogger(name).setLevel(max(logging.WARNING, root.level))

@@ -4,7 +4,7 @@ When on, every process (web workers, runners, the CLI) sends its spans over OTLP
 standard OTEL_* variables (headers, service name, sampler, batch delay). When off, the API's
 no-op tracer makes every span here cost next to nothing. AutoGen's own spans (invoke_agent,
 execute_tool, its runtime's message spans) use the same global provider, so they land in the
-same traces; AUTOGEN_DISABLE_RUNTIME_TRACING=true leaves out the runtime's message spans.
+same traces; the runtime's per-message spans are left out unless AUTOGEN_DISABLE_RUNTIME_TRACING=false.
 
 A conversation's life crosses processes: the context of the span that made it runnable (the
 start, a decision) is stored with the conversation's next input (`carrier`), and the runner
@@ -51,6 +51,9 @@ def configure(service_name: str) -> bool:
             "service.instance.id": f"{service_name}:{os.getpid()}",
             "hitl.process": service_name,
         })
+        # AutoGen's runtime makes a span for every message it routes (each streamed chunk too):
+        # thousands per conversation. Its agent and tool spans stay; the operator can opt back in.
+        os.environ.setdefault("AUTOGEN_DISABLE_RUNTIME_TRACING", "true")
         provider = TracerProvider(resource=resource)
         provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
         trace.set_tracer_provider(provider)
@@ -58,6 +61,11 @@ def configure(service_name: str) -> bool:
         _configured = True
         log.info("traces: exporting over OTLP/HTTP as %s", service_name)
         return True
+
+
+def is_on() -> bool:
+    """True once this process exports traces (configure() found an endpoint)."""
+    return _configured
 
 
 def flush(timeout_ms: int = 5000) -> None:
@@ -75,6 +83,12 @@ def carrier() -> dict[str, str]:
     """The current span's context as W3C headers (traceparent), to store with a conversation."""
     headers: dict[str, str] = {}
     propagate.inject(headers)
+    return headers
+
+
+def carrier_of(span: trace.Span) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    propagate.inject(headers, context=trace.set_span_in_context(span))
     return headers
 
 

@@ -6,7 +6,9 @@ from hitl_dashboard.services.audit import audit_anchor as _audit_anchor
 
 _audit_anchor.install()
 
-# Decisions and overdue reviews are counted (metrics) from the audit events a transaction commits.
-from hitl_dashboard.services.metrics import audit_metrics as _audit_metrics  # noqa: E402
+# Decisions and overdue reviews are counted (metrics) and traced from the audit events a transaction writes.
+from hitl_dashboard.services.observability import audit_metrics as _audit_metrics  # noqa: E402
+from hitl_dashboard.services.observability import audit_traces as _audit_traces  # noqa: E402
 
 _audit_metrics.install()
+_audit_traces.install()

@@ -20,6 +20,7 @@ from sqlmodel import select
 
 from hitl_dashboard.db.models import Webhook, WebhookDelivery, utcnow
 from hitl_dashboard.observability import metrics
+from hitl_dashboard.services.observability.webhook_tracing import traced_delivery
 from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.services.webhooks.webhook_payloads import headers_for, render_body
 from hitl_dashboard.settings import get_settings
@@ -103,6 +104,7 @@ def _claim_due(limit: int) -> list[_Job]:
     return jobs
 
 
+@traced_delivery
 async def _send(client: httpx.AsyncClient, job: _Job) -> tuple[int | None, str | None]:
     body = render_body(job.format, job.payload)
     try:

@@ -1,1 +1,0 @@
-"""What the metrics read from the database: committed audit events, and the queues at scrape time."""
