@@ -19,8 +19,8 @@ MARKER = "_hitl_handler"
 QUIET_LIBRARIES = ("autogen_core", "autogen_agentchat", "autogen_ext", "httpx", "httpcore", "openai")
 _SECRETS = [
     (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1[redacted]"),
-    (re.compile(r"(?i)((?:api[_-]?key|token|secret|password|passwd|authorization)\"?\s*[:=]\s*\"?)[^\s\"',;&]+"),
-     r"\1[redacted]"),
+    (re.compile(r"(?i)((?:api[_-]?key|token|secret|password|passwd|authorization)\"?\s*[:=]\s*\"?"
+                r"(?:bearer\s+)?)[^\s\"',;&]+"), r"\1[redacted]"),
     (re.compile(r"(://[^/\s:@]+:)[^@\s/]+@"), r"\1[redacted]@"),
     (re.compile(r"\bsk-[A-Za-z0-9_-]{12,}"), "[redacted]"),
     (re.compile(r"\bhitl_[A-Za-z0-9_-]{16,}"), "[redacted]"),
@@ -47,8 +47,9 @@ class ContextAndSafety(logging.Filter):
             setattr(record, name, value)
         record.msg, record.args = scrub(record.getMessage(), self.limit), None
         if record.exc_info and not record.exc_text:
-            record.exc_text = scrub(logging.Formatter().formatException(record.exc_info), self.limit * 4)
-            record.exc_info = None
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:  # another handler may have formatted (and cached) it already
+            record.exc_text, record.exc_info = scrub(record.exc_text, self.limit * 4), None
         return True
 
 
