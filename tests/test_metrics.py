@@ -16,7 +16,7 @@ from starlette.requests import Request
 from hitl_dashboard.db.models import Conversation, Decision, Message, ReviewRequest, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import Conflict
-from hitl_dashboard.services.metrics.queue_metrics import queue_snapshot
+from hitl_dashboard.services.observability.queue_metrics import queue_snapshot
 from hitl_dashboard.services.reviews.escalation import escalate_overdue
 from hitl_dashboard.services.runner import leases
 from hitl_dashboard.services.webhooks.webhook_delivery import deliver_due
