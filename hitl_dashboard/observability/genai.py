@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from hitl_dashboard.observability import metrics
-from hitl_dashboard.observability.tracing import tracer
+from hitl_dashboard.observability import metrics, tracing
 
 
 @dataclass
@@ -30,7 +29,16 @@ class ModelCallRecord:
 def model_call(model: str, provider: str, agent: str, *, streaming: bool) -> Iterator[ModelCallRecord]:
     record = ModelCallRecord()
     started = time.perf_counter()
-    with tracer().start_as_current_span(
+    if not tracing.is_on():  # the default: metrics only, no span machinery at all
+        try:
+            yield record
+        except Exception as exc:  # a cancellation is no model error
+            metrics.model_call(model, time.perf_counter() - started, error_type=type(exc).__name__)
+            raise
+        metrics.model_call(model, time.perf_counter() - started, input_tokens=record.input_tokens,
+                           output_tokens=record.output_tokens)
+        return
+    with tracing.tracer().start_as_current_span(
         f"chat {model}", kind=SpanKind.CLIENT, record_exception=False, set_status_on_exception=False,
         attributes={"gen_ai.operation.name": "chat", "gen_ai.system": provider, "gen_ai.provider.name": provider,
                     "gen_ai.request.model": model, "gen_ai.agent.name": agent, "hitl.streaming": streaming},

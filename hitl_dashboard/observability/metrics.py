@@ -8,6 +8,7 @@ what really happened, not what was rolled back."""
 
 from __future__ import annotations
 
+import functools
 import os
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
@@ -93,13 +94,21 @@ def agent_turn(agent: str) -> None:
 
 def model_call(model: str, seconds: float, *, input_tokens: int = 0, output_tokens: int = 0,
                error_type: str | None = None) -> None:
-    MODEL_CALL_SECONDS.labels(model=model, outcome="error" if error_type else "ok").observe(seconds)
+    calls, tokens_in, tokens_out = _model_children(model)
+    (MODEL_CALL_SECONDS.labels(model=model, outcome="error") if error_type else calls).observe(seconds)
     if error_type:
         MODEL_ERRORS.labels(model=model, error_type=error_type).inc()
     if input_tokens:
-        MODEL_TOKENS.labels(model=model, direction="input").inc(input_tokens)
+        tokens_in.inc(input_tokens)
     if output_tokens:
-        MODEL_TOKENS.labels(model=model, direction="output").inc(output_tokens)
+        tokens_out.inc(output_tokens)
+
+
+@functools.lru_cache(maxsize=256)
+def _model_children(model: str):
+    """The labelled series of a model, looked up once (labels() takes a lock and builds a key)."""
+    return (MODEL_CALL_SECONDS.labels(model=model, outcome="ok"),
+            MODEL_TOKENS.labels(model=model, direction="input"), MODEL_TOKENS.labels(model=model, direction="output"))
 
 
 def webhook_failure(event: str, *, final: bool) -> None:

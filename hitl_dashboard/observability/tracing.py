@@ -34,7 +34,6 @@ def enabled() -> bool:
 
 def configure(service_name: str) -> bool:
     """Idempotent; True when traces are exported from this process."""
-    global _configured
     with _lock:
         if _configured or not enabled():
             return _configured
@@ -51,16 +50,27 @@ def configure(service_name: str) -> bool:
             "service.instance.id": f"{service_name}:{os.getpid()}",
             "hitl.process": service_name,
         })
-        # AutoGen's runtime makes a span for every message it routes (each streamed chunk too):
-        # thousands per conversation. Its agent and tool spans stay; the operator can opt back in.
-        os.environ.setdefault("AUTOGEN_DISABLE_RUNTIME_TRACING", "true")
         provider = TracerProvider(resource=resource)
         provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
-        trace.set_tracer_provider(provider)
-        atexit.register(provider.shutdown)  # the last batch goes out when the process ends
-        _configured = True
+        _install(provider)
         log.info("traces: exporting over OTLP/HTTP as %s", service_name)
         return True
+
+
+def use_provider(provider: trace.TracerProvider) -> None:
+    """Trace with a provider built elsewhere (benchmarks, an embedding application)."""
+    with _lock:
+        _install(provider)
+
+
+def _install(provider: trace.TracerProvider) -> None:
+    global _configured
+    # AutoGen's runtime makes a span for every message it routes (each streamed chunk too):
+    # thousands per conversation. Its agent and tool spans stay; the operator can opt back in.
+    os.environ.setdefault("AUTOGEN_DISABLE_RUNTIME_TRACING", "true")
+    trace.set_tracer_provider(provider)
+    atexit.register(provider.shutdown)  # the last batch goes out when the process ends
+    _configured = True
 
 
 def is_on() -> bool:
@@ -75,8 +85,11 @@ def flush(timeout_ms: int = 5000) -> None:
         force_flush(timeout_ms)
 
 
+_TRACER = trace.get_tracer(TRACER_NAME)  # a proxy: it follows the provider configure() sets later
+
+
 def tracer() -> trace.Tracer:
-    return trace.get_tracer(TRACER_NAME)
+    return _TRACER
 
 
 def carrier() -> dict[str, str]:
