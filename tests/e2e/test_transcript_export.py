@@ -93,3 +93,9 @@ def test_the_api_exports_json_and_markdown(app_server: RunningApp):
         assert client.get(f"/api/conversations/{cid}/export", params={"format": "html"},
                           headers=auth).status_code == 422
         assert client.get(f"/api/conversations/{cid}/export").status_code == 401
+        assert response.headers["x-request-id"]  # the id our log lines carry
+
+        # /metrics beside the API on the app's one port (demo mode: no token needed).
+        metrics = client.get("/metrics")
+        assert metrics.status_code == 200 and metrics.headers["content-type"].startswith("text/plain")
+        assert 'hitl_review_queue_depth{role="security_reviewer"}' in metrics.text
