@@ -11,13 +11,11 @@ from autogen_core.models import (
     ChatCompletionClient,
     CreateResult,
     LLMMessage,
-    ModelCapabilities,  # deprecated for ModelInfo, but still an abstract property in 0.7.5
-    ModelInfo,
-    RequestUsage,
 )
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
+from hitl_dashboard.agents.delegating_client import DelegatingChatCompletionClient
 from hitl_dashboard.observability.genai import ModelCallRecord, model_call
 
 
@@ -26,9 +24,10 @@ def _fill(record: ModelCallRecord, result: CreateResult) -> None:
     record.finish_reason = str(result.finish_reason)
 
 
-class ObservedChatCompletionClient(ChatCompletionClient):
+class ObservedChatCompletionClient(DelegatingChatCompletionClient):
     def __init__(self, inner: ChatCompletionClient, *, model: str, provider: str, agent: str) -> None:
-        self.inner, self._model, self._provider, self._agent = inner, model, provider, agent
+        super().__init__(inner)
+        self._model, self._provider, self._agent = model, provider, agent
 
     async def create(
         self,
@@ -68,30 +67,6 @@ class ObservedChatCompletionClient(ChatCompletionClient):
                     yield item
             finally:
                 await stream.aclose()
-
-    # -- plain delegation -----------------------------------------------------------------------
-    async def close(self) -> None:
-        await self.inner.close()
-
-    def actual_usage(self) -> RequestUsage:
-        return self.inner.actual_usage()
-
-    def total_usage(self) -> RequestUsage:
-        return self.inner.total_usage()
-
-    def count_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
-        return self.inner.count_tokens(messages, tools=tools)
-
-    def remaining_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
-        return self.inner.remaining_tokens(messages, tools=tools)
-
-    @property
-    def capabilities(self) -> ModelCapabilities:
-        return self.inner.capabilities
-
-    @property
-    def model_info(self) -> ModelInfo:
-        return self.inner.model_info
 
 
 def observed(client: ChatCompletionClient, spec: Any, agent: str) -> ObservedChatCompletionClient:

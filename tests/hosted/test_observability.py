@@ -5,12 +5,10 @@ the database says happened, and the traces follow the conversation from the web 
 
 from __future__ import annotations
 
-import time
 from collections import Counter, defaultdict
 
 import httpx
 import pytest
-import redis
 from prometheus_client.parser import text_string_to_metric_families
 from sqlmodel import select
 
@@ -18,9 +16,10 @@ from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.db.models import Conversation, Decision, Message, ReviewRequest, WebhookDelivery
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.webhooks.webhooks import insert_webhook
-from tests.conftest import IN_CI, create_pg_database, drop_pg_database, require_pg
+from tests.conftest import create_pg_database, drop_pg_database, require_pg
+from tests.e2e.support import wait_for
 from tests.hosted.cluster import Cluster
-from tests.hosted.test_cluster import user_with_token
+from tests.hosted.test_cluster import require_redis, user_with_token
 from tests.support.otlp_receiver import OtlpReceiver
 
 REDIS_URL = "redis://127.0.0.1:6379/11"
@@ -31,12 +30,7 @@ OPEN = ("pending", "claimed")
 @pytest.fixture
 def observed_cluster(tmp_path):
     require_pg()
-    try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).flushdb()
-    except redis.RedisError as exc:
-        if IN_CI:
-            pytest.fail(f"Redis not reachable at {REDIS_URL}: {exc}")
-        pytest.skip(f"Redis not reachable at {REDIS_URL}: {exc}")
+    require_redis(REDIS_URL)
     name = create_pg_database()
     url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
     import os
@@ -65,13 +59,7 @@ def observed_cluster(tmp_path):
 
 
 def wait_until(predicate, what: str, timeout: float = 90.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
+    return wait_for(predicate, timeout=timeout, what=what)
 
 
 def open_review(engine, conversation_id: int, role: str) -> ReviewRequest | None:
