@@ -12,9 +12,12 @@ from hitl_dashboard.startup import ready_to_serve_or_exit
 ready_to_serve_or_exit()
 
 from hitl_dashboard.api.app import api  # noqa: E402
+from hitl_dashboard.observability.setup import setup  # noqa: E402
 from hitl_dashboard.settings import get_settings  # noqa: E402
 from hitl_dashboard.ui.components.connection import install_overlay  # noqa: E402
 from hitl_dashboard.ui.pages.registry import add_pages  # noqa: E402
+
+setup("web")  # logs (JSON lines in hosted mode) and, with an OTLP endpoint, traces
 
 logger = logging.getLogger(__name__)
 

@@ -103,6 +103,17 @@ class Settings(BaseSettings):
     # audit-heads-<database name>.jsonl in the project folder for a server database.
     audit_anchor_file: str = ""
 
+    # Observability (docs/operations.md). Logs: "auto" is JSON lines in hosted mode, plain text in
+    # demo mode; messages are cut at log_max_chars and credentials masked.
+    log_format: Literal["auto", "json", "plain"] = "auto"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_max_chars: int = Field(default=2000, ge=200)
+    # GET /metrics: with a token, only `Authorization: Bearer <token>`; without one, in hosted mode
+    # only clients from these networks (the peer address, or X-Forwarded-For per trusted_proxy_hops).
+    # Demo mode without a token serves anyone.
+    metrics_token: str | None = Field(default=None, repr=False)
+    metrics_allow_networks: str = "127.0.0.0/8,::1/128"
+
     # The simulated deploy_to_prod tool appends each deploy here (JSON lines), so tests and demos
     # can count real deploys outside the database; empty writes nowhere.
     deploy_log_path: str = ""
@@ -142,6 +153,26 @@ class Settings(BaseSettings):
         if value and urlsplit(value).scheme not in ("redis", "rediss", "unix"):
             raise ValueError("is not a Redis URL; use e.g. redis://host:6379/0 (or unset it to run without Redis)")
         return value or None
+
+    @field_validator("metrics_allow_networks")
+    @classmethod
+    def _valid_networks(cls, value: str) -> str:
+        import ipaddress
+
+        try:
+            for part in _split(value):
+                ipaddress.ip_network(part, strict=False)
+        except ValueError:
+            raise ValueError("a comma-separated list of networks such as 10.0.0.0/8,127.0.0.1/32") from None
+        return value
+
+    @field_validator("metrics_token")
+    @classmethod
+    def _long_enough_token(cls, value: str | None) -> str | None:
+        if value is not None and len(value.strip()) < 16:
+            raise ValueError("use at least 16 characters, e.g. from "
+                             "python -c 'import secrets; print(secrets.token_urlsafe())'")
+        return value.strip() if value else None
 
     @field_validator("public_url", "openai_base_url")
     @classmethod
@@ -197,6 +228,11 @@ class Settings(BaseSettings):
         if host not in _LOOPBACK_NAMES:
             return [origin]
         return [origin] + [f"{parts.scheme}://{name}{port}" for name in _LOOPBACK_NAMES if name != host]
+
+    def metrics_networks(self) -> list:
+        import ipaddress
+
+        return [ipaddress.ip_network(part, strict=False) for part in _split(self.metrics_allow_networks)]
 
     def sla_hours(self) -> dict[str, float]:
         return {

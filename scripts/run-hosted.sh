@@ -14,6 +14,11 @@ export DATABASE_URL="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/hitl}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/0}"
 export RUNNER_IN_WEB=false  # the runners below do the agent work
 export GRANIAN_WORKERS="${WEB_WORKERS:-2}"
+# /metrics sums the samples every web worker and runner writes here (docs/operations.md); the
+# files of the previous run are removed before any process starts.
+export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-$ROOT/.metrics}"
+mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
+find "$PROMETHEUS_MULTIPROC_DIR" -maxdepth 1 -name '*.db' -delete
 
 "$PY" - <<'PY'
 import os, psycopg

@@ -18,14 +18,12 @@ from autogen_core.models import (
     ChatCompletionClient,
     CreateResult,
     LLMMessage,
-    ModelCapabilities,  # deprecated for ModelInfo, but still an abstract property in 0.7.5
-    ModelInfo,
-    RequestUsage,
 )
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
+from hitl_dashboard.agents.delegating_client import DelegatingChatCompletionClient
 from hitl_dashboard.agents.errors import ModelCallFailed
 
 FailureKind = Literal["status", "timeout", "connection", "malformed"]
@@ -109,7 +107,7 @@ def _looks_empty(result: CreateResult) -> bool:
     return result.content == "" and result.finish_reason == "unknown" and result.usage.completion_tokens == 0
 
 
-class RetryingChatCompletionClient(ChatCompletionClient):
+class RetryingChatCompletionClient(DelegatingChatCompletionClient):
     """Delegates to ``inner``; retries ``create`` and the opening of ``create_stream``."""
 
     def __init__(
@@ -123,7 +121,7 @@ class RetryingChatCompletionClient(ChatCompletionClient):
         max_delay_s: float = 8.0,
         stream_extra_create_args: Mapping[str, Any] | None = None,
     ) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self._endpoint = endpoint
         self._timeout_s = timeout_s
         self._max_attempts = max(1, max_attempts)
@@ -220,16 +218,7 @@ class RetryingChatCompletionClient(ChatCompletionClient):
         finally:
             await stream.aclose()
 
-    # -- plain delegation -----------------------------------------------------------------------
-    async def close(self) -> None:
-        await self.inner.close()
-
-    def actual_usage(self) -> RequestUsage:
-        return self.inner.actual_usage()
-
-    def total_usage(self) -> RequestUsage:
-        return self.inner.total_usage()
-
+    # -- token counting that works offline (the rest is delegated as it is) -----------------------
     def count_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
         try:
             return self.inner.count_tokens(messages, tools=tools)
@@ -243,11 +232,3 @@ class RetryingChatCompletionClient(ChatCompletionClient):
             return self.inner.remaining_tokens(messages, tools=tools)
         except Exception:  # noqa: BLE001 - as in count_tokens
             return max(0, 128_000 - self.count_tokens(messages, tools=tools))
-
-    @property
-    def capabilities(self) -> ModelCapabilities:
-        return self.inner.capabilities
-
-    @property
-    def model_info(self) -> ModelInfo:
-        return self.inner.model_info

@@ -18,8 +18,10 @@ from autogen_agentchat.messages import (
 
 from hitl_dashboard.agents.checkpoint_tracker import CheckpointTracker
 from hitl_dashboard.agents.model_clients import ModelSpec, build_model_client
+from hitl_dashboard.agents.observed_client import observed
 from hitl_dashboard.agents.teams import build_team
 from hitl_dashboard.agents.tool_approval import PENDING_MARKER
+from hitl_dashboard.agents.turn_tracing import traced_turn
 from hitl_dashboard.domain.checkpoints import FULL
 from hitl_dashboard.domain.templates import TEMPLATES
 
@@ -71,7 +73,7 @@ class TeamSession:
 
     def __init__(self, template: str, task_type: str, specs: dict[str, ModelSpec], *, stream: bool = True):
         self.template = TEMPLATES[template]
-        clients = {name: build_model_client(spec, name) for name, spec in specs.items()}
+        clients = {name: observed(build_model_client(spec, name), spec, name) for name, spec in specs.items()}
         self._clients = clients
         self.team = build_team(self.template, task_type, clients, clients["planner"], stream=stream)
         self._tracker = CheckpointTracker(self.team)
@@ -83,6 +85,7 @@ class TeamSession:
             await self._tracker.start()
             self._tracking = True
 
+    @traced_turn
     async def run_turn(self, task: dict[str, str] | None, on_chunk: ChunkCallback | None = None) -> TurnResult:
         """task: {"source": ..., "content": ...} to resume with, or None to continue."""
         message = TextMessage(source=task["source"], content=task["content"]) if task else None

@@ -62,5 +62,10 @@ def validate_tool_args(tool_name: str, arguments: Any) -> dict[str, Any]:
 
 
 async def execute_tool(tool_name: str, arguments: dict[str, Any]) -> str:
+    """An approved call, run by the platform: AutoGen's own execute_tool span marks it (imported
+    here: only the runner, which has AutoGen loaded already, runs tools)."""
+    from autogen_core import trace_tool_span
+
     spec = TOOLS[tool_name]
-    return await spec.run(spec.args_model.model_validate(arguments))
+    with trace_tool_span(tool_name, tool_description="approved by a reviewer, run once by the platform"):
+        return await spec.run(spec.args_model.model_validate(arguments))

@@ -6,7 +6,8 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 import hitl_dashboard
-from hitl_dashboard.api import health
+from hitl_dashboard.api import health, metrics
+from hitl_dashboard.api.request_context import RequestContextMiddleware, traced
 from hitl_dashboard.api.wiring import mount_api
 
 API_PREFIX = "/api"
@@ -30,9 +31,14 @@ def create_api() -> FastAPI:
         static_url=DOCS_ASSETS_URL,
         # No spec validation against an online service (and no request leaving the machine).
         swagger_ui_parameters={"validatorUrl": None},
+        # FastAPI's native OpenTelemetry spans (a no-op until observability/tracing.py configures
+        # an exporter), for /api requests only.
+        telemetry={"exclude": lambda scope: not traced(scope)},
     )
     api.include_router(health.router, prefix=API_PREFIX, tags=["health"])
+    api.include_router(metrics.router)  # /metrics, where Prometheus looks by default
     mount_api(api, API_PREFIX)  # conversations, reviews, audit: routers, errors, body limit
+    api.add_middleware(RequestContextMiddleware, prefix=API_PREFIX)  # request ids for logs, a span per request
     return api
 
 

@@ -23,6 +23,7 @@ from hitl_dashboard.domain.errors import (
     NotFound,
     PermissionDenied,
 )
+from hitl_dashboard.observability.setup import setup
 
 EXIT_CODES = {InvalidInput: 2, NotFound: 3, PermissionDenied: 4, Conflict: 5}
 EXIT_CONFIGURATION = 2
@@ -45,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler = COMMANDS[args.handler]
     try:
+        setup("runner" if args.handler == "runner" else "cli", quiet=args.handler != "runner")
         _publish_live_updates_if_configured()
         if args.handler not in WITHOUT_SCHEMA_CHECK:
             _require_current_schema()

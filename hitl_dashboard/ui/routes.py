@@ -7,6 +7,7 @@ CONVERSATIONS = "/conversations"
 CONVERSATION = "/conversations/[cid]"
 NEW_CONVERSATION = "/new"
 AUDIT = "/audit"
+ANALYTICS = "/analytics"
 ADMIN_USERS = "/admin/users"
 REVIEW_LINK = "/reviews/[rid]"  # webhook and Slack links land here
 

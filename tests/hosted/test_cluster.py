@@ -31,15 +31,16 @@ CODE_TASKS = 16
 OPS_TASKS = 4
 
 
-def require_redis() -> None:
+def require_redis(url: str = REDIS_URL) -> None:
+    """Redis at `url`, its database emptied; or a skip (a failure in CI)."""
     import redis
 
     try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).flushdb()
+        redis.Redis.from_url(url, socket_connect_timeout=2).flushdb()
     except redis.RedisError as exc:
         if IN_CI:
-            pytest.fail(f"Redis not reachable at {REDIS_URL}: {exc} (CI=true: hosted tests must run)")
-        pytest.skip(f"Redis not reachable at {REDIS_URL}: {exc}")
+            pytest.fail(f"Redis not reachable at {url}: {exc} (CI=true: hosted tests must run)")
+        pytest.skip(f"Redis not reachable at {url}: {exc}")
 
 
 class Receiver:

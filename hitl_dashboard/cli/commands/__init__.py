@@ -9,6 +9,7 @@ from hitl_dashboard.cli.commands import (
     audit,
     conversations,
     database,
+    exports,
     forks,
     reviews,
     runner,
@@ -17,7 +18,7 @@ from hitl_dashboard.cli.commands import (
     webhooks,
 )
 
-GROUPS = (database, users, conversations, forks, reviews, runner, tokens, webhooks, audit)
+GROUPS = (database, users, conversations, forks, exports, reviews, runner, tokens, webhooks, audit)
 
 
 def register_all(sub: Any) -> None:

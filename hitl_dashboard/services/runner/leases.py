@@ -10,6 +10,8 @@ from sqlmodel import Session, select
 
 from hitl_dashboard.db.models import Conversation, utcnow
 from hitl_dashboard.domain.enums import ConversationStatus
+from hitl_dashboard.observability import metrics
+from hitl_dashboard.observability.on_commit import on_commit
 
 
 def runnable_ids(session: Session, limit: int = 20) -> list[int]:
@@ -28,6 +30,7 @@ def runnable_ids(session: Session, limit: int = 20) -> list[int]:
 
 def try_take(session: Session, conversation_id: int, owner: str, seconds: float) -> bool:
     now = utcnow()
+    holder = session.exec(select(Conversation.lease_owner).where(Conversation.id == conversation_id)).first()
     result = session.exec(
         update(Conversation)
         .where(
@@ -37,6 +40,8 @@ def try_take(session: Session, conversation_id: int, owner: str, seconds: float)
         )
         .values(lease_owner=owner, lease_expires_at=now + timedelta(seconds=seconds))
     )
+    if result.rowcount == 1 and holder not in (None, owner):  # an expired lease of a runner that died
+        on_commit(session, metrics.lease_takeover)
     return result.rowcount == 1
 
 

@@ -21,6 +21,7 @@ from hitl_dashboard.domain.enums import ConversationStatus
 from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.services.conversations.checkpoints import state_at
 from hitl_dashboard.services.live import live
+from hitl_dashboard.services.observability.run_tracing import traced_run
 from hitl_dashboard.services.runner import leases
 from hitl_dashboard.services.runner.run_failures import LeaseLost, describe_storage_error, mark_failed, record_crash
 from hitl_dashboard.services.runner.tool_execution import run_approved_tools, tool_call_ids
@@ -84,6 +85,7 @@ def _release(conversation_id: int, runner_id: str, crash: Exception | None) -> N
                       conversation_id)
 
 
+@traced_run
 async def _run_leased(conversation_id: int, runner_id: str) -> None:
     with UnitOfWork() as uow:
         conversation = uow.session.get(Conversation, conversation_id)

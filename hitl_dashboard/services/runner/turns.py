@@ -15,6 +15,8 @@ from hitl_dashboard.domain.revisions import ProposedCode, extract_code_blocks
 from hitl_dashboard.domain.signoff import TOOL_APPROVER, first_role
 from hitl_dashboard.domain.stored_values import CALL_ID_CHARS, SOURCE_CHARS, fit_with_hash, storable_text
 from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
+from hitl_dashboard.observability import metrics
+from hitl_dashboard.observability.on_commit import on_commit
 from hitl_dashboard.services.conversations.checkpoints import store_turn_checkpoint
 from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
 from hitl_dashboard.services.webhooks import webhooks
@@ -28,6 +30,7 @@ CONTINUE, PAUSED, FINISHED = "continue", "paused", "finished"
 def apply_turn(session: Session, conversation: Conversation, turn: TurnResult) -> str:
     """Runs inside the transaction that also stores the checkpoint."""
     messages = [m for m in turn.messages if not m.awaiting_approval]
+    on_commit(session, metrics.agent_turn, turn.messages[-1].source if turn.messages else "none")
     stored = [_store_message(session, conversation, m) for m in messages]
     _follow_planner_route(session, conversation, messages)
     revisions = _store_revisions(session, conversation, messages, stored)

@@ -19,6 +19,8 @@ from sqlalchemy import update
 from sqlmodel import select
 
 from hitl_dashboard.db.models import Webhook, WebhookDelivery, utcnow
+from hitl_dashboard.observability import metrics
+from hitl_dashboard.services.observability.webhook_tracing import traced_delivery
 from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.services.webhooks.webhook_payloads import headers_for, render_body
 from hitl_dashboard.settings import get_settings
@@ -102,6 +104,7 @@ def _claim_due(limit: int) -> list[_Job]:
     return jobs
 
 
+@traced_delivery
 async def _send(client: httpx.AsyncClient, job: _Job) -> tuple[int | None, str | None]:
     body = render_body(job.format, job.payload)
     try:
@@ -146,5 +149,7 @@ def _record(job: _Job, status_code: int | None, error: str | None, report: Deliv
         ).rowcount == 1
     if recorded:
         bucket.append(job.delivery_id)
+    if recorded and error is not None:
+        metrics.webhook_failure(job.event, final=bucket is report.failed)
     if error is not None:
         log.warning("webhook delivery %s to %s failed (attempt %s): %s", job.delivery_id, job.url, job.attempt, error)

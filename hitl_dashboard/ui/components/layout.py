@@ -23,6 +23,7 @@ def navigation() -> rx.Component:
         nav_link("Conversations", routes.CONVERSATIONS, "messages-square", "nav-conversations"),
         nav_link("New", routes.NEW_CONVERSATION, "circle-plus", "nav-new"),
         rx.cond(AppState.can_read_audit, nav_link("Audit", routes.AUDIT, "scroll-text", "nav-audit")),
+        rx.cond(AppState.can_read_audit, nav_link("Analytics", routes.ANALYTICS, "chart-column", "nav-analytics")),
         rx.cond(AppState.is_admin, nav_link("Users", routes.ADMIN_USERS, "users", "nav-users")),
         spacing="4",
         align="center",

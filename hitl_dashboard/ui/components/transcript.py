@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui.components.forks import fork_button
+from hitl_dashboard.ui.components.transcript_export import message_anchor_id, message_link
 from hitl_dashboard.ui.states.feeds import ConversationFeed
 from hitl_dashboard.ui.states.stream_feed import StreamFeed
 from hitl_dashboard.ui.views.conversation_view import MessageRow
@@ -33,6 +34,7 @@ def message_card(message: MessageRow) -> rx.Component:
                 rx.text(message.source, weight="bold", size="2", class_name="message-source"),
                 rx.cond(message.kind != "text", rx.badge(message.kind.replace("_", " "), size="1", variant="soft")),
                 rx.text(message.at, size="1", color_scheme="gray"),
+                message_link(message),
                 rx.spacer(),
                 rx.text(message.tokens, size="1", color_scheme="gray"),
                 fork_button(message),
@@ -49,7 +51,7 @@ def message_card(message: MessageRow) -> rx.Component:
             background_color=rx.cond(message.is_agent, rx.color("gray", 1), rx.color("gray", 2)),
         ),
         align="start", spacing="3", width="100%",
-        class_name="message", data_seq=message.seq, data_source=message.source,
+        class_name="message", data_seq=message.seq, id=message_anchor_id(message), data_source=message.source,
     )
 
 

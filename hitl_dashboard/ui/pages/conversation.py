@@ -11,6 +11,7 @@ from hitl_dashboard.ui.components.forks import fork_dialog, fork_tree
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.components.signoff import banner, signoff_progress
 from hitl_dashboard.ui.components.transcript import transcript
+from hitl_dashboard.ui.components.transcript_export import export_buttons
 from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
 from hitl_dashboard.ui.states.feeds import FeedError
 
@@ -25,6 +26,7 @@ def conversation_page() -> rx.Component:
                     rx.heading(Feed.title, size="5", as_="h1", id="conversation-title"),
                     rx.badge(Feed.task_type, variant="outline"),
                     rx.text("#", Feed.id, color_scheme="gray"),
+                    rx.spacer(), export_buttons(),
                     align="center", width="100%",
                 ),
                 banner(),

@@ -7,9 +7,11 @@ import reflex as rx
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.components.layout import APP_TITLE
 from hitl_dashboard.ui.pages.admin_users import admin_users_page
+from hitl_dashboard.ui.pages.analytics import analytics_page
 from hitl_dashboard.ui.pages.audit import audit_page
 from hitl_dashboard.ui.pages.new_conversation import new_conversation_page
 from hitl_dashboard.ui.states.admin_users import AdminUsersState
+from hitl_dashboard.ui.states.analytics import AnalyticsState
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.audit import AuditState
 from hitl_dashboard.ui.states.audit_insights import AuditInsightsState
@@ -20,6 +22,8 @@ def add_manager_pages(app: rx.App) -> None:
     """Registered from pages/registry.py. Every on_load starts with the sign-in check."""
     app.add_page(audit_page, route=routes.AUDIT, title=f"Audit · {APP_TITLE}",
                  on_load=[AppState.require_login, AuditState.load, AuditInsightsState.load])
+    app.add_page(analytics_page, route=routes.ANALYTICS, title=f"Analytics · {APP_TITLE}",
+                 on_load=[AppState.require_login, AnalyticsState.load])
     app.add_page(admin_users_page, route=routes.ADMIN_USERS, title=f"Users · {APP_TITLE}",
                  on_load=[AppState.require_login, AdminUsersState.load])
     app.add_page(new_conversation_page, route=routes.NEW_CONVERSATION, title=f"New conversation · {APP_TITLE}",

@@ -95,13 +95,13 @@ def _page(actor: Actor, filters: dict, before_seq: int | None,
     return [to_row(e) for e in page.events[:PAGE_SIZE]], len(page.events) > PAGE_SIZE, page.actions
 
 
-def download_script(fmt: str, token: str, filename: str) -> str:
+def download_script(fmt: str, token: str, filename: str, path: str = EXPORT_PATH) -> str:
     """JavaScript that fetches the streamed export from the HTTP API with this browser's session
     token and saves it: the server streams in constant memory, the browser keeps a Blob."""
     return f"""(async () => {{ try {{
   let base = window.location.origin;
   try {{ base = new URL(String(getBackendURL(env.UPLOAD))).origin; }} catch (e) {{}}
-  const response = await fetch(base + "{EXPORT_PATH}?format={fmt}",
+  const response = await fetch(base + {json.dumps(f"{path}?format={fmt}")},
                                {{headers: {{Authorization: "Bearer " + {json.dumps(token)}}}}});
   if (!response.ok) {{
     return "error: " + response.status + " " + (await response.text()).slice(0, 300);

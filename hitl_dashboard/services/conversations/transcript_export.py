@@ -1,0 +1,120 @@
+"""One conversation taken out of the app: its transcript, code revisions, review requests,
+decisions, tool calls and the audit events that concern it, as one JSON-ready document (read in
+one transaction, so the parts agree) and as Markdown (transcript_markdown.py).
+
+Every signed-in user may read every conversation, so everyone may export one; the audit events
+are included only for those who may read the audit trail (managers, admins, the operator at the
+CLI), as on the audit page."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, select
+
+from hitl_dashboard.db.models import AuditEvent, CodeRevision, Decision, ReviewRequest, ToolCall, User
+from hitl_dashboard.domain.errors import PermissionDenied
+from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
+from hitl_dashboard.services.conversations.conversation_page import WHOLE_TRANSCRIPT
+from hitl_dashboard.services.conversations.conversation_queries import load_conversation, load_messages
+from hitl_dashboard.services.transactions import reading
+
+EXPORT_VERSION = 1
+
+
+def message_anchor(seq: int) -> str:
+    """The fragment that names one message on the conversation page and in the Markdown export."""
+    return f"message-{seq}"
+
+
+def export_conversation(actor: Actor | None, conversation_id: int, *, public_url: str = "") -> dict[str, Any]:
+    """NotFound for an unknown conversation. `public_url` makes the message links absolute."""
+    with_audit = _may_read_audit(actor)
+    with reading() as uow:
+        session = uow.session
+        c = load_conversation(session, conversation_id)
+        messages = load_messages(session, conversation_id, limit=WHOLE_TRANSCRIPT)
+        names = _usernames(session)
+        page = f"{public_url.rstrip('/')}/conversations/{conversation_id}"
+        document = {
+            "export_version": EXPORT_VERSION,
+            "conversation": {
+                "id": c.id, "title": c.title, "task": c.task, "task_type": c.task_type, "template": c.template,
+                "status": c.status, "status_reason": c.status_reason, "initiator": names.get(c.initiator_id),
+                "prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,
+                "created_at": _at(c.created_at), "updated_at": _at(c.updated_at), "url": page,
+            },
+            "messages": [
+                {"seq": m.seq, "source": m.source, "kind": m.kind, "content": m.content,
+                 "prompt_tokens": m.prompt_tokens, "completion_tokens": m.completion_tokens,
+                 "created_at": _at(m.created_at), "anchor": message_anchor(m.seq),
+                 "url": f"{page}#{message_anchor(m.seq)}"}
+                for m in messages
+            ],
+            "revisions": _revisions(session, conversation_id, {m.id: m.seq for m in messages}),
+            "reviews": _reviews(session, conversation_id, names),
+            "decisions": _decisions(session, conversation_id, names),
+            "tool_calls": _tool_calls(session, conversation_id),
+            "audit_events": _audit_events(session, conversation_id) if with_audit else None,
+        }
+    return document
+
+
+def _may_read_audit(actor: Actor | None) -> bool:
+    if actor is None:
+        return True
+    try:
+        check_can_read_audit(actor)
+    except PermissionDenied:
+        return False
+    return True
+
+
+def _at(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _usernames(session: Session) -> dict[int, str]:
+    return {user_id: name for user_id, name in session.exec(select(User.id, User.username))}
+
+
+def _revisions(session: Session, conversation_id: int, seq_of: dict[int, int]) -> list[dict]:
+    rows = session.exec(select(CodeRevision).where(CodeRevision.conversation_id == conversation_id)
+                        .order_by(CodeRevision.key, CodeRevision.number))
+    return [{"id": r.id, "key": r.key, "number": r.number, "language": r.language, "content": r.content,
+             "content_hash": r.content_hash, "message_seq": seq_of.get(r.message_id), "created_at": _at(r.created_at)}
+            for r in rows]
+
+
+def _reviews(session: Session, conversation_id: int, names: dict[int, str]) -> list[dict]:
+    rows = session.exec(select(ReviewRequest).where(ReviewRequest.conversation_id == conversation_id)
+                        .order_by(ReviewRequest.id))
+    return [{"id": r.id, "kind": r.kind, "required_role": r.required_role, "rule": r.rule, "reason": r.reason,
+             "risk_flags": r.risk_flags, "subject": r.subject_label, "content_hash": r.content_hash,
+             "status": r.status, "assignee": names.get(r.assignee_id) if r.assignee_id else None,
+             "due_at": _at(r.due_at), "created_at": _at(r.created_at), "closed_at": _at(r.closed_at),
+             "escalated_from_id": r.escalated_from_id}
+            for r in rows]
+
+
+def _decisions(session: Session, conversation_id: int, names: dict[int, str]) -> list[dict]:
+    rows = session.exec(select(Decision).where(Decision.conversation_id == conversation_id).order_by(Decision.id))
+    return [{"id": d.id, "review_id": d.review_request_id, "action": d.action, "reviewer": names.get(d.reviewer_id),
+             "role": d.role, "reason": d.reason, "instructions": d.instructions, "target_agent": d.target_agent,
+             "edited_args": d.edited_args, "line_comments": d.line_comments, "is_override": d.is_override,
+             "override_reason": d.override_reason, "content_hash": d.content_hash, "created_at": _at(d.created_at)}
+            for d in rows]
+
+
+def _tool_calls(session: Session, conversation_id: int) -> list[dict]:
+    rows = session.exec(select(ToolCall).where(ToolCall.conversation_id == conversation_id).order_by(ToolCall.id))
+    return [{"id": t.id, "tool": t.tool_name, "arguments": t.arguments, "approved_arguments": t.approved_arguments,
+             "status": t.status, "result": t.result, "executed_at": _at(t.executed_at), "created_at": _at(t.created_at)}
+            for t in rows]
+
+
+def _audit_events(session: Session, conversation_id: int) -> list[dict]:
+    rows = session.exec(select(AuditEvent).where(AuditEvent.conversation_id == conversation_id)
+                        .order_by(AuditEvent.seq))
+    return [{**e.payload(), "hash": e.hash} for e in rows]

@@ -1,0 +1,2 @@
+"""What metrics and traces read from the database: committed audit events, the queues at scrape
+time, the trace context stored with a conversation."""
