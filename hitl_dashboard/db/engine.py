@@ -97,9 +97,11 @@ def _server_limits(url: str) -> tuple[int | None, int]:
             with contextlib.suppress(psycopg.Error):  # PostgreSQL 16+: reserved for pg_use_reserved_connections
                 reserved += int(conn.execute("SHOW reserved_connections").fetchone()[0])
             return max_connections, reserved
-    except psycopg.Error as exc:
-        log.warning("could not read max_connections from PostgreSQL (%s); connection pools use the "
-                    "configured or default sizes", str(exc).strip().splitlines()[0] if str(exc).strip() else exc)
+    except psycopg.Error:
+        # Unreachable now: the first query will say so, in the caller's own words (one line at the
+        # CLI); the pools use the configured or default sizes. The web tier's start-up check reads
+        # max_connections before serving, so its pools are sized when the server is up.
+        log.debug("could not read max_connections from PostgreSQL", exc_info=True)
         return None, 3
 
 
