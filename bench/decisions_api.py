@@ -374,7 +374,7 @@ def main() -> None:
     parser.add_argument("--no-baseline", action="store_true")
     args = parser.parse_args()
     seconds = args.seconds or (20.0 if args.quick else 60.0)
-    per_client = args.per_client or int(seconds * 400 * 1.5 / args.clients) + 1  # never run dry at 400/s
+    per_client = args.per_client or int(seconds * 360 / args.clients) + 1  # never runs dry below 360/s
     print(f"decisions over the API: {args.clients} clients, {args.workers} web workers, PostgreSQL, "
           f"{seconds:.0f} s of load per server; machine: {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.2f} at the start", flush=True)

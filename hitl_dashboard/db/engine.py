@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import weakref
 from functools import lru_cache
 
 from sqlalchemy import event
@@ -51,13 +52,15 @@ def read_only_engine(engine: Engine) -> Engine:
 
 @lru_cache(maxsize=16)
 def _engine_for(url: str) -> Engine:
-    _known_urls.add(url)
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         _configure_sqlite(engine)
+        _engines.add(engine)
         return engine
     plan = pool_plan_for(url)
-    return create_engine(url, pool_pre_ping=True, pool_size=plan.pool_size, max_overflow=plan.max_overflow)
+    engine = create_engine(url, pool_pre_ping=True, pool_size=plan.pool_size, max_overflow=plan.max_overflow)
+    _engines.add(engine)
+    return engine
 
 
 def check_pool_fits(url: str | None = None) -> PoolPlan | None:
@@ -97,9 +100,11 @@ def _server_limits(url: str) -> tuple[int | None, int]:
             with contextlib.suppress(psycopg.Error):  # PostgreSQL 16+: reserved for pg_use_reserved_connections
                 reserved += int(conn.execute("SHOW reserved_connections").fetchone()[0])
             return max_connections, reserved
-    except psycopg.Error as exc:
-        log.warning("could not read max_connections from PostgreSQL (%s); connection pools use the "
-                    "configured or default sizes", str(exc).strip().splitlines()[0] if str(exc).strip() else exc)
+    except psycopg.Error:
+        # Unreachable now: the first query will say so, in the caller's own words (one line at the
+        # CLI); the pools use the configured or default sizes. The web tier's start-up check reads
+        # max_connections before serving, so its pools are sized when the server is up.
+        log.debug("could not read max_connections from PostgreSQL", exc_info=True)
         return None, 3
 
 
@@ -128,9 +133,9 @@ def _forget_inherited_connections() -> None:
     Two processes on one PostgreSQL socket corrupt each other's transactions (issue 12's 500s:
     "connection in transaction status INTRANS", "unexpected result EMPTY_QUERY from ROLLBACK").
     dispose(close=False) drops them from the child's pool without closing the parent's sockets."""
-    for url in list(_known_urls):
-        _engine_for(url).dispose(close=False)
+    for engine in list(_engines):
+        engine.dispose(close=False)
 
 
-_known_urls: set[str] = set()
+_engines: weakref.WeakSet[Engine] = weakref.WeakSet()  # every engine this process made, none created here
 os.register_at_fork(after_in_child=_forget_inherited_connections)
