@@ -139,6 +139,6 @@ def test_a_fork_with_the_longest_instructions_runs_promptly(sqlite_url):
     flow.make_people()
     cid = flow.start("Add retry with exponential backoff to the payments client")
     flow.work()
-    child = forks.fork(flow.actor("alice"), cid, 1, instructions="0" * 20_000 + " line 3: x", edited_message="0")
+    child = forks.fork(flow.actor("alice"), cid, 1, instructions="0" * 19_990 + " line 3: x", edited_message="0")
     flow.work()
     assert [m.source for m in flow.messages(child.id)] == ["frank", "planner", "alice", "coder"]
