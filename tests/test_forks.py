@@ -131,3 +131,14 @@ def test_bad_fork_requests_are_refused_clearly(sqlite_url):
         forks.fork(alice, cid, 1, target_agent="coder")
     with pytest.raises(InvalidInput):
         forks.fork(alice, cid, 2, edited_message="   ")
+
+
+def test_a_fork_with_the_longest_instructions_runs_promptly(sqlite_url):
+    """20,000 characters of instructions with no space in them once took the scripted coder seconds of
+    CPU (a quadratic line-comment search), enough to stall a server's runner: the fuzzer found it."""
+    flow.make_people()
+    cid = flow.start("Add retry with exponential backoff to the payments client")
+    flow.work()
+    child = forks.fork(flow.actor("alice"), cid, 1, instructions="0" * 19_990 + " line 3: x", edited_message="0")
+    flow.work()
+    assert [m.source for m in flow.messages(child.id)] == ["frank", "planner", "alice", "coder"]
