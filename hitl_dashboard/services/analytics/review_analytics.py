@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from statistics import median
 
+from sqlalchemy import case, func
 from sqlmodel import select
 
 from hitl_dashboard.db.models import Conversation, Decision, ReviewRequest, User, review_is_open, utcnow
@@ -20,11 +21,13 @@ from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
 from hitl_dashboard.domain.templates import TEMPLATES
-from hitl_dashboard.services.audit.audit_stats import BREACH_STATUSES
+from hitl_dashboard.services.audit.audit_stats import BREACH_STATUSES, _day, _day_text
 from hitl_dashboard.services.transactions import reading
 
 PERIODS = (1, 7, 30, 90, 365)
 MAX_ROWS = 200_000  # decisions read per period; beyond it the figures say so (truncated)
+COSTLIEST = 100  # conversations listed by cost
+MAX_IDS = 500  # conversations named behind one team's figure (its costliest)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,13 @@ class Count:
 
 
 @dataclass
+class TeamCost(Count):
+    """count = tokens; conversations = the costliest of them (at most MAX_IDS); started = all of them."""
+
+    started: int = 0
+
+
+@dataclass
 class ConversationCost:
     id: int
     title: str
@@ -90,7 +100,7 @@ class Analytics:
     per_day: list[Count]
     rates: list[Rates]
     conversations: list[ConversationCost]
-    teams: list[Count]  # count = tokens; conversations = who spent them
+    teams: list[TeamCost]
     overdue: list[Count]  # by role, now
     truncated: bool = False
 
@@ -115,9 +125,10 @@ def review_analytics(actor: Actor, filters: AnalyticsFilters) -> Analytics:
     since = now - timedelta(days=filters.days)
     with reading() as uow:
         s = uow.session
-        decided = _decisions(s, filters, since)
+        decided = _decisions(uow, filters, since)
         requests = _requests(s, filters, since)
-        costs = _conversations(s, filters, since)
+        costs = _costliest(s, filters, since)
+        teams = _teams(s, filters, since)
         overdue = _overdue(s, filters, now)
     rounds: dict[int, int] = defaultdict(lambda: 1)
     for row in decided:
@@ -129,54 +140,91 @@ def review_analytics(actor: Actor, filters: AnalyticsFilters) -> Analytics:
         filters=filters, since=since,
         by_role=_waits(decided, lambda r: r[0]), by_reviewer=_waits(decided, lambda r: r[5]),
         per_day=_per_day(decided), rates=_rates(decided, requests),
-        conversations=sorted(costs, key=lambda c: (-c.tokens, c.id))[:100], teams=_teams(costs),
+        conversations=costs, teams=teams,
         overdue=overdue, truncated=len(decided) >= MAX_ROWS,
     )
 
 
-def _filtered(query, filters: AnalyticsFilters, role_column):
+def _filtered(query, filters: AnalyticsFilters, role_column, conversation_id=None):
+    """The team and role filters; the conversation is joined (on `conversation_id`) only for a team."""
     if filters.team:
+        if conversation_id is not None:
+            query = query.join(Conversation, Conversation.id == conversation_id)
         query = query.where(Conversation.template == filters.team)
     if filters.role:
         query = query.where(role_column == filters.role)
     return query
 
 
-def _decisions(s, filters: AnalyticsFilters, since: datetime) -> list[tuple]:
-    """(role, action, requested_at, decided_at, conversation_id, reviewer)"""
-    query = (select(Decision.role, Decision.action, ReviewRequest.created_at, Decision.created_at,
-                    Decision.conversation_id, User.username)
+def _seconds_between(dialect: str, start, end):
+    """end - start in seconds, computed by the database: no timestamp is parsed in Python."""
+    if dialect == "postgresql":
+        return func.extract("epoch", end - start)
+    return (func.julianday(end) - func.julianday(start)) * 86400.0
+
+
+def _decisions(uow, filters: AnalyticsFilters, since: datetime) -> list[tuple]:
+    """(role, action, waited seconds, UTC day of the decision, conversation_id, reviewer)"""
+    query = (select(Decision.role, Decision.action,
+                    _seconds_between(uow.dialect, ReviewRequest.created_at, Decision.created_at),
+                    _day(uow, Decision.created_at), Decision.conversation_id, User.username)
              .join(ReviewRequest, ReviewRequest.id == Decision.review_request_id)
-             .join(Conversation, Conversation.id == Decision.conversation_id)
              .join(User, User.id == Decision.reviewer_id)
              .where(Decision.created_at >= since).order_by(Decision.id).limit(MAX_ROWS))
-    return list(s.exec(_filtered(query, filters, Decision.role)))
+    found = uow.session.exec(_filtered(query, filters, Decision.role, Decision.conversation_id))
+    # julianday() carries about 10 us of rounding: milliseconds are all a wait needs.
+    return [(role, action, round(float(waited or 0.0), 3), _day_text(day), cid, who)
+            for role, action, waited, day, cid, who in found]
 
 
-def _requests(s, filters: AnalyticsFilters, since: datetime) -> list[tuple]:
-    """(role, status, conversation_id) of the requests opened in the period."""
-    query = (select(ReviewRequest.required_role, ReviewRequest.status, ReviewRequest.conversation_id)
-             .join(Conversation, Conversation.id == ReviewRequest.conversation_id)
-             .where(ReviewRequest.created_at >= since).limit(MAX_ROWS))
-    return list(s.exec(_filtered(query, filters, ReviewRequest.required_role)))
+def _requests(s, filters: AnalyticsFilters, since: datetime) -> tuple[dict[str, tuple[int, int]], dict[str, list[int]]]:
+    """Per role, the requests opened in the period and how many breached their SLA (counted in SQL);
+    and the conversations of the breaches (at most MAX_IDS per role)."""
+    opened = (select(ReviewRequest.required_role, func.count(),
+                     func.sum(case((ReviewRequest.status.in_(BREACH_STATUSES), 1), else_=0)))
+              .where(ReviewRequest.created_at >= since).group_by(ReviewRequest.required_role))
+    found = s.exec(_filtered(opened, filters, ReviewRequest.required_role, ReviewRequest.conversation_id))
+    counts = {role: (int(n), int(b or 0)) for role, n, b in found}
+    breached = (select(ReviewRequest.required_role, ReviewRequest.conversation_id)
+                .where(ReviewRequest.created_at >= since, ReviewRequest.status.in_(BREACH_STATUSES)))
+    ids: dict[str, list[int]] = defaultdict(list)
+    for role, cid in s.exec(_filtered(breached, filters, ReviewRequest.required_role, ReviewRequest.conversation_id)):
+        if len(ids[role]) < MAX_IDS:
+            ids[role].append(cid)
+    return counts, ids
 
 
-def _conversations(s, filters: AnalyticsFilters, since: datetime) -> list[ConversationCost]:
-    query = (select(Conversation.id, Conversation.title, Conversation.template, Conversation.prompt_tokens,
-                    Conversation.completion_tokens)
-             .where(Conversation.created_at >= since).limit(MAX_ROWS))
-    if filters.team:
-        query = query.where(Conversation.template == filters.team)
-    return [ConversationCost(cid, title, team, 1, prompt + completion)
-            for cid, title, team, prompt, completion in s.exec(query)]
+def _started(filters: AnalyticsFilters, since: datetime, *columns):
+    query = select(*columns).where(Conversation.created_at >= since)
+    return query.where(Conversation.template == filters.team) if filters.team else query
+
+
+_TOKENS = Conversation.prompt_tokens + Conversation.completion_tokens
+
+
+def _costliest(s, filters: AnalyticsFilters, since: datetime, limit: int = COSTLIEST) -> list[ConversationCost]:
+    """The costliest conversations started in the period (sorted and cut in SQL)."""
+    query = _started(filters, since, Conversation.id, Conversation.title, Conversation.template, _TOKENS)
+    return [ConversationCost(cid, title, team, 1, int(tokens or 0))
+            for cid, title, team, tokens in s.exec(query.order_by(_TOKENS.desc(), Conversation.id).limit(limit))]
+
+
+def _teams(s, filters: AnalyticsFilters, since: datetime) -> list[Count]:
+    """Tokens per team (count = tokens) in SQL; the ids behind each are its costliest conversations."""
+    query = _started(filters, since, Conversation.template, func.count(), func.sum(_TOKENS))
+    teams = []
+    for team, conversations, tokens in s.exec(query.group_by(Conversation.template).order_by(Conversation.template)):
+        ids = s.exec(_started(filters, since, Conversation.id).where(Conversation.template == team)
+                     .order_by(_TOKENS.desc(), Conversation.id).limit(MAX_IDS)).all()
+        teams.append(TeamCost(team, int(tokens or 0), list(ids), int(conversations)))
+    return teams
 
 
 def _overdue(s, filters: AnalyticsFilters, now: datetime) -> list[Count]:
     query = (select(ReviewRequest.required_role, ReviewRequest.conversation_id)
-             .join(Conversation, Conversation.id == ReviewRequest.conversation_id)
              .where(review_is_open(), ReviewRequest.due_at < now))
     found: dict[str, list[int]] = defaultdict(list)
-    for role, cid in s.exec(_filtered(query, filters, ReviewRequest.required_role)):
+    for role, cid in s.exec(_filtered(query, filters, ReviewRequest.required_role, ReviewRequest.conversation_id)):
         found[role].append(cid)
     return [Count(role, len(ids), sorted(set(ids))) for role, ids in sorted(found.items())]
 
@@ -187,7 +235,7 @@ def _waits(decided: list[tuple], key) -> list[Wait]:
         groups[(key(row), row[0])].append(row)
     waits = []
     for (name, role), rows in sorted(groups.items()):
-        seconds = [max((decided_at - requested).total_seconds(), 0.0) for _, _, requested, decided_at, _, _ in rows]
+        seconds = [max(waited, 0.0) for _, _, waited, _, _, _ in rows]
         waits.append(Wait(name, role, len(rows), median(seconds), p90(seconds), sorted({r[4] for r in rows})))
     return waits
 
@@ -195,35 +243,23 @@ def _waits(decided: list[tuple], key) -> list[Wait]:
 def _per_day(decided: list[tuple]) -> list[Count]:
     days: dict[str, list[int]] = defaultdict(list)
     for row in decided:
-        days[row[3].date().isoformat()].append(row[4])
+        days[row[3]].append(row[4])
     return [Count(day, len(ids), sorted(set(ids))) for day, ids in sorted(days.items())]
 
 
-def _rates(decided: list[tuple], requests: list[tuple]) -> list[Rates]:
-    rates: dict[str, Rates] = {}
-    for role, status, cid in requests:
-        r = rates.setdefault(role, Rates(role, 0, 0, 0, 0))
-        r.requests += 1
-        if status in BREACH_STATUSES:
-            r.breaches += 1
-            r.breached.append(cid)
+def _rates(decided: list[tuple], requests: tuple[dict[str, tuple[int, int]], dict[str, list[int]]]) -> list[Rates]:
+    counts, breached = requests
+    rates = {role: Rates(role, n, b, 0, 0, sorted(set(breached.get(role, [])))) for role, (n, b) in counts.items()}
+    revised: dict[str, set[int]] = defaultdict(set)
     for role, action, _, _, cid, _ in decided:
         r = rates.setdefault(role, Rates(role, 0, 0, 0, 0))
         r.decisions += 1
         if action == Action.REVISE:
             r.revises += 1
-            r.revised.append(cid)
-    for r in rates.values():
-        r.breached, r.revised = sorted(set(r.breached)), sorted(set(r.revised))
+            revised[role].add(cid)
+    for role, r in rates.items():
+        r.revised = sorted(revised[role])
     return [rates[role] for role in sorted(rates)]
-
-
-def _teams(costs: list[ConversationCost]) -> list[Count]:
-    teams: dict[str, list[ConversationCost]] = defaultdict(list)
-    for cost in costs:
-        teams[cost.team].append(cost)
-    return [Count(team, sum(c.tokens for c in rows), sorted(c.id for c in rows))
-            for team, rows in sorted(teams.items())]
 
 
 def conversation_titles(actor: Actor, ids: list[int]) -> list[tuple[int, str, str, str]]:

@@ -57,8 +57,8 @@ def tables(a: Analytics) -> tuple[list[FigureTable], dict[str, list[int]]]:
     table("costs", "Rounds and tokens per conversation", ["Conversation", "Team", "Rounds", "Tokens"],
           [([f"#{c.id} {c.title}", c.team, str(c.rounds), f"{c.tokens:,}"], [c.id]) for c in a.conversations])
     table("teams", "Tokens per team", ["Team", "Conversations", "Tokens", "Tokens per conversation"],
-          [([t.key, str(len(t.conversations)), f"{t.count:,}",
-             f"{t.count // len(t.conversations):,}" if t.conversations else "0"], t.conversations) for t in a.teams])
+          [([t.key, str(t.started), f"{t.count:,}", f"{t.count // t.started:,}" if t.started else "0"],
+            t.conversations) for t in a.teams])
     table("overdue", "Overdue now", ["Role", "Overdue reviews"],
           [([role_label(c.key), str(c.count)], c.conversations) for c in a.overdue])
     return result, ids
