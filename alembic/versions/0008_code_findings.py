@@ -1,0 +1,57 @@
+"""static-analysis findings (issue 14)
+
+code_analyses: one row per analysed content hash (pending / running / analysed / not_analysed and
+why); code_findings: bandit's and ruff's findings on that text, by line.
+
+Numbered 0008 because another branch adds 0007 (turn checkpoints); it revises 0006 here and is
+re-chained after 0007 on merge.
+
+Revision ID: 0008
+Revises: 0006
+Create Date: 2026-12-01 07:50:00
+"""
+from typing import Sequence, Union
+
+import sqlalchemy as sa
+import sqlmodel
+
+from alembic import op
+
+revision: str = '0008'
+down_revision: Union[str, None] = '0006'
+branch_labels: Union[str, Sequence[str], None] = None
+depends_on: Union[str, Sequence[str], None] = None
+
+
+def upgrade() -> None:
+    op.create_table('code_analyses',
+    sa.Column('content_hash', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
+    sa.Column('file', sqlmodel.sql.sqltypes.AutoString(length=255), nullable=False),
+    sa.Column('status', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
+    sa.Column('reason', sa.Text(), nullable=True),
+    sa.Column('attempts', sa.Integer(), nullable=False),
+    sa.Column('claim_expires_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
+    sa.Column('created_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
+    sa.Column('finished_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
+    sa.PrimaryKeyConstraint('content_hash')
+    )
+    op.create_index('ix_code_analyses_status', 'code_analyses', ['status', 'claim_expires_at'], unique=False)
+    op.create_table('code_findings',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('content_hash', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=False),
+    sa.Column('analyser', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
+    sa.Column('rule', sqlmodel.sql.sqltypes.AutoString(length=32), nullable=False),
+    sa.Column('severity', sqlmodel.sql.sqltypes.AutoString(length=8), nullable=False),
+    sa.Column('line', sa.Integer(), nullable=False),
+    sa.Column('column', sa.Integer(), nullable=False),
+    sa.Column('message', sa.Text(), nullable=False),
+    sa.PrimaryKeyConstraint('id')
+    )
+    op.create_index('ix_code_findings_hash_line', 'code_findings', ['content_hash', 'line'], unique=False)
+
+
+def downgrade() -> None:
+    op.drop_index('ix_code_findings_hash_line', table_name='code_findings')
+    op.drop_table('code_findings')
+    op.drop_index('ix_code_analyses_status', table_name='code_analyses')
+    op.drop_table('code_analyses')
