@@ -117,3 +117,21 @@ def test_findings_rows_survive_for_every_revision_of_the_text(db_url):
     with UnitOfWork() as uow:
         rows = uow.session.exec(select(CodeFinding)).all()
     assert {r.analyser for r in rows} == {"bandit", "ruff"}
+
+
+def test_the_audit_context_of_a_decision_lists_the_findings_shown(db_url):
+    from hitl_dashboard.db.models import AuditEvent
+    from hitl_dashboard.services.audit.audit_context import event_context
+    from tests.support.flow import actor, decide_as
+
+    make_people()
+    cid = start(SHELL_TASK)
+    work()
+    asyncio.run(analyse_pending())
+    review = only_open_review(cid)
+    decide_as("alice", review.id, "approve")
+    with UnitOfWork() as uow:
+        event = uow.session.exec(select(AuditEvent).where(AuditEvent.action == "decision.recorded")).one()
+    shown = event_context(actor("dave"), event.seq).event.details["findings_shown"]
+    assert [(s["file"], s["status"]) for s in shown] == [("app/shell_runner.py", "analysed")]
+    assert {"B602", "F401"} <= {f["rule"] for f in shown[0]["findings"]}

@@ -17,6 +17,7 @@ from hitl_dashboard.domain.enums import SubjectType
 from hitl_dashboard.domain.errors import NotFound
 from hitl_dashboard.domain.findings import is_python
 from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.services.audit.audit_context import revisions_under_review
 from hitl_dashboard.services.conversations.conversation_queries import load_conversation
 from hitl_dashboard.services.transactions import reading
 
@@ -78,11 +79,13 @@ def findings_of(session: Session, revisions: list[CodeRevision]) -> list[Revisio
     return answers
 
 
-def findings_seen(session: Session, request: ReviewRequest, revisions: list[CodeRevision]) -> list[dict]:
+def findings_seen(session: Session, request: ReviewRequest) -> list[dict]:
     """For the audit details of a decision: per file under review, the analysis status and every
-    finding the page showed the reviewer at that moment (findings are fixed once analysed)."""
+    finding the page showed the reviewer at that moment (findings are fixed once analysed; a file
+    still pending says so: the reviewer decided before its findings arrived)."""
     if request.subject_type != SubjectType.CODE_REVISION:
         return []
+    revisions, _ = revisions_under_review(session, request)
     return [
         {"file": f.file, "revision": f.number, "status": f.status, "reason": f.reason,
          "findings": [{k: v for k, v in finding_dict(x).items() if k != "column"} for x in f.findings]}
@@ -113,3 +116,9 @@ def queue_counts(session: Session, review_ids: list[int]) -> dict[int, dict[str,
     return dict(counts)
 
 
+
+
+def findings_details(session: Session, request: ReviewRequest) -> dict:
+    """The audit details a decision on code adds: {"findings_shown": [...]}; nothing otherwise."""
+    seen = findings_seen(session, request)
+    return {"findings_shown": seen} if seen else {}
