@@ -122,3 +122,9 @@ def findings_details(session: Session, request: ReviewRequest) -> dict:
     """The audit details a decision on code adds: {"findings_shown": [...]}; nothing otherwise."""
     seen = findings_seen(session, request)
     return {"findings_shown": seen} if seen else {}
+
+
+def queue_findings(review_ids: list[int]) -> dict[int, dict[str, int]]:
+    """queue_counts in its own read transaction, for the queue page."""
+    with reading() as uow:
+        return queue_counts(uow.session, review_ids)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from hitl_dashboard.domain.enums import ReviewKind
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations.conversation_page import OpenReview, conversation_page
+from hitl_dashboard.ui.views.findings_view import FindingRow, analysis_summary, finding_rows
 from hitl_dashboard.ui.views.formatting import countdown, role_label, stamp
 
 if TYPE_CHECKING:
@@ -80,6 +81,9 @@ class RevisionRow:
     label: str = ""
     language: str = ""
     content: str = ""
+    latest: bool = False  # the newest revision of its file
+    analysis: str = ""  # "2 findings", "analysis pending", "not analysed: why"
+    findings: list[FindingRow] = field(default_factory=list)
 
 
 @dataclass
@@ -121,7 +125,7 @@ def conversation_view(actor: Actor | None, conversation_id: int) -> Conversation
         tokens=f"{c.prompt_tokens + c.completion_tokens:,}", agents=page.agents,
         messages=[message_row(m) for m in page.messages],
         steps=[StepRow(s.role, role_label(s.role), s.approved) for s in page.progress],
-        reviews=reviews, revisions=[_revision_row(r) for r in page.revisions],
+        reviews=reviews, revisions=_revision_rows(page),
         outcomes=[_outcome_row(o) for o in page.outcomes], found=True,
     )
 
@@ -145,8 +149,16 @@ def _outcome_row(o) -> OutcomeRow:
     return OutcomeRow(o.review_id, title, o.subject, o.outcome, o.override_reason, o.tool)
 
 
-def _revision_row(r: CodeRevision) -> RevisionRow:
-    return RevisionRow(r.id, r.key, r.number, f"{r.key} r{r.number}", r.language, r.content)
+def _revision_rows(page) -> list[RevisionRow]:
+    rows = [_revision_row(r, found) for r, found in zip(page.revisions, page.findings, strict=True)]
+    for row, following in zip(rows, rows[1:] + [None], strict=True):
+        row.latest = following is None or following.key != row.key  # by key, then number
+    return rows
+
+
+def _revision_row(r: CodeRevision, found) -> RevisionRow:
+    return RevisionRow(r.id, r.key, r.number, f"{r.key} r{r.number}", r.language, r.content,
+                       analysis=analysis_summary(found), findings=finding_rows(found))
 
 
 def _banner(status: str, reason: str | None, reviews: list[ReviewRow]) -> str:
