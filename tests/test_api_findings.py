@@ -35,3 +35,21 @@ def test_findings_of_a_revision(api_app: ApiApp) -> None:
     assert ("bandit", "B602", "high", 7) in rules and ("ruff", "F401", "low", 2) in rules
     assert client.get(f"/api/conversations/{cid}/revisions/999999/findings").status_code == 404
     assert client.get(f"/api/conversations/999999/revisions/{rid}/findings").status_code == 404
+
+
+def test_a_question_over_http(api_app: ApiApp) -> None:
+    owner = api_app.client(api_app.token(["product_reviewer"]))
+    reviewer = api_app.client(api_app.token(["security_reviewer"]))
+    cid = start(owner, "Write a helper to run a shell command")
+    review = wait_for_review(reviewer, cid)
+    asked = reviewer.post(f"/api/reviews/{review['id']}/questions",
+                          json={"question": "Why shell=True?", "key": "app/shell_runner.py", "line": 7})
+    assert asked.status_code == 201, asked.text
+    assert owner.post(f"/api/reviews/{review['id']}/questions", json={"question": "?"}).status_code == 403
+    deadline = time.monotonic() + 60
+    while (thread := reviewer.get(f"/api/reviews/{review['id']}/questions").json())[0]["status"] != "answered":
+        assert time.monotonic() < deadline, thread
+        time.sleep(0.2)
+    assert "shell=True" in thread[0]["answer"] and thread[0]["agent"] == "coder"
+    still = reviewer.get("/api/reviews", params={"role": "security_reviewer", "conversation_id": cid}).json()
+    assert [(r["id"], r["status"]) for r in still] == [(review["id"], "pending")]
