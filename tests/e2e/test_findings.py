@@ -83,3 +83,53 @@ def test_findings_on_their_lines_queue_flag_and_gate(app_server: RunningApp, bro
     page.locator(".finding-row[data-rule='F401'] .finding-comment").click()
     expect(page.locator(".line-comment")).to_contain_text("Static analysis F401: `os` imported but unused")
     expect(page.locator(".line-comment")).to_contain_text("2")
+
+
+def test_a_question_from_a_diff_line_is_answered_and_the_review_stays_open(app_server: RunningApp,
+                                                                          browser: Browser):
+    from hitl_dashboard.db.models import AuditEvent
+
+    security = make_user(app_server, "security_reviewer", prefix="qsec")
+    starter = make_user(app_server, "product_reviewer", prefix="qdev")
+    title = "Write a helper to run a shell command for the backups"
+    cid = _start(app_server, starter, title, {"mode": "after_agent", "agents": ["coder"]})
+    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    wait_for(lambda: _analysed_revision(app_server, cid), what="the analysis")
+
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    sign_in(page, app_server, security)
+    row = page.locator(".queue-row").filter(has_text=title)
+    row.locator(".claim-button").click()
+    expect(row.locator(".assignee")).to_have_text(security)
+    row.locator(".queue-title").click()
+    page.wait_for_url(f"**/conversations/{cid}")
+
+    # Pick line 7 (the shell=True call) of the new file and ask about it instead of commenting.
+    page.locator("#diff tr:has(.finding-icon[data-rule='B602']) td").filter(has_text=re.compile(r"^7$")).first.click()
+    page.fill("#line-comment-text", f"Why shell=True? {XSS}")
+    page.click("#ask-line-question")
+    card = page.locator(".review-card")
+    expect(card.locator(".question-text")).to_have_text(f"Why shell=True? {XSS}")
+    expect(card.locator(".answer-text")).to_contain_text("shell=True lets the caller pass a whole command line",
+                                                         timeout=30_000)
+    expect(card.locator(".answer-text")).to_contain_text("`return subprocess.call(cmd, shell=True)`")
+    assert page.evaluate("window.__findingXss") is None
+    # Still open, still claimed by the same reviewer; no new revision.
+    expect(card).to_contain_text(f"Claimed by {security}")
+    # In the transcript, marked as such (the kind badge): the question, then the coder's answer.
+    expect(page.locator(f".message[data-source='{security}']").filter(has_text="QUESTION #")).to_contain_text(
+        "about app/shell_runner.py line 7")
+    expect(page.locator(".message[data-source='coder']").filter(has_text="ANSWER to question #")).to_have_count(1)
+    with UnitOfWork(app_server.engine) as uow:
+        assert len(uow.session.exec(select(CodeRevision).where(CodeRevision.conversation_id == cid)).all()) == 1
+
+    page.click(".decide-approve")
+    expect(page.locator(".signoff-step").first).to_contain_text("approved")
+    # The decision's audit event (its details are what the audit page's context shows).
+    with UnitOfWork(app_server.engine) as uow:
+        details = uow.session.exec(select(AuditEvent.details).where(
+            AuditEvent.conversation_id == cid, AuditEvent.action == "decision.recorded")).one()
+    [question] = details["questions"]
+    assert question["question"] == f"Why shell=True? {XSS}" and "shell=True lets" in question["answer"]
+    [shown] = details["findings_shown"]
+    assert {"B602", "F401"} <= {f["rule"] for f in shown["findings"]}

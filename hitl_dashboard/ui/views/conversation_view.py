@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING
 from hitl_dashboard.domain.enums import ReviewKind
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations.conversation_page import OpenReview, conversation_page
-from hitl_dashboard.ui.views.findings_view import FindingRow, analysis_summary, finding_rows
+from hitl_dashboard.ui.views.findings_view import (
+    FindingRow,
+    QuestionRow,
+    analysis_summary,
+    finding_rows,
+    question_rows,
+)
 from hitl_dashboard.ui.views.formatting import countdown, role_label, stamp
 
 if TYPE_CHECKING:
@@ -59,6 +65,7 @@ class ReviewRow:
     # decision whose content hash is not the review's.
     content_hash: str = ""
     conversation_id: int = 0
+    questions: list[QuestionRow] = field(default_factory=list)  # asked of the agent, with answers
 
 
 @dataclass
@@ -118,7 +125,7 @@ def message_row(m) -> MessageRow:
 def conversation_view(actor: Actor | None, conversation_id: int) -> ConversationView:
     page = conversation_page(actor, conversation_id)
     c = page.conversation
-    reviews = [_review_row(r) for r in page.open_reviews]
+    reviews = [_review_row(r, (page.questions or {}).get(r.request.id)) for r in page.open_reviews]
     return ConversationView(
         id=c.id, title=c.title, task=c.task, task_type=c.task_type, status=c.status,
         banner=_banner(c.status, c.status_reason, reviews), initiator_id=c.initiator_id,
@@ -130,13 +137,14 @@ def conversation_view(actor: Actor | None, conversation_id: int) -> Conversation
     )
 
 
-def _review_row(review: OpenReview) -> ReviewRow:
+def _review_row(review: OpenReview, questions=None) -> ReviewRow:
     r = review.request
     due, urgency = countdown(r.due_at)
     row = ReviewRow(
         review_id=r.id, version=r.version, kind=r.kind, role=r.required_role, role_label=role_label(r.required_role),
         status=r.status, rule=r.rule, reason=r.reason, subject=r.subject_label, due=due, urgency=urgency,
         assignee=review.assignee, content_hash=r.content_hash, conversation_id=r.conversation_id,
+        questions=question_rows(questions),
     )
     if review.tool_call is not None:
         call = review.tool_call

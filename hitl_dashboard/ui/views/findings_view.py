@@ -21,6 +21,23 @@ class FindingRow:
     label: str = ""  # "high · bandit B602: message", the hover text on the line's icon
 
 
+@dataclass
+class QuestionRow:
+    """One question to the agent and its answer, under its review card (texts shown as text)."""
+
+    id: int = 0
+    about: str = ""  # "app/x.py line 7" or ""
+    agent: str = ""
+    question: str = ""
+    answer: str = ""
+    status: str = ""  # open | answering | answered | failed
+
+
+def question_rows(questions) -> list[QuestionRow]:
+    return [QuestionRow(q.id, f"{q.key} line {q.line}" if q.key and q.line else "", q.agent, q.question,
+                        q.answer or "", q.status) for q in questions or []]
+
+
 def finding_rows(found) -> list[FindingRow]:
     return [
         FindingRow(f.line, f.severity, SEVERITY_COLORS.get(f.severity, "gray"), SEVERITY_CSS.get(f.severity, ""),
