@@ -65,8 +65,8 @@ async def runner_turn_times(turns: int) -> list[float]:
     stamps: list[float] = []
     original = turns_module.apply_turn
 
-    def timed_apply(session, conversation, turn):  # noqa: ANN001
-        outcome = original(session, conversation, turn)
+    def timed_apply(session, conversation, turn, *rest):  # noqa: ANN001 - rest: the findings gate input
+        outcome = original(session, conversation, turn, *rest)
         stamps.append(time.perf_counter())
         return outcome if len(stamps) < turns else turns_module.PAUSED
 
