@@ -5,7 +5,6 @@ findings (services/findings/gate.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import timedelta
 
@@ -18,6 +17,7 @@ from sqlmodel import Session, or_, select
 from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
 from hitl_dashboard.db.models import CodeRevision, utcnow
 from hitl_dashboard.domain.findings import is_python
+from hitl_dashboard.services.background_round import BackgroundRound
 from hitl_dashboard.services.findings.analysers import NOT_ANALYSED, AnalysisResult, analyse
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.transactions import reading, transaction
@@ -132,19 +132,6 @@ def _conversations_with(digest: str) -> list[int]:
         ))
 
 
-_round: asyncio.Task | None = None
-
-
-def start_analysis_round() -> None:
-    """For the runner loop: start a round unless one is still going. It runs as its own task, so the
-    agents never wait for bandit (and a hanging analyser only holds up this round, up to its timeout)."""
-    global _round
-    if _round is None or _round.done():
-        _round = asyncio.create_task(_round_logged())
-
-
-async def _round_logged() -> None:
-    try:
-        await analyse_pending()
-    except Exception:  # noqa: BLE001 - a database blip: the next round tries again
-        log.exception("analysis round failed")
+# For the runner loop, beside the webhook deliveries: never holds up the agents' turns (a hanging
+# analyser or a slow model only holds up its own round, up to its timeout).
+start_analysis_round = BackgroundRound("analysis", analyse_pending).start

@@ -5,7 +5,6 @@ the runner loop like the analyses, so a slow model never holds up a web request.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import timedelta
 
@@ -22,6 +21,7 @@ from hitl_dashboard.domain.errors import Conflict, InvalidInput, PermissionDenie
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE, TEMPLATES
 from hitl_dashboard.services.audit.audit_context import revisions_under_review
+from hitl_dashboard.services.background_round import BackgroundRound
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.reviews.claims import get_request
 from hitl_dashboard.services.transactions import reading, transaction
@@ -186,18 +186,6 @@ def questions_details(session: Session, request: ReviewRequest) -> dict:
                            "answer": q.answer} for q in thread]}
 
 
-_round: asyncio.Task | None = None
-
-
-def start_question_round() -> None:
-    """For the runner loop, beside the analysis round: answers never hold up the agents' turns."""
-    global _round
-    if _round is None or _round.done():
-        _round = asyncio.create_task(_round_logged())
-
-
-async def _round_logged() -> None:
-    try:
-        await answer_open_questions()
-    except Exception:  # noqa: BLE001 - a database blip: the next round tries again
-        log.exception("question round failed")
+# For the runner loop, beside the webhook deliveries: never holds up the agents' turns (a hanging
+# analyser or a slow model only holds up its own round, up to its timeout).
+start_question_round = BackgroundRound("question", answer_open_questions).start
