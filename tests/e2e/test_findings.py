@@ -5,6 +5,7 @@ review, one click turns a finding into a line comment, and agent-influenced text
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from playwright.sync_api import Browser, expect
 from sqlmodel import select
@@ -36,7 +37,8 @@ def _analysed_revision(app: RunningApp, cid: int) -> CodeRevision | None:
         return revision if analysis is not None and analysis.status == "analysed" else None
 
 
-def test_findings_on_their_lines_queue_flag_and_gate(app_server: RunningApp, browser: Browser):
+def test_findings_on_their_lines_queue_flag_and_gate(app_server: RunningApp, browser: Browser,
+                                                     screenshot_dir: Path):
     security = make_user(app_server, "security_reviewer", prefix="fsec")
     starter = make_user(app_server, "product_reviewer", prefix="fdev")
     title = "Write a helper to run a shell command for the nightly job"
@@ -78,6 +80,9 @@ def test_findings_on_their_lines_queue_flag_and_gate(app_server: RunningApp, bro
     expect(xss_row.locator(".finding-message")).to_have_text(XSS)
     assert page.evaluate("window.__findingXss") is None
     assert page.locator("#findings img").count() == 0
+
+    page.locator("#findings").scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshot_dir / "findings.png"))
 
     # One click: the finding becomes a line comment of the draft.
     page.locator(".finding-row[data-rule='F401'] .finding-comment").click()
