@@ -82,8 +82,8 @@ class _TimedTurns:
         self.stamps: list[float] = []
         self.turns = 0
 
-    def __call__(self, session, conversation, turn):  # noqa: ANN001
-        outcome = self.original(session, conversation, turn)
+    def __call__(self, session, conversation, turn, *rest):  # noqa: ANN001, ANN002 - rest: the findings gate input
+        outcome = self.original(session, conversation, turn, *rest)
         self.stamps.append(_now())
         return outcome if len(self.stamps) < self.turns else self.paused
 

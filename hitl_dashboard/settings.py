@@ -118,6 +118,12 @@ class Settings(BaseSettings):
     # can count real deploys outside the database; empty writes nowhere.
     deploy_log_path: str = ""
 
+    # Static analysis of agents' Python code (docs/findings.md): per analyser run, and the largest
+    # file analysed. ANALYSIS_BANDIT_COMMAND replaces `python -m bandit` (tests point it at a hang).
+    analysis_timeout_s: float = Field(default=20.0, gt=0)
+    analysis_max_bytes: int = Field(default=256 * 1024, ge=1)
+    analysis_bandit_command: str = ""
+
     # Validators raise ValueError with the whole line after the variable name: the problem and
     # what to do, never the value (settings_problems.describe adds the name).
     @field_validator("api_rate_limit", "api_address_rate_limit", "sign_in_account_limit", "sign_in_address_limit")

@@ -333,3 +333,8 @@ class WebhookDelivery(SQLModel, table=True):
     last_error: str | None = Field(default=None, sa_column=Column(Text))
     delivered_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
+
+
+# Registered with the metadata here, so everything that loads the models loads these too.
+from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding  # noqa: E402, F401
+from hitl_dashboard.db.questions_models import ReviewQuestion  # noqa: E402, F401

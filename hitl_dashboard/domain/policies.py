@@ -9,6 +9,7 @@ from typing import Any, Literal
 import regex as timed_regex  # the `regex` package: like re, but a search can be given a timeout
 
 from hitl_dashboard.domain.errors import InvalidInput
+from hitl_dashboard.domain.findings import SEVERITIES, FindingsView
 from hitl_dashboard.domain.stored_values import TOOL_NAME_CHARS, is_tool_name
 
 GateMode = Literal["after_agent", "on_done", "never"]
@@ -39,7 +40,7 @@ class TurnView:
 
 @dataclass(frozen=True)
 class GateHit:
-    rule: str  # after_agent | on_done | keyword | regex | confidence | tool
+    rule: str  # after_agent | on_done | keyword | regex | confidence | tool | findings
     detail: str
 
     @property
@@ -64,6 +65,9 @@ class GatePolicy:
     min_confidence: float | None = None
     tools: tuple[str, ...] = ("deploy_to_prod",)
     max_turns_without_review: int = 12
+    # "findings at or above a severity": a turn whose Python code has such findings goes to
+    # security review (services/findings/gate.py computes the input). None: findings never gate.
+    min_finding_severity: str | None = None
 
     def evaluate(self, turn: TurnView) -> list[GateHit]:
         hits: list[GateHit] = []
@@ -88,6 +92,16 @@ class GatePolicy:
                 GateHit("confidence", f"{turn.agent} reports confidence {confidence:.2f} < {self.min_confidence:.2f}")
             )
         return hits
+
+    def evaluate_findings(self, findings: FindingsView | None) -> list[GateHit]:
+        if self.min_finding_severity is None or findings is None:
+            return []
+        count = findings.at_or_above(self.min_finding_severity)
+        if not count:
+            return []
+        where = ", ".join(findings.files[:3]) + (" ..." if len(findings.files) > 3 else "")
+        return [GateHit("findings", f"{count} static-analysis finding{'s' if count > 1 else ''} at or above "
+                                    f"{self.min_finding_severity} in {where}")]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -117,6 +131,9 @@ class GatePolicy:
         if not all(is_tool_name(t) for t in data.get("tools", ())):
             raise InvalidInput(f"gate policy tools must be tool names (identifiers of at most {TOOL_NAME_CHARS}"
                                " characters)", "gate_policy")
+        if data.get("min_finding_severity") not in (None, *SEVERITIES):
+            raise InvalidInput(f"gate policy min_finding_severity must be one of {', '.join(SEVERITIES)}",
+                               "gate_policy")
         for name, kind in (("min_confidence", (int, float)), ("max_turns_without_review", int)):
             if data.get(name) is not None and (isinstance(data[name], bool) or not isinstance(data[name], kind)):
                 raise InvalidInput(f"gate policy {name} must be a number", "gate_policy")

@@ -157,6 +157,16 @@ def verify_password(password, stored):
     return hmac.compare_digest(candidate, digest_hex)
 '''
 
+# A first draft a security reviewer should stop (issue 14's static-analysis findings): an unused
+# import (ruff F401) and a shell command built from its input (bandit B602, high).
+_SHELL = '''import os
+import subprocess
+
+
+def run_command(cmd):
+    return subprocess.call(cmd, shell=True)
+'''
+
 _GENERIC = '''from dataclasses import dataclass
 
 
@@ -181,6 +191,7 @@ def {snake}(items):
 
 # (keywords, path, template): the first entry whose keyword occurs in the task wins.
 _TEMPLATES = [
+    (("shell command", "run a command", "subprocess"), "app/shell_runner.py", _SHELL),
     (("retry", "retries", "backoff", "flaky", "resilien"), "app/retry.py", _RETRY),
     (("rate limit", "rate-limit", "throttl", "token bucket"), "app/rate_limiter.py", _RATE_LIMIT),
     (("cache", "caching", "memoi", "ttl"), "app/cache.py", _CACHE),

@@ -32,7 +32,7 @@ from pydantic import BaseModel
 
 from hitl_dashboard.domain.revise_message import reviewer_instruction
 
-from . import content
+from . import answers, content
 from .code import CodeFile, draft_files, parse_blocks, render_blocks
 from .revise import annotate_lines, apply_renames, line_notes, renames, revise_code
 
@@ -131,6 +131,8 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
 
     def _answer(self, messages: Sequence[LLMMessage], tools: Sequence[Tool | ToolSchema]) -> Answer:
         role = self.agent_role.lower()
+        if messages and (reply := answers.answer(role, message_text(messages[-1]))) is not None:
+            return reply  # a reviewer's question beside the team (agents/questions.py)
         if role == "planner":
             return content.plan(_task(messages), self._instructions(messages))
         if role == "coder":

@@ -25,6 +25,7 @@ class GatePolicyCreate(BaseModel):
     min_confidence: float | None = Field(default=None, ge=0, le=1, strict=True)
     tools: list[Literal["deploy_to_prod"]] = Field(default_factory=list, max_length=10)
     max_turns_without_review: int = Field(default=12, ge=1, le=1000, strict=True)
+    min_finding_severity: Literal["low", "medium", "high"] | None = None  # findings gate (docs/findings.md)
 
 
 class ModelRouteCreate(BaseModel):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from hitl_dashboard.db.models import AuditEvent, CodeRevision, Message, ReviewRequest, ToolCall
 from hitl_dashboard.db.uow import UnitOfWork
@@ -73,9 +73,14 @@ def _reviewed_content(uow: UnitOfWork, request: ReviewRequest, details: dict) ->
 
 
 def _revision_parts(uow: UnitOfWork, request: ReviewRequest) -> tuple[list[ContentPart], bool]:
+    revisions, matches = revisions_under_review(uow.session, request)
+    return [_revision_part(r) for r in revisions], matches
+
+
+def revisions_under_review(session: Session, request: ReviewRequest) -> tuple[list[CodeRevision], bool]:
     """The request names the first revision of its turn and hashes all of them together
     (services/turns._subject_for): take revisions from that one on until the hash matches."""
-    candidates = list(uow.session.exec(
+    candidates = list(session.exec(
         select(CodeRevision)
         .where(CodeRevision.conversation_id == request.conversation_id, CodeRevision.id >= request.subject_id)
         .order_by(CodeRevision.id).limit(MAX_FILES_PER_REVIEW)
@@ -83,9 +88,9 @@ def _revision_parts(uow: UnitOfWork, request: ReviewRequest) -> tuple[list[Conte
     for end in range(1, len(candidates) + 1):
         chosen = candidates[:end]
         if content_hash(sorted([r.key, r.content_hash] for r in chosen)) == request.content_hash:
-            return [_revision_part(r) for r in chosen], True
-    # Not found (should not happen): show the named revision and say the hash does not match.
-    return [_revision_part(r) for r in candidates[:1]], False
+            return chosen, True
+    # Not found (should not happen): the named revision, and the hash does not match.
+    return candidates[:1], False
 
 
 def _revision_part(revision: CodeRevision) -> ContentPart:

@@ -11,6 +11,8 @@ from hitl_dashboard.domain.enums import ReviewKind
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.services.conversations.conversation_queries import load_detail, load_messages
+from hitl_dashboard.services.findings.queries import RevisionFindings, findings_of
+from hitl_dashboard.services.questions.questions import questions_of
 from hitl_dashboard.services.reviews.review_outcomes import ReviewOutcome, recent_outcomes
 from hitl_dashboard.services.transactions import reading
 
@@ -33,6 +35,8 @@ class ConversationPage:
     open_reviews: list[OpenReview]
     outcomes: list[ReviewOutcome]
     revisions: list[CodeRevision]  # by key, then number
+    findings: list[RevisionFindings] = ()  # one per revision, same order (services/findings)
+    questions: dict | None = None  # open review id -> its questions to the agent, oldest first
 
 
 def conversation_page(actor: Actor | None, conversation_id: int) -> ConversationPage:
@@ -42,10 +46,13 @@ def conversation_page(actor: Actor | None, conversation_id: int) -> Conversation
         messages = load_messages(uow.session, conversation_id, limit=WHOLE_TRANSCRIPT)
         open_reviews = [_open_review(uow.session, r) for r in detail.open_requests]
         outcomes = recent_outcomes(uow, conversation_id)
+        findings = findings_of(uow.session, detail.revisions)
+        questions = questions_of(uow.session, [r.id for r in detail.open_requests])
     conversation = detail.conversation
     return ConversationPage(
         conversation=conversation, agents=list(TEMPLATES[conversation.template].agents), messages=messages,
         progress=detail.progress, open_reviews=open_reviews, outcomes=outcomes, revisions=detail.revisions,
+        findings=findings, questions=questions,
     )
 
 

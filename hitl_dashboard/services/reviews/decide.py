@@ -38,7 +38,9 @@ from hitl_dashboard.domain.permissions import Actor, check_can_decide
 from hitl_dashboard.domain.revise_message import revise_message
 from hitl_dashboard.domain.signoff import next_role
 from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE, TEMPLATES
+from hitl_dashboard.services.findings.queries import findings_details
 from hitl_dashboard.services.live import live
+from hitl_dashboard.services.questions.questions import questions_details
 from hitl_dashboard.services.reviews.claims import get_request
 from hitl_dashboard.services.reviews.review_requests import (
     Subject,
@@ -141,7 +143,8 @@ def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: Dec
         conversation_id=conversation.id, review_request_id=review_id, content_hash=request.content_hash,
         details={"action": decision.action, "reason": decision.reason, "instructions": decision.instructions,
                  "target_agent": decision.target_agent, "edited_args": edited,
-                 "override_reason": row.override_reason, "decision_id": row.id},
+                 "override_reason": row.override_reason, "decision_id": row.id,
+                 **findings_details(uow.session, request), **questions_details(uow.session, request)},
     )
     _transcript_note(uow, conversation, actor, request, decision, is_override, edited)
     webhooks.review_decided(uow.session, row, request, conversation, actor.username)

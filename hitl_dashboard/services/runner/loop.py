@@ -8,7 +8,9 @@ import contextlib
 import logging
 
 from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.services.findings.queue import start_analysis_round
 from hitl_dashboard.services.live import live
+from hitl_dashboard.services.questions.questions import start_question_round
 from hitl_dashboard.services.reviews.escalation import escalate_overdue
 from hitl_dashboard.services.runner import leases
 from hitl_dashboard.services.runner.runner import new_runner_id, run_conversation
@@ -32,6 +34,8 @@ async def run_runner_forever(runner_id: str | None = None, stop: asyncio.Event |
             try:
                 escalate_overdue()
                 start_delivery_round()
+                start_analysis_round()
+                start_question_round()
                 for done in [cid for cid, task in running.items() if task.done()]:
                     _log_if_crashed(runner_id, done, running.pop(done))
                 free = slots - len(running)

@@ -20,6 +20,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
 from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.services.conversations.checkpoints import state_at
+from hitl_dashboard.services.findings.gate import findings_for_turn
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.observability.run_tracing import traced_run
 from hitl_dashboard.services.runner import leases
@@ -112,8 +113,9 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
             except (TurnFailed, ModelCallFailed) as exc:
                 mark_failed(conversation_id, runner_id, str(exc))
                 return
+            findings = await findings_for_turn(conversation_id, turn)  # None unless the policy gates on findings
             try:
-                outcome = _store_turn(conversation_id, runner_id, turn)
+                outcome = _store_turn(conversation_id, runner_id, turn, findings)
             except LeaseLost:
                 raise
             except Exception as exc:  # noqa: BLE001 - rolled back; retrying would fail the same way
@@ -130,7 +132,7 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
         await session.close()
 
 
-def _store_turn(conversation_id: int, runner_id: str, turn) -> str:
+def _store_turn(conversation_id: int, runner_id: str, turn, findings=None) -> str:
     """One transaction: the turn's rows and its checkpoint, or nothing (the unit of work rolls back)."""
     with UnitOfWork() as uow:
         # Locked (PostgreSQL FOR UPDATE; SQLite's BEGIN IMMEDIATE): renewing the lease here fails if an
@@ -138,7 +140,7 @@ def _store_turn(conversation_id: int, runner_id: str, turn) -> str:
         conversation = uow.session.get(Conversation, conversation_id, with_for_update=True)
         if not leases.renew_held(conversation, runner_id, get_settings().lease_seconds):
             raise LeaseLost()
-        outcome = apply_turn(uow.session, conversation, turn)
+        outcome = apply_turn(uow.session, conversation, turn, findings)
         conversation.crash_count = 0  # a stored turn is progress: crashes before it no longer count
         uow.commit()
     return outcome

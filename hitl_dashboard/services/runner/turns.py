@@ -8,7 +8,8 @@ from sqlmodel import Session, select
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ToolCall, utcnow
-from hitl_dashboard.domain.enums import ConversationStatus, ReviewKind, SubjectType
+from hitl_dashboard.domain.enums import ConversationStatus, ReviewKind, Role, SubjectType
+from hitl_dashboard.domain.findings import FindingsView
 from hitl_dashboard.domain.hashing import content_hash
 from hitl_dashboard.domain.policies import GateHit, GatePolicy, TurnView, planned_task_type, risk_flags
 from hitl_dashboard.domain.revisions import ProposedCode, extract_code_blocks
@@ -18,6 +19,7 @@ from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
 from hitl_dashboard.observability import metrics
 from hitl_dashboard.observability.on_commit import on_commit
 from hitl_dashboard.services.conversations.checkpoints import store_turn_checkpoint
+from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
 from hitl_dashboard.services.webhooks import webhooks
 
@@ -27,13 +29,16 @@ if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGe
 CONTINUE, PAUSED, FINISHED = "continue", "paused", "finished"
 
 
-def apply_turn(session: Session, conversation: Conversation, turn: TurnResult) -> str:
-    """Runs inside the transaction that also stores the checkpoint."""
+def apply_turn(session: Session, conversation: Conversation, turn: TurnResult,
+               findings: FindingsView | None = None) -> str:
+    """Runs inside the transaction that also stores the checkpoint. findings: the gate input of
+    services/findings/gate.py (None unless the policy gates on findings and the turn has Python)."""
     messages = [m for m in turn.messages if not m.awaiting_approval]
     on_commit(session, metrics.agent_turn, turn.messages[-1].source if turn.messages else "none")
     stored = [_store_message(session, conversation, m) for m in messages]
     _follow_planner_route(session, conversation, messages)
     revisions = _store_revisions(session, conversation, messages, stored)
+    enqueue_analysis(session, revisions)  # analysed after the commit (services/findings)
     conversation.checkpoint_version += 1
     store_turn_checkpoint(session, conversation, kind=turn.checkpoint_kind, data=turn.checkpoint, task=turn.task,
                           stored=stored)
@@ -53,6 +58,7 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult) -
         hits += policy.evaluate(TurnView(message.source, message.content))
         flags += risk_flags(message.content)
         last_text = row
+    hits += policy.evaluate_findings(findings if revisions else None)
     if hits:
         session.flush()  # the subject names the rows by id
         subject = _subject_for(conversation, revisions, last_text)
@@ -61,7 +67,8 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult) -
         open_request(
             session, conversation,
             kind=ReviewKind.SIGNOFF if signoff else ReviewKind.GATE,
-            role=first_role(conversation.task_type),
+            role=Role.SECURITY_REVIEWER.value if any(h.rule == "findings" for h in hits) and not signoff
+            else first_role(conversation.task_type),
             rule=_primary(hits).rule,
             reason="; ".join(h.describe() for h in hits),
             subject=subject,
@@ -94,7 +101,7 @@ def _pause(conversation: Conversation) -> str:
 
 
 def _primary(hits: list[GateHit]) -> GateHit:
-    return next((h for h in hits if h.is_signoff_point), hits[0])
+    return next((h for h in hits if h.is_signoff_point), next((h for h in hits if h.rule == "findings"), hits[0]))
 
 
 def _store_message(session: Session, conversation: Conversation, produced: ProducedMessage) -> Message:

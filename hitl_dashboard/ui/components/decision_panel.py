@@ -9,6 +9,7 @@ import reflex as rx
 
 from hitl_dashboard.ui.components.badges import due_badge, kind_badge
 from hitl_dashboard.ui.components.connection import page_is_stale
+from hitl_dashboard.ui.components.questions import question_thread
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.decision import DecisionState as D
 from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
@@ -141,6 +142,7 @@ def review_card(review: ReviewRow) -> rx.Component:
             rx.text(review.reason, size="2", color_scheme="gray"),
             rx.text("Under review: ", rx.code(review.subject), size="2"),
             rx.cond(review.assignee != "", rx.text("Claimed by ", review.assignee, size="1")),
+            question_thread(review, may_decide(review)),  # questions to the agent, without deciding
             rx.cond(may_decide(review), decision_form(review),
                     rx.text("Waiting for a ", review.role_label.lower(), " reviewer. You cannot decide this one.",
                             size="2", color_scheme="gray", class_name="cannot-decide")),

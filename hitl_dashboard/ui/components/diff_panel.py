@@ -5,6 +5,8 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui.components.diff_viewer import diff_viewer
+from hitl_dashboard.ui.components.findings import findings_panel, render_gutter
+from hitl_dashboard.ui.components.questions import ask_line_button
 from hitl_dashboard.ui.states.conversation_page import ConversationPageState as Page
 from hitl_dashboard.ui.states.decision import DecisionState
 from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
@@ -47,6 +49,7 @@ def comment_form() -> rx.Component:
             rx.input(value=DecisionState.comment_text, on_change=DecisionState.set_comment_text,
                      placeholder="What should the agent change here?", width="100%", id="line-comment-text"),
             rx.button("Add comment", on_click=DecisionState.add_comment, size="2", id="add-line-comment"),
+            ask_line_button(),  # or send the text to the agent as a question about this line
             rx.button("Cancel", on_click=DecisionState.cancel_comment, size="2", variant="ghost"),
             rx.cond(DecisionState.comment_note != "", rx.text(DecisionState.comment_note, size="1",
                                                                color_scheme="amber")),
@@ -78,6 +81,7 @@ def diff_panel() -> rx.Component:
         split_view=Page.split_view,
         on_line_number_click=lambda line_id: DecisionState.pick_line(line_id, SHOWN_KEY),
         use_dark_theme=rx.color_mode == "dark",
+        render_gutter=render_gutter(),  # static-analysis findings on their lines
     )
     return rx.cond(
         Feed.revisions.length() > 0,
@@ -98,6 +102,7 @@ def diff_panel() -> rx.Component:
                 ),
                 rx.text("Click a line number to comment on that line; comments go out with a revision.",
                         size="1", color_scheme="gray"),
+                findings_panel(),
                 comment_form(),
                 comment_list(),
                 spacing="2", width="100%",

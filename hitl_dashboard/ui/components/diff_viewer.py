@@ -18,6 +18,8 @@ class DiffViewer(rx.NoSSRComponent):
     right_title: rx.Var[str]
     use_dark_theme: rx.Var[bool]
     highlight_lines: rx.Var[list[str]]
+    # (data) => a <td> beside each line (ui/components/findings.py draws findings there).
+    render_gutter: rx.Var[object]
     # "L-12" or "R-12": which side and line the reviewer clicked.
     on_line_number_click: rx.EventHandler[lambda line_id, _event=None: [line_id]]
 

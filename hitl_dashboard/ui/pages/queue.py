@@ -6,6 +6,7 @@ import reflex as rx
 
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.components.badges import age_text, due_badge, kind_badge
+from hitl_dashboard.ui.components.findings import findings_flag_badge
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.feeds import FeedError, QueueFeed
@@ -45,7 +46,8 @@ def queue_row(row: QueueRow) -> rx.Component:
             rx.table.cell(rx.badge(row.task_type, variant="outline")),
             rx.table.cell(rx.hstack(kind_badge(row.kind), rx.text(row.subject, size="1"), align="center")),
             rx.table.cell(rx.code(row.rule, size="1")),
-            rx.table.cell(rx.hstack(rx.foreach(row.risk_flags, lambda f: rx.badge(f, color_scheme="red")),
+            rx.table.cell(rx.hstack(findings_flag_badge(row.findings),
+                                    rx.foreach(row.risk_flags, lambda f: rx.badge(f, color_scheme="red")),
                                     wrap="wrap", spacing="1")),
             rx.table.cell(rx.text(row.tokens, size="1")),
             rx.table.cell(age_text(row.age, row.created_ms)),

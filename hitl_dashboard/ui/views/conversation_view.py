@@ -10,6 +10,13 @@ from typing import TYPE_CHECKING
 from hitl_dashboard.domain.enums import ReviewKind
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations.conversation_page import OpenReview, conversation_page
+from hitl_dashboard.ui.views.findings_view import (
+    FindingRow,
+    QuestionRow,
+    analysis_summary,
+    finding_rows,
+    question_rows,
+)
 from hitl_dashboard.ui.views.formatting import countdown, epoch_ms, role_label, stamp
 
 if TYPE_CHECKING:
@@ -59,6 +66,7 @@ class ReviewRow:
     # decision whose content hash is not the review's.
     content_hash: str = ""
     conversation_id: int = 0
+    questions: list[QuestionRow] = field(default_factory=list)  # asked of the agent, with answers
 
 
 @dataclass
@@ -81,6 +89,9 @@ class RevisionRow:
     label: str = ""
     language: str = ""
     content: str = ""
+    latest: bool = False  # the newest revision of its file
+    analysis: str = ""  # "2 findings", "analysis pending", "not analysed: why"
+    findings: list[FindingRow] = field(default_factory=list)
 
 
 @dataclass
@@ -118,20 +129,20 @@ def message_row(m) -> MessageRow:
 def conversation_view(actor: Actor | None, conversation_id: int) -> ConversationView:
     page = conversation_page(actor, conversation_id)
     c = page.conversation
-    reviews = [_review_row(r) for r in page.open_reviews]
+    reviews = [_review_row(r, (page.questions or {}).get(r.request.id)) for r in page.open_reviews]
     return ConversationView(
         id=c.id, title=c.title, task=c.task, task_type=c.task_type, status=c.status,
         banner=_banner(c.status, c.status_reason, reviews), initiator_id=c.initiator_id,
         tokens=f"{c.prompt_tokens + c.completion_tokens:,}", agents=page.agents,
         messages=[message_row(m) for m in page.messages],
         steps=[StepRow(s.role, role_label(s.role), s.approved) for s in page.progress],
-        reviews=reviews, revisions=[_revision_row(r) for r in page.revisions],
+        reviews=reviews, revisions=_revision_rows(page),
         outcomes=[_outcome_row(o) for o in page.outcomes], found=True,
         last_message_ms=max((epoch_ms(m.created_at) for m in page.messages), default=0.0),
     )
 
 
-def _review_row(review: OpenReview) -> ReviewRow:
+def _review_row(review: OpenReview, questions=None) -> ReviewRow:
     r = review.request
     due, urgency = countdown(r.due_at)
     row = ReviewRow(
@@ -139,6 +150,7 @@ def _review_row(review: OpenReview) -> ReviewRow:
         status=r.status, rule=r.rule, reason=r.reason, subject=r.subject_label, due=due,
         due_ms=epoch_ms(r.due_at), urgency=urgency,
         assignee=review.assignee, content_hash=r.content_hash, conversation_id=r.conversation_id,
+        questions=question_rows(questions),
     )
     if review.tool_call is not None:
         call = review.tool_call
@@ -151,8 +163,16 @@ def _outcome_row(o) -> OutcomeRow:
     return OutcomeRow(o.review_id, title, o.subject, o.outcome, o.override_reason, o.tool)
 
 
-def _revision_row(r: CodeRevision) -> RevisionRow:
-    return RevisionRow(r.id, r.key, r.number, f"{r.key} r{r.number}", r.language, r.content)
+def _revision_rows(page) -> list[RevisionRow]:
+    rows = [_revision_row(r, found) for r, found in zip(page.revisions, page.findings, strict=True)]
+    for row, following in zip(rows, rows[1:] + [None], strict=True):
+        row.latest = following is None or following.key != row.key  # by key, then number
+    return rows
+
+
+def _revision_row(r: CodeRevision, found) -> RevisionRow:
+    return RevisionRow(r.id, r.key, r.number, f"{r.key} r{r.number}", r.language, r.content,
+                       analysis=analysis_summary(found), findings=finding_rows(found))
 
 
 def _banner(status: str, reason: str | None, reviews: list[ReviewRow]) -> str:

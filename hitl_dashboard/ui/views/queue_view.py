@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.services.findings.queries import queue_findings
 from hitl_dashboard.services.reviews.queues import role_queue
+from hitl_dashboard.ui.views.findings_view import findings_flag
 from hitl_dashboard.ui.views.formatting import age, countdown, epoch_ms
 
 SUBJECT_LABELS = {"code_revision": "code revision", "message": "message", "tool_call": "tool call"}
@@ -32,11 +34,14 @@ class QueueRow:
     urgency: str = "ok"
     status: str = ""
     assignee: str = ""
+    findings: str = ""  # "1 high · 2 medium findings" of the code under review; "" if none
 
 
 def queue_rows(actor: Actor, role: str, limit: int = 100) -> list[QueueRow]:
     rows = []
-    for item in role_queue(actor, role, limit=limit):
+    items = role_queue(actor, role, limit=limit)
+    counts = queue_findings([i.id for i in items if i.subject_type == "code_revision"])
+    for item in items:
         due, urgency = countdown(item.due_at)
         rows.append(QueueRow(
             review_id=item.id, version=item.version, conversation_id=item.conversation_id,
@@ -45,5 +50,6 @@ def queue_rows(actor: Actor, role: str, limit: int = 100) -> list[QueueRow]:
             reason=item.reason, risk_flags=item.risk_flags, tokens=f"{item.tokens:,}", age=age(item.created_at),
             created_ms=epoch_ms(item.created_at), due=due, due_ms=epoch_ms(item.due_at), urgency=urgency,
             status=item.status, assignee=item.assignee or "",
+            findings=findings_flag(counts.get(item.id)),
         ))
     return rows

@@ -1,0 +1,53 @@
+"""Reviewer aids (issue 14): static-analysis findings of a code revision, questions to the agent."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hitl_dashboard.api.schemas.common import Text
+
+
+class FindingPublic(BaseModel):
+    analyser: Literal["bandit", "ruff"]
+    rule: str
+    severity: Literal["low", "medium", "high"]
+    line: int
+    column: int
+    message: str  # about agent-written code: render it as text
+
+
+class RevisionFindingsPublic(BaseModel):
+    revision_id: int
+    file: str
+    number: int
+    content_hash: str
+    status: Literal["pending", "running", "analysed", "not_analysed"]
+    reason: str | None  # why not analysed (timeout, too large, not Python)
+    findings: list[FindingPublic]
+
+
+class QuestionCreate(BaseModel):
+    """A question to the agent that produced the work under review; key and line for a line of the diff."""
+
+    model_config = ConfigDict(extra="forbid")
+    question: Text(20_000, 1)
+    key: Text(255, 1) | None = None
+    line: int | None = Field(default=None, ge=1, le=1_000_000, strict=True)
+
+
+class QuestionPublic(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    id: int
+    review_request_id: int
+    conversation_id: int
+    agent: str
+    key: str | None
+    line: int | None
+    question: str
+    status: Literal["open", "answering", "answered", "failed"]
+    answer: str | None  # agent-written: render it as text
+    created_at: datetime
+    answered_at: datetime | None

@@ -1,0 +1,63 @@
+"""The gate input "findings at or above a severity" for one agent turn.
+
+Analysis is asynchronous, the gate is not: when (and only when) the conversation's gate policy has
+min_finding_severity and the turn proposes Python code, the runner awaits the analysis of that
+code before it stores the turn, so the turn's gate sees the findings in the same transaction that
+opens the review. The wait is bounded by the analysers' own timeout; a text that cannot be analysed
+in time is "not analysed" and does not stop the conversation (the diff says so). Texts analysed
+before (same content hash) cost one query. Without the predicate nothing waits: the runner loop
+analyses after the commit."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from sqlmodel import select
+
+from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
+from hitl_dashboard.db.models import Conversation
+from hitl_dashboard.domain.findings import FindingsView, is_python
+from hitl_dashboard.domain.policies import GatePolicy
+from hitl_dashboard.domain.revisions import extract_code_blocks
+from hitl_dashboard.services.findings.analysers import NOT_ANALYSED
+from hitl_dashboard.services.findings.queue import analyse_one
+from hitl_dashboard.services.transactions import reading
+
+if TYPE_CHECKING:  # the runner hands us its turn; importing it would load AutoGen
+    from hitl_dashboard.agents.team_session import TurnResult
+
+DONE = ("analysed", NOT_ANALYSED)
+
+
+async def findings_for_turn(conversation_id: int, turn: TurnResult) -> FindingsView | None:
+    blocks = {}
+    for message in turn.messages:
+        if message.kind == "text" and message.source != "planner" and not message.awaiting_approval:
+            for block in extract_code_blocks(message.content):
+                if is_python(block.key, block.language):
+                    blocks[block.content_hash] = block
+    if not blocks:
+        return None
+    with reading() as uow:
+        policy = uow.session.exec(select(Conversation.gate_policy).where(Conversation.id == conversation_id)).first()
+        if GatePolicy.from_dict(policy).min_finding_severity is None:
+            return None
+        known = _statuses(uow.session, list(blocks))
+    for digest, block in blocks.items():
+        if known.get(digest) not in DONE:
+            await analyse_one(digest, block.key, block.content)
+    with reading() as uow:
+        statuses = _statuses(uow.session, list(blocks))
+        severities = uow.session.exec(select(CodeFinding.severity).where(CodeFinding.content_hash.in_(list(blocks))))
+        counts = Counter(severities)
+    return FindingsView(
+        counts=dict(counts), files=tuple(sorted({b.key for b in blocks.values()})),
+        not_analysed=tuple(sorted(b.key for d, b in blocks.items() if statuses.get(d) != "analysed")),
+    )
+
+
+def _statuses(session, digests: list[str]) -> dict[str, str]:
+    rows = session.exec(select(CodeAnalysis.content_hash, CodeAnalysis.status)
+                        .where(CodeAnalysis.content_hash.in_(digests)))
+    return dict(rows.all())

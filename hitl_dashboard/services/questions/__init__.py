@@ -1,0 +1,1 @@
+"""A reviewer's questions to the agent that produced the work under review (issue 14)."""

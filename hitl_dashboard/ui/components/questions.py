@@ -1,0 +1,53 @@
+"""Questions to the agent: the thread under a review card, the ask box, and the diff line's button.
+Questions and answers are shown as text (agent-written answers never become markup)."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
+from hitl_dashboard.ui.states.questions import QuestionsState as Q
+from hitl_dashboard.ui.views.conversation_view import ReviewRow
+from hitl_dashboard.ui.views.findings_view import QuestionRow
+
+
+def question_item(q: QuestionRow) -> rx.Component:
+    return rx.vstack(
+        rx.hstack(rx.icon("circle-help", size=14), rx.text("Question to @", q.agent, size="1", weight="medium"),
+                  rx.cond(q.about != "", rx.code(q.about, size="1")), align="center", spacing="1"),
+        rx.text(q.question, size="2", class_name="question-text", white_space="pre-wrap"),
+        rx.cond(q.answer != "",
+                rx.box(rx.text(q.answer, size="2", class_name="answer-text", white_space="pre-wrap"),
+                       padding_left="1em", border_left="2px solid var(--accent-7)", width="100%"),
+                rx.text("Waiting for the agent's answer...", size="1", color_scheme="gray")),
+        spacing="1", width="100%", class_name="question-item", data_status=q.status,
+    )
+
+
+def question_thread(review: ReviewRow, may_ask: rx.Var[bool]) -> rx.Component:
+    rid = review.review_id.to_string()
+    return rx.cond(
+        review.kind != "tool_call",
+        rx.vstack(
+            rx.foreach(review.questions, question_item),
+            rx.cond(may_ask, rx.hstack(
+                rx.input(value=Q.drafts.get(rid, ""), on_change=lambda v: Q.set_draft(review.review_id, v),
+                         placeholder="Ask the agent a question (the review stays open)", width="100%", size="1",
+                         class_name="ask-question-text"),
+                rx.button("Ask", on_click=Q.ask(review.review_id), size="1", variant="soft",
+                          class_name="ask-question"),
+                width="100%", align="center")),
+            rx.cond(Q.error != "", rx.text(Q.error, size="1", color_scheme="red", class_name="question-error")),
+            spacing="2", width="100%", class_name="question-thread",
+        ),
+    )
+
+
+def ask_line_button() -> rx.Component:
+    """Beside "Add comment" on a picked diff line: the text goes to the agent as a question instead,
+    on the first open review of the conversation."""
+    return rx.cond(
+        Feed.reviews.length() > 0,
+        rx.button("Ask the agent", on_click=Q.ask_about_line(Feed.reviews[0].review_id), size="2",
+                  variant="soft", id="ask-line-question"),
+    )
