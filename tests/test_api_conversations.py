@@ -118,3 +118,12 @@ def test_a_model_the_server_cannot_reach_fails_that_conversation_only(api_app: A
         assert time.monotonic() < deadline, "the broken conversation never failed"
         time.sleep(0.2)
     assert "OPENAI_API_KEY" in client.get(f"/api/conversations/{broken}").json()["status_reason"]
+
+
+def test_list_filters_take_calendar_days_only(api_app: ApiApp) -> None:
+    client = api_app.client(api_app.token(["product_reviewer"]))
+    for bad in ("0", "2030-02-30", "yesterday", "2030-3-1"):
+        response = client.get("/api/conversations", params={"created_to": bad})
+        assert response.status_code == 422, (bad, response.text)
+    assert client.get("/api/conversations", params={"created_from": "2030-01-01"}).json() == []
+    assert client.get("/api/conversations", params={"created_to": "2999-12-31"}).status_code == 200

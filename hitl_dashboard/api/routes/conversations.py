@@ -20,6 +20,7 @@ from hitl_dashboard.api.schemas.conversations import (
 )
 from hitl_dashboard.api.schemas.reviews import ReviewPublic
 from hitl_dashboard.domain.enums import ConversationStatus, TaskType
+from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations import conversation_list, conversation_queries
 from hitl_dashboard.services.conversations.conversation_list import ConversationFilter
@@ -29,6 +30,17 @@ from hitl_dashboard.services.conversations.conversations import (
     retry_conversation,
     start_conversation,
 )
+
+# An ISO day and nothing else: a bare date type would also take "0" (a Unix timestamp) as 1970-01-01.
+DAY = r"^\d{4}-\d{2}-\d{2}$"
+
+
+def _day(text: str | None, field: str) -> date | None:
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        raise InvalidInput(f"{field}: not a calendar day ({text})", field) from None
+
 
 router = APIRouter(prefix="/conversations", tags=["conversations"], responses=COMMON_RESPONSES)
 
@@ -68,14 +80,15 @@ def list_conversations(
     task_type: Annotated[TaskType | None, Query()] = None,
     initiator: Annotated[str | None, Query(max_length=64, description="username of who started it")] = None,
     q: Annotated[str | None, Query(max_length=200, description="words that must all be in the title or task")] = None,
-    created_from: Annotated[date | None, Query(description="first UTC day, inclusive")] = None,
-    created_to: Annotated[date | None, Query(description="last UTC day, inclusive")] = None,
+    created_from: Annotated[str | None, Query(pattern=DAY, description="first UTC day, inclusive: 2030-03-10")] = None,
+    created_to: Annotated[str | None, Query(pattern=DAY, description="last UTC day, inclusive: 2030-03-10")] = None,
     limit: Limit = 50, offset: Offset = 0,
 ) -> list[ConversationSummaryPublic]:
     """Newest first, filtered; every filter given must hold."""
     filters = ConversationFilter(
         status=status.value if status else None, task_type=task_type.value if task_type else None,
-        initiator=initiator, text=q, created_from=created_from, created_to=created_to,
+        initiator=initiator, text=q, created_from=_day(created_from, "created_from"),
+        created_to=_day(created_to, "created_to"),
     )
     rows = conversation_list.list_conversations(actor, filters, limit=limit, offset=offset)
     return [ConversationSummaryPublic(**row.__dict__) for row in rows]
