@@ -31,7 +31,7 @@ def reviewed_content() -> rx.Component:
     v = Event.view
     return rx.vstack(
         rx.hstack(
-            rx.heading("Content under review", size="3"),
+            rx.heading("Content under review", size="3", as_="h2"),
             rx.badge(v.subject, variant="outline"),
             rx.cond(
                 v.hash_matches,
@@ -73,7 +73,7 @@ def event_dialog() -> rx.Component:
                         _meta("Event hash", rx.code(v.event_hash, size="1", word_break="break-all")),
                         size="1", orientation="horizontal",
                     ),
-                    rx.heading("Details", size="3"),
+                    rx.heading("Details", size="3", as_="h2"),
                     _code(v.details_json, "json"),
                     rx.cond(v.has_reviewed, reviewed_content()),
                     spacing="3", width="100%",

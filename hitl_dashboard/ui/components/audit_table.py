@@ -31,7 +31,7 @@ def _input(name: str, **props) -> rx.Component:
 
 def _select(name: str, width: str, *items: rx.Component) -> rx.Component:
     return rx.select.root(
-        rx.select.trigger(width=width, id=f"filter-{name}"),
+        rx.select.trigger(width=width, id=f"filter-{name}", aria_label=f"Filter by {name}"),
         rx.select.content(*items),
         value=getattr(AuditState, name), on_change=lambda v: AuditState.set_filter(name, v), size="1",
     )
@@ -48,11 +48,11 @@ def filters() -> rx.Component:
                                      rx.foreach(AuditState.actions, lambda a: rx.select.item(a, value=a))),
                    "action"),
             _field("Conversation", _input("conversation", placeholder="#", width="6em"), "conversation"),
-            _field("From", _input("since", type="date"), "since"),
-            _field("To", _input("until", type="date"), "until"),
+            _field("From", _input("since", type="date", aria_label="From (day)"), "since"),
+            _field("To", _input("until", type="date", aria_label="To (day)"), "until"),
             rx.el.label(
                 rx.checkbox(checked=AuditState.show_sessions, on_change=AuditState.toggle_sessions,
-                            id="filter-show-sessions", size="1"),
+                            id="filter-show-sessions", size="1", aria_label="Show sign-ins and sign-outs"),
                 rx.text("Show sign-ins and sign-outs", size="1"),
                 display="flex", align_items="center", gap="0.4em", padding_bottom="0.3em",
             ),

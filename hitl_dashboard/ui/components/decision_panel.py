@@ -80,7 +80,7 @@ def tool_arguments(review: ReviewRow) -> rx.Component:
 def target_select(review: ReviewRow) -> rx.Component:
     target = form_value(review, "target")
     return rx.select.root(
-        rx.select.trigger(id=element_id("decision-target", review)),
+        rx.select.trigger(id=element_id("decision-target", review), aria_label="Send the revision to"),
         rx.select.content(
             rx.select.item("the producing agent", value="default"),
             rx.foreach(Feed.agents, lambda agent: rx.select.item("@" + agent, value=agent)),
@@ -133,7 +133,7 @@ def review_card(review: ReviewRow) -> rx.Component:
         rx.vstack(
             rx.hstack(
                 rx.heading(rx.cond(review.kind == "tool_call", "Tool call approval",
-                                   review.role_label + " review"), size="3"),
+                                   review.role_label + " review"), size="3", as_="h2"),
                 kind_badge(review.kind),
                 rx.spacer(),
                 due_badge(review.due, review.urgency, review.due_ms),

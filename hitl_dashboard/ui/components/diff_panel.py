@@ -22,7 +22,7 @@ def revision_item(revision: RevisionRow) -> rx.Component:
 
 def revision_select(placeholder: str, on_change, id_: str) -> rx.Component:
     return rx.select.root(
-        rx.select.trigger(placeholder=placeholder, id=id_),
+        rx.select.trigger(placeholder=placeholder, id=id_, aria_label=placeholder),
         rx.select.content(rx.foreach(Feed.revisions, revision_item)),
         on_change=on_change, size="1",
     )
@@ -30,7 +30,11 @@ def revision_select(placeholder: str, on_change, id_: str) -> rx.Component:
 
 def toolbar() -> rx.Component:
     return rx.hstack(
-        rx.select(Feed.revision_keys, value=SHOWN_KEY, on_change=Page.choose_key, size="1", id="diff-file"),
+        rx.select.root(
+            rx.select.trigger(id="diff-file", aria_label="File"),
+            rx.select.content(rx.foreach(Feed.revision_keys, lambda key: rx.select.item(key, value=key))),
+            value=SHOWN_KEY, on_change=Page.choose_key, size="1",
+        ),
         revision_select("older revision", Page.choose_old, "diff-old"),
         rx.icon("arrow-right", size=14),
         revision_select("newer revision", Page.choose_new, "diff-new"),
@@ -87,7 +91,7 @@ def diff_panel() -> rx.Component:
         Feed.revisions.length() > 0,
         rx.card(
             rx.vstack(
-                rx.heading("Code revisions", size="3"),
+                rx.heading("Code revisions", size="3", as_="h2"),
                 toolbar(),
                 rx.box(
                     rx.cond(

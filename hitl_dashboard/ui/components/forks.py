@@ -39,7 +39,7 @@ def fork_dialog() -> rx.Component:
                 rx.hstack(
                     rx.text("For", size="2"),
                     rx.select.root(
-                        rx.select.trigger(id="fork-target"),
+                        rx.select.trigger(id="fork-target", aria_label="Agent the instructions are for"),
                         rx.select.content(
                             rx.select.item(DEFAULT_TARGET, value=DEFAULT_TARGET),
                             rx.foreach(ConversationFeed.agents, lambda agent: rx.select.item(agent, value=agent)),
@@ -72,8 +72,8 @@ def _branch_link(row: BranchRow) -> rx.Component:
 
 
 def _select(placeholder: str, items, value, on_change, id_: str) -> rx.Component:
-    return rx.select.root(rx.select.trigger(placeholder=placeholder, id=id_), rx.select.content(items),
-                          value=value, on_change=on_change, size="1")
+    return rx.select.root(rx.select.trigger(placeholder=placeholder, id=id_, aria_label=placeholder),
+                          rx.select.content(items), value=value, on_change=on_change, size="1")
 
 
 def compare_with_parent() -> rx.Component:

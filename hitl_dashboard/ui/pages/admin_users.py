@@ -40,7 +40,7 @@ def add_user_form() -> rx.Component:
     return rx.card(
         rx.form(
             rx.vstack(
-                rx.heading("Add a user", size="3"),
+                rx.heading("Add a user", size="3", as_="h2"),
                 rx.hstack(
                     rx.vstack(rx.text("Username", size="1", weight="medium"),
                               rx.input(value=Users.new_username, on_change=Users.set_new_username, size="2",

@@ -21,7 +21,7 @@ DENIED = "You need the manager or admin role to read review analytics."
 
 def _select(name: str, value, options: list[tuple[str, str]], id_: str) -> rx.Component:
     return rx.select.root(
-        rx.select.trigger(width="11em", id=id_),
+        rx.select.trigger(width="11em", id=id_, aria_label=name.capitalize()),
         rx.select.content(*[rx.select.item(label, value=v) for v, label in options]),
         value=value, on_change=lambda v: A.set_filter(name, v), size="2",
     )
@@ -51,7 +51,7 @@ def figure_table(table: FigureTable) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(
-                rx.heading(table.title, size="3"), rx.spacer(),
+                rx.heading(table.title, size="3", as_="h2"), rx.spacer(),
                 rx.button(rx.icon("download", size=14), "CSV", size="1", variant="soft",
                           on_click=A.download_csv(table.name), id="csv-" + table.name),
                 align="center", width="100%",
@@ -77,7 +77,7 @@ def drill_panel() -> rx.Component:
         A.drill_title != "",
         rx.card(
             rx.vstack(
-                rx.heading("Conversations behind ", A.drill_title, size="3", id="drill-title"),
+                rx.heading("Conversations behind ", A.drill_title, size="3", as_="h2", id="drill-title"),
                 rx.foreach(A.drill_rows, lambda r: rx.hstack(
                     rx.link("#", r[0], " ", r[1], href="/conversations/" + r[0], class_name="drill-conversation"),
                     rx.badge(r[2], variant="outline"), rx.badge(r[3], variant="soft"),

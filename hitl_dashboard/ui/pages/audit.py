@@ -38,10 +38,10 @@ def audit_page() -> rx.Component:
         guarded(
             AppState.can_read_audit, DENIED,
             rx.vstack(
-                rx.hstack(rx.heading("Activity", size="3"), rx.spacer(), window_picker(), align="center",
+                rx.hstack(rx.heading("Activity", size="3", as_="h2"), rx.spacer(), window_picker(), align="center",
                           width="100%"),
                 charts(),
-                rx.heading("Events", size="3", margin_top="0.5em"),
+                rx.heading("Events", size="3", as_="h2", margin_top="0.5em"),
                 filters(),
                 rx.cond(
                     (AuditState.error != "") & (AuditState.error_field == ""),

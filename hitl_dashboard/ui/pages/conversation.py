@@ -35,7 +35,7 @@ def conversation_page() -> rx.Component:
                 admin_abort(),
                 signoff_progress(),
                 rx.grid(
-                    rx.vstack(rx.heading("Transcript", size="3"), transcript(), width="100%", min_width="0"),
+                    rx.vstack(rx.heading("Transcript", size="3", as_="h2"), transcript(), width="100%", min_width="0"),
                     rx.vstack(decision_panel(), diff_panel(), width="100%", min_width="0", spacing="3"),
                     columns="2", spacing="4", width="100%",
                     grid_template_columns="minmax(0, 4fr) minmax(0, 7fr)",

@@ -11,7 +11,7 @@ from hitl_dashboard.ui.states.conversations import ALL, PAGE_SIZE, STATUSES, TAS
 
 def filter_select(label: str, options: tuple[str, ...], value, on_change, id_: str) -> rx.Component:
     return rx.select.root(
-        rx.select.trigger(placeholder=label, width="11em", id=id_),
+        rx.select.trigger(placeholder=label, width="11em", id=id_, aria_label=label),
         rx.select.content(
             rx.select.item(f"Any {label.lower()}", value=ALL),
             *[rx.select.item(option.replace("_", " "), value=option) for option in options],

@@ -32,7 +32,7 @@ def labelled(label: str, control: rx.Component, name: str, hint: str = "") -> rx
 
 def select(options: dict[str, str], value, on_change, id_: str) -> rx.Component:
     return rx.select.root(
-        rx.select.trigger(width="100%", id=id_),
+        rx.select.trigger(width="100%", id=id_, aria_label=id_.removeprefix("new-").replace("-", " ").capitalize()),
         rx.select.content(*[rx.select.item(label, value=key) for key, label in options.items()]),
         value=value, on_change=on_change, size="2",
     )
@@ -76,7 +76,7 @@ def checkbox_row(items, selected, on_toggle, prefix: str) -> rx.Component:
 
 def policy_section() -> rx.Component:
     return rx.card(rx.vstack(
-        rx.heading("Gate policy", size="3"),
+        rx.heading("Gate policy", size="3", as_="h2"),
         rx.text("When the agents stop and wait for a human.", size="1", color_scheme="gray"),
         labelled("Sign-off point", select(MODE_LABELS, New.mode, lambda v: New.set_choice("mode", v), "new-mode"),
                  "mode"),
@@ -102,7 +102,7 @@ def model_row(agent: rx.Var[str]) -> rx.Component:
     return rx.table.row(
         rx.table.row_header_cell(rx.text(agent, weight="medium")),
         rx.table.cell(rx.select.root(
-            rx.select.trigger(width="9em"),
+            rx.select.trigger(width="9em", aria_label="Model provider"),
             rx.select.content(*[rx.select.item(p, value=p) for p in start_options.PROVIDERS]),
             value=New.providers[agent], on_change=lambda v: New.set_provider(agent, v), size="1",
         )),
@@ -115,7 +115,7 @@ def model_row(agent: rx.Var[str]) -> rx.Component:
 
 def models_section() -> rx.Component:
     return rx.card(rx.vstack(
-        rx.heading("Models", size="3"),
+        rx.heading("Models", size="3", as_="h2"),
         rx.text("scripted is the offline model; openai uses the server's OpenAI-compatible endpoint.", size="1",
                 color_scheme="gray"),
         rx.table.root(
