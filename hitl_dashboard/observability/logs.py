@@ -16,7 +16,8 @@ from hitl_dashboard.observability import context
 MARKER = "_hitl_handler"
 # Libraries whose INFO lines carry whole messages (AutoGen logs every message it routes) or URLs
 # (httpx logs each request, and a webhook URL may hold a token): warnings only.
-QUIET_LIBRARIES = ("autogen_core", "autogen_agentchat", "autogen_ext", "httpx", "httpcore", "openai")
+# alembic: the schema check every process runs at start-up would log two INFO lines each time.
+QUIET_LIBRARIES = ("autogen_core", "autogen_agentchat", "autogen_ext", "httpx", "httpcore", "openai", "alembic")
 _SECRETS = [
     (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1[redacted]"),
     (re.compile(r"(?i)((?:api[_-]?key|token|secret|password|passwd|authorization)\"?\s*[:=]\s*\"?"
