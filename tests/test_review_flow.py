@@ -165,3 +165,13 @@ def test_low_confidence_opens_a_gate(db_url):
     flow.work()
     review = flow.only_open_review(cid)
     assert review.rule == "confidence" and "confidence" in review.reason
+
+
+def test_a_conversation_without_revisions_has_a_page(db_url) -> None:
+    """A conversation with no code yet (just started, or aborted before any) still renders."""
+    from hitl_dashboard.ui.views.conversation_view import conversation_view
+
+    flow.make_people()
+    cid = flow.start("Describe the release process")
+    view = conversation_view(None, cid)
+    assert view.found and view.revisions == [] and view.title == "Describe the release process"

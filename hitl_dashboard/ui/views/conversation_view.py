@@ -165,7 +165,7 @@ def _outcome_row(o) -> OutcomeRow:
 
 def _revision_rows(page) -> list[RevisionRow]:
     rows = [_revision_row(r, found) for r, found in zip(page.revisions, page.findings, strict=True)]
-    for row, following in zip(rows, rows[1:] + [None], strict=True):
+    for row, following in zip(rows, [*rows[1:], None][:len(rows)], strict=True):  # none yet: nothing
         row.latest = following is None or following.key != row.key  # by key, then number
     return rows
 
