@@ -17,6 +17,9 @@ CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOT_DIR = ROOT / "docs" / "screenshots"
 
 
+OWN_APP_TESTS = ("test_hosted_live", "test_reconnect")
+
+
 # trylast: pytest's own fixture-based reordering (it groups parametrized tests) runs in this hook
 # too; ours must come after it, or a parametrized browser test lands after the hosted one.
 @pytest.hookimpl(trylast=True)
@@ -31,9 +34,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     e2e = [item for item in items if here in Path(str(item.fspath)).parents]
     for item in e2e:
         item.add_marker(pytest.mark.e2e)
-    # The hosted test serves a second app from the same checkout; its frontend build (which
-    # bakes in the port) replaces the first app's, so it must come after every other browser test.
-    e2e.sort(key=lambda item: "test_hosted_live" in str(item.fspath))
+    # The hosted and the restart tests serve another app from the same checkout; its frontend build
+    # (which bakes in the port) replaces the shared app's, so they come after every other browser test.
+    e2e.sort(key=lambda item: any(name in str(item.fspath) for name in OWN_APP_TESTS))
     chosen = set(map(id, e2e))
     items[:] = [item for item in items if id(item) not in chosen] + e2e
 
