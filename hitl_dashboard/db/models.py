@@ -165,6 +165,8 @@ class ReviewRequest(SQLModel, table=True):
         Index("ix_reviews_open_role_due", "required_role", "due_at", "id",
               sqlite_where=OPEN_REVIEW_CLAUSE, postgresql_where=OPEN_REVIEW_CLAUSE),
         Index("ix_reviews_open_due", "due_at", sqlite_where=OPEN_REVIEW_CLAUSE, postgresql_where=OPEN_REVIEW_CLAUSE),
+        # Analytics read the requests opened in a period.
+        Index("ix_reviews_created", "created_at"),
     )
     id: int | None = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id")
@@ -197,6 +199,8 @@ class Decision(SQLModel, table=True):
     # Idempotency keys belong to their reviewer: nobody can occupy someone else's key.
     __table_args__ = (
         UniqueConstraint("reviewer_id", "idempotency_key", name="uq_decisions_reviewer_idempotency_key"),
+        # Analytics read the decisions of a period.
+        Index("ix_decisions_created", "created_at"),
     )
     id: int | None = Field(default=None, primary_key=True)
     review_request_id: int = Field(foreign_key="review_requests.id", index=True)
