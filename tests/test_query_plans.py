@@ -1,6 +1,7 @@
 """The queries that grow with the backlog read their indexes (SQLite and PostgreSQL): a role's
 queue reads its first page in order from the open-requests index (no sort of every open row),
-the overdue check reads only open requests, tokens per day reads the messages' time index.
+the overdue check reads only open requests, tokens per day reads the messages' time index, the
+managers' analytics read the period's requests and decisions from their creation-time indexes.
 And on SQLite a read never waits for the writer."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from sqlalchemy import event, text, update
 from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.db.models import ReviewRequest, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.services.analytics.review_analytics import AnalyticsFilters, review_analytics
 from hitl_dashboard.services.audit.audit_stats import tokens_per_day
 from hitl_dashboard.services.reviews.escalation import escalate_overdue
 from hitl_dashboard.services.transactions import reading, transaction
@@ -35,8 +37,13 @@ def plans() -> Iterator[list[tuple[str, str]]]:
         if not statement.lstrip().upper().startswith("SELECT"):
             return
         if engine.dialect.name == "postgresql":
-            cursor.execute("SET LOCAL enable_seqscan = off")
+            # Not SET LOCAL: reads run in autocommit on PostgreSQL, where it would not hold.
+            cursor.execute("SET enable_seqscan = off")
             cursor.execute("EXPLAIN " + statement, parameters)
+            plan = cursor.fetchall()
+            cursor.execute("RESET enable_seqscan")
+            seen.append((statement, "\n".join(str(row[-1]) for row in plan)))
+            return
         else:
             cursor.execute("EXPLAIN QUERY PLAN " + statement, parameters)
         seen.append((statement, "\n".join(str(row[-1]) for row in cursor.fetchall())))
@@ -88,6 +95,16 @@ def test_tokens_per_day_reads_the_messages_time_index(open_review):
         days = tokens_per_day(actor("dave"))
     assert sum(day.count for day in days) > 0
     assert "ix_messages_created_tokens" in _plan_of(seen, "messages")
+
+
+def test_the_analytics_read_the_period_from_the_creation_time_indexes(open_review):
+    with plans() as seen:
+        figures = review_analytics(actor("dave"), AnalyticsFilters(days=30))
+    assert [(rate.role, rate.requests) for rate in figures.rates] == [(open_review.required_role, 1)]
+    opened_per_role = [plan for statement, plan in seen
+                       if "FROM review_requests" in statement and "count(" in statement.lower()]
+    assert opened_per_role and "ix_reviews_created" in opened_per_role[0]
+    assert "ix_decisions_created" in _plan_of(seen, "decisions")
 
 
 def test_a_read_on_sqlite_does_not_wait_for_the_writer(sqlite_url, monkeypatch):

@@ -166,7 +166,7 @@ class ReviewRequest(SQLModel, table=True):
               sqlite_where=OPEN_REVIEW_CLAUSE, postgresql_where=OPEN_REVIEW_CLAUSE),
         Index("ix_reviews_open_due", "due_at", sqlite_where=OPEN_REVIEW_CLAUSE, postgresql_where=OPEN_REVIEW_CLAUSE),
         # Analytics read the requests opened in a period.
-        Index("ix_reviews_created", "created_at"),
+        Index("ix_reviews_created", "created_at", "required_role", "status"),
     )
     id: int | None = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id")

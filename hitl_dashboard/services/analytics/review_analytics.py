@@ -170,7 +170,9 @@ def _decisions(uow, filters: AnalyticsFilters, since: datetime) -> list[tuple]:
                     _day(uow, Decision.created_at), Decision.conversation_id, User.username)
              .join(ReviewRequest, ReviewRequest.id == Decision.review_request_id)
              .join(User, User.id == Decision.reviewer_id)
-             .where(Decision.created_at >= since).order_by(Decision.id).limit(MAX_ROWS))
+             # In time order, the order of ix_decisions_created: ordered by id, SQLite scanned
+             # every decision ever made to skip a sort.
+             .where(Decision.created_at >= since).order_by(Decision.created_at, Decision.id).limit(MAX_ROWS))
     found = uow.session.exec(_filtered(query, filters, Decision.role, Decision.conversation_id))
     # julianday() carries about 10 us of rounding: milliseconds are all a wait needs.
     return [(role, action, round(float(waited or 0.0), 3), _day_text(day), cid, who)
@@ -180,9 +182,12 @@ def _decisions(uow, filters: AnalyticsFilters, since: datetime) -> list[tuple]:
 def _requests(s, filters: AnalyticsFilters, since: datetime) -> tuple[dict[str, tuple[int, int]], dict[str, list[int]]]:
     """Per role, the requests opened in the period and how many breached their SLA (counted in SQL);
     and the conversations of the breaches (at most MAX_IDS per role)."""
-    opened = (select(ReviewRequest.required_role, func.count(),
+    # Grouped on an expression: grouping on the bare column let SQLite walk the whole queue index
+    # to skip a sort (87 ms at 26k requests) instead of reading the period from ix_reviews_created (3 ms).
+    role = func.coalesce(ReviewRequest.required_role, "")
+    opened = (select(role, func.count(),
                      func.sum(case((ReviewRequest.status.in_(BREACH_STATUSES), 1), else_=0)))
-              .where(ReviewRequest.created_at >= since).group_by(ReviewRequest.required_role))
+              .where(ReviewRequest.created_at >= since).group_by(role))
     found = s.exec(_filtered(opened, filters, ReviewRequest.required_role, ReviewRequest.conversation_id))
     counts = {role: (int(n), int(b or 0)) for role, n, b in found}
     breached = (select(ReviewRequest.required_role, ReviewRequest.conversation_id)
