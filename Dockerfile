@@ -10,7 +10,7 @@ RUN npm install --prefix .tools --no-audit --no-fund bun@1.4.5
 COPY . .
 # Build the frontend once, at image build time, so web containers start fast.
 RUN PATH=/app/.tools/node_modules/.bin:/app/.venv/bin:$PATH REFLEX_USE_SYSTEM_BUN=1 \
-    REFLEX_TELEMETRY_ENABLED=false DATABASE_URL=sqlite:////tmp/build.db \
+    REFLEX_TELEMETRY_ENABLED=false REFLEX_SSR=false DATABASE_URL=sqlite:////tmp/build.db \
     .venv/bin/python -m hitl_dashboard db upgrade && .venv/bin/reflex export --frontend-only --no-zip || true
 ENV PORT=3000 DEMO_MODE=false
 EXPOSE 3000

@@ -80,6 +80,10 @@ reflex_env() {
     export REFLEX_TELEMETRY_ENABLED=false
     export REFLEX_CHECK_LATEST_VERSION=false
     export DO_NOT_TRACK=1
+    # No prerendering of pages at build time: every page is behind a sign-in, so the static HTML
+    # buys nothing, and each page's render had a fixed 10 s limit that a busy machine exceeded
+    # ("Prerender: Request failed for /: The operation timed out"), failing the build.
+    export REFLEX_SSR="${REFLEX_SSR:-false}"
     # Otherwise Reflex times the npm registry against a mirror (3 probes each) on first init.
     if [[ -z "${NPM_CONFIG_REGISTRY:-}" ]]; then
         NPM_CONFIG_REGISTRY="$(npm config get registry 2>/dev/null || true)"

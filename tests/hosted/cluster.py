@@ -26,6 +26,7 @@ def tool_env() -> dict[str, str]:
         "REFLEX_USE_SYSTEM_BUN": "1",
         "REFLEX_TELEMETRY_ENABLED": "false",
         "REFLEX_CHECK_LATEST_VERSION": "false",
+        "REFLEX_SSR": "false",
     }
 
 
