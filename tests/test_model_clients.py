@@ -409,15 +409,22 @@ def test_scripted_spec_builds_the_offline_model() -> None:
 
 
 def test_openai_cancellation_is_not_retried(stub: OpenAIStub) -> None:
-    stub.enqueue(HangReply(5))
+    stub.enqueue(HangReply(30))
 
-    async def cancel_soon() -> float:
+    async def cancel_once_sent() -> float:
+        # Cancel once the request is at the endpoint (not after a fixed delay, which a busy machine
+        # may not have reached), then time how long the call takes to give up.
         token = CancellationToken()
-        asyncio.get_running_loop().call_later(0.2, token.cancel)
+        call = asyncio.ensure_future(openai_client(stub, timeout_s=60.0).create([task("hi")], cancellation_token=token))
+        deadline = time.perf_counter() + 20
+        while not stub.requests and time.perf_counter() < deadline:
+            await asyncio.sleep(0.01)
         started = time.perf_counter()
+        token.cancel()
         with pytest.raises(asyncio.CancelledError):
-            await openai_client(stub, timeout_s=10.0).create([task("hi")], cancellation_token=token)
+            await call
         return time.perf_counter() - started
 
-    assert asyncio.run(cancel_soon()) < 1.0
+    # Far below the 30 s the endpoint hangs and the 60 s timeout: the cancellation cut the call short.
+    assert asyncio.run(cancel_once_sent()) < 10.0
     assert len(stub.requests) == 1
