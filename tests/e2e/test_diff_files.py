@@ -35,7 +35,7 @@ def _second_revision(app: RunningApp, cid: int) -> None:
 def test_all_files_viewed_marks_word_highlights_and_fit(app_server: RunningApp, browser: Browser):
     reviewer = make_user(app_server, "security_reviewer", prefix="dsec")
     starter = make_user(app_server, "product_reviewer", prefix="ddev")
-    cid = start(app_server, starter, "Add retry with exponential backoff to the ledger export")
+    cid = start(app_server, starter, "Add retry with exponential backoff to the ledger export, with tests")
     wait_for(lambda: open_reviews(app_server, cid), what="the security review")
     _second_revision(app_server, cid)
 
