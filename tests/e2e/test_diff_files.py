@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from pathlib import Path
 
 from playwright.sync_api import Browser, expect
 from sqlmodel import select
@@ -32,7 +33,8 @@ def _second_revision(app: RunningApp, cid: int) -> None:
         uow.commit()
 
 
-def test_all_files_viewed_marks_word_highlights_and_fit(app_server: RunningApp, browser: Browser):
+def test_all_files_viewed_marks_word_highlights_and_fit(app_server: RunningApp, browser: Browser,
+                                                        screenshot_dir: Path):
     reviewer = make_user(app_server, "security_reviewer", prefix="dsec")
     starter = make_user(app_server, "product_reviewer", prefix="ddev")
     cid = start(app_server, starter, "Add retry with exponential backoff to the ledger export, with tests")
@@ -67,6 +69,7 @@ def test_all_files_viewed_marks_word_highlights_and_fit(app_server: RunningApp, 
     assert box["x"] > panel["x"] + panel["width"] / 3  # and it is the right-hand half
     assert new_side.evaluate("td => td.scrollWidth > td.clientWidth")  # the rest is a scroll away
     assert new_side.evaluate("td => getComputedStyle(td.firstElementChild).whiteSpace") == "pre"
+    page.locator("#diff").screenshot(path=str(screenshot_dir / "diff-files.png"))
 
     # A line comment still starts from a line number of that file.
     changed.locator("td").filter(has_text=re.compile(r"^15$")).last.click()
