@@ -67,8 +67,11 @@
   }
 
   function showOptIn() {
-    document.documentElement.setAttribute("data-notify", optedIn() && "Notification" in window
-      && Notification.permission === "granted" ? "on" : "off");
+    const state = optedIn() && "Notification" in window && Notification.permission === "granted" ? "on" : "off";
+    // Only on a change: this runs on every mutation of the page.
+    if (document.documentElement.getAttribute("data-notify") !== state) {
+      document.documentElement.setAttribute("data-notify", state);
+    }
   }
 
   window.hitlQueueWatch = {
