@@ -43,7 +43,10 @@ class DiffFilesState(AppState):
             await self._signed_in_actor()
         except PermissionDenied:
             return
-        key = viewed_key(self.user_id, revision_id, path)
+        try:
+            key = viewed_key(self.user_id, revision_id, path)
+        except (TypeError, ValueError):  # a forged event: nothing to mark
+            return
         marks = [m for m in self.viewed if m != key]
         if len(marks) == len(self.viewed):
             marks.append(key)
