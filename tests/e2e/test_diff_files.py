@@ -69,6 +69,8 @@ def test_all_files_viewed_marks_word_highlights_and_fit(app_server: RunningApp, 
     assert box["x"] > panel["x"] + panel["width"] / 3  # and it is the right-hand half
     assert new_side.evaluate("td => td.scrollWidth > td.clientWidth")  # the rest is a scroll away
     assert new_side.evaluate("td => getComputedStyle(td.firstElementChild).whiteSpace") == "pre"
+    expect(new_side).to_have_attribute("tabindex", "0")  # a keyboard user can scroll it too
+    expect(changed.locator("td.right")).not_to_have_attribute("tabindex", "0")  # a short line is no tab stop
     page.locator("#diff").screenshot(path=str(screenshot_dir / "diff-files.png"))
 
     # A line comment still starts from a line number of that file.

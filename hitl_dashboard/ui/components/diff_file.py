@@ -46,7 +46,7 @@ def file_header(revision: RevisionRow, viewed: Var, is_open: Var) -> rx.Componen
         rx.spacer(),
         rx.el.label(
             rx.checkbox(checked=viewed, on_change=lambda _checked: Files.toggle_viewed(revision.id, revision.key),
-                        class_name="diff-file-viewed"),
+                        class_name="diff-file-viewed", aria_label="Viewed: " + revision.key),
             rx.text("Viewed", size="1"),
             style={"display": "flex", "alignItems": "center", "gap": "0.35em", "cursor": "pointer"},
         ),
