@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui import routes
+from hitl_dashboard.ui.components.queue_watch import queue_watch
 from hitl_dashboard.ui.states.app_state import AppState
 
 APP_TITLE = "HITL Dashboard"
@@ -77,6 +78,7 @@ def page_layout(*children: rx.Component, size: str = "4") -> rx.Component:
     )
     return rx.vstack(
         header(),
+        rx.cond(AppState.signed_in, queue_watch()),  # unread count in the title, notifications
         rx.el.main(body, style={"width": "100%"}),
         spacing="0",
         min_height="100vh",

@@ -8,6 +8,7 @@ from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.components.badges import age_text, due_badge, kind_badge
 from hitl_dashboard.ui.components.findings import findings_flag_badge
 from hitl_dashboard.ui.components.layout import page_layout
+from hitl_dashboard.ui.components.queue_watch import count_badge, notifications_button
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.feeds import FeedError, QueueFeed
 from hitl_dashboard.ui.states.queue import QueueState
@@ -18,7 +19,7 @@ from hitl_dashboard.ui.views.queue_view import QueueRow
 def role_tab(role: rx.Var[str]) -> rx.Component:
     return rx.button(
         rx.match(role, *ROLE_LABELS.items(), role),
-        rx.cond(QueueFeed.role == role, rx.badge(QueueFeed.rows.length(), variant="solid", radius="full")),
+        count_badge(role),
         on_click=QueueFeed.open(role),
         variant=rx.cond(QueueFeed.role == role, "solid", "soft"),
         size="2",
@@ -96,6 +97,7 @@ def queue_page() -> rx.Component:
             rx.spacer(),
             rx.input(placeholder="Filter by title or reason", value=QueueState.search,
                      on_change=QueueState.set_search, width="22em", id="queue-search"),
+            notifications_button(),
             align="center", width="100%",
         ),
         rx.hstack(rx.foreach(AppState.review_roles, role_tab), spacing="2", id="role-tabs"),
