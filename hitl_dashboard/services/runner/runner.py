@@ -23,7 +23,7 @@ from hitl_dashboard.services.conversations.checkpoints import state_at
 from hitl_dashboard.services.findings.gate import findings_for_turn
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.observability.run_tracing import traced_run
-from hitl_dashboard.services.runner import leases
+from hitl_dashboard.services.runner import leases, plain_turn
 from hitl_dashboard.services.runner.run_failures import LeaseLost, describe_storage_error, mark_failed, record_crash
 from hitl_dashboard.services.runner.tool_execution import run_approved_tools, tool_call_ids
 from hitl_dashboard.services.runner.turns import CONTINUE, apply_turn
@@ -134,14 +134,20 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
 
 def _store_turn(conversation_id: int, runner_id: str, turn, findings=None) -> str:
     """One transaction: the turn's rows and its checkpoint, or nothing (the unit of work rolls back)."""
+    lease_seconds = get_settings().lease_seconds
     with UnitOfWork() as uow:
         # Locked (PostgreSQL FOR UPDATE; SQLite's BEGIN IMMEDIATE): renewing the lease here fails if an
         # admin aborted the conversation or another runner took it over.
-        conversation = uow.session.get(Conversation, conversation_id, with_for_update=True)
-        if not leases.renew_held(conversation, runner_id, get_settings().lease_seconds):
+        locked = plain_turn.lock(uow.session, conversation_id)
+        if locked is None or not locked.leased_to(runner_id):
             raise LeaseLost()
-        outcome = apply_turn(uow.session, conversation, turn, findings)
-        conversation.crash_count = 0  # a stored turn is progress: crashes before it no longer count
+        if plain_turn.is_plain(locked, turn, findings):  # most turns: a few Core statements
+            outcome = plain_turn.store(uow.session, locked, turn, lease_seconds)
+        else:
+            conversation = uow.session.get(Conversation, conversation_id)
+            leases.renew_held(conversation, runner_id, lease_seconds)
+            outcome = apply_turn(uow.session, conversation, turn, findings)
+            conversation.crash_count = 0  # a stored turn is progress: crashes before it no longer count
         uow.commit()
     return outcome
 
