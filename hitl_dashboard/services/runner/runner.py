@@ -16,7 +16,7 @@ from hitl_dashboard.agents.errors import ModelCallFailed
 from hitl_dashboard.agents.model_clients import ModelSpec
 from hitl_dashboard.agents.team_session import TeamSession, TurnFailed, model_specs
 from hitl_dashboard.db.models import Conversation
-from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.db.uow import CoreUnitOfWork, UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
 from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.services.conversations.checkpoints import state_at
@@ -133,21 +133,23 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
 
 
 def _store_turn(conversation_id: int, runner_id: str, turn, findings=None) -> str:
-    """One transaction: the turn's rows and its checkpoint, or nothing (the unit of work rolls back)."""
+    """One transaction: the turn's rows and its checkpoint, or nothing (rolled back unless committed).
+    Locked (PostgreSQL FOR UPDATE; SQLite's BEGIN IMMEDIATE): renewing the lease fails if an admin
+    aborted the conversation or another runner took it over."""
     lease_seconds = get_settings().lease_seconds
+    if plain_turn.may_be_plain(turn, findings):  # most turns: three Core statements
+        with CoreUnitOfWork() as core:
+            outcome = plain_turn.store(core, conversation_id, runner_id, turn, lease_seconds)
+            if outcome is not None:
+                core.commit()
+                return outcome
+    # Any other turn (code, tools, a gate, the end): the ORM path, in a transaction of its own.
     with UnitOfWork() as uow:
-        # Locked (PostgreSQL FOR UPDATE; SQLite's BEGIN IMMEDIATE): renewing the lease here fails if an
-        # admin aborted the conversation or another runner took it over.
-        locked = plain_turn.lock(uow.session, conversation_id)
-        if locked is None or not locked.leased_to(runner_id):
+        conversation = uow.session.get(Conversation, conversation_id, with_for_update=True)
+        if not leases.renew_held(conversation, runner_id, lease_seconds):
             raise LeaseLost()
-        if plain_turn.is_plain(locked, turn, findings):  # most turns: a few Core statements
-            outcome = plain_turn.store(uow.session, locked, turn, lease_seconds)
-        else:
-            conversation = uow.session.get(Conversation, conversation_id)
-            leases.renew_held(conversation, runner_id, lease_seconds)
-            outcome = apply_turn(uow.session, conversation, turn, findings)
-            conversation.crash_count = 0  # a stored turn is progress: crashes before it no longer count
+        outcome = apply_turn(uow.session, conversation, turn, findings)
+        conversation.crash_count = 0  # a stored turn is progress: crashes before it no longer count
         uow.commit()
     return outcome
 
