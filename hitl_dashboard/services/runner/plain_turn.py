@@ -23,10 +23,10 @@ from hitl_dashboard.db.uow import CoreUnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
 from hitl_dashboard.domain.findings import FindingsView
 from hitl_dashboard.domain.policies import GatePolicy, TurnView
-from hitl_dashboard.domain.revisions import extract_code_blocks
 from hitl_dashboard.domain.stored_values import SOURCE_CHARS, fit_with_hash, storable_text
 from hitl_dashboard.observability import metrics
 from hitl_dashboard.services.conversations.checkpoints import insert_turn_checkpoint
+from hitl_dashboard.services.conversations.proposed_code import proposed_code
 from hitl_dashboard.services.runner.run_failures import LeaseLost
 from hitl_dashboard.services.runner.turns import CONTINUE
 
@@ -59,7 +59,7 @@ def may_be_plain(turn: TurnResult, findings: FindingsView | None) -> bool:
     for message in turn.messages:
         if message.kind != "text" or message.tool_calls or message.awaiting_approval:
             return False
-        if message.source != "planner" and (message.source == "copywriter" or extract_code_blocks(message.content)):
+        if proposed_code(message.source, message.content):  # a revision
             return False
     return True
 
