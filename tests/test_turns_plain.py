@@ -4,7 +4,7 @@ for the same turn, hands every turn the gate would stop to apply_turn, and still
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import Text, cast, select
+from sqlalchemy import Text, cast, func, select
 
 from hitl_dashboard.agents.team_session import ProducedMessage, TurnResult
 from hitl_dashboard.db.models import Conversation, Message, TurnCheckpoint
@@ -51,8 +51,13 @@ def _rows(cid: int) -> tuple:
         checkpoints = [(t.turn, t.kind, t.data, t.input, t.last_seq)
                        for t in uow.session.exec(select(TurnCheckpoint).where(TurnCheckpoint.conversation_id == cid)
                                                  .order_by(TurnCheckpoint.turn)).scalars()]
+        # Times differ between the two runs; how they are stored must not (the driver's own cursor on SQLite).
+        stamps = [conn.execute(select(func.length(cast(column, Text))).where(where)).scalars().all()
+                  for column, where in ((c.updated_at, c.id == cid), (c.lease_expires_at, c.id == cid),
+                                        (Message.created_at, Message.conversation_id == cid),
+                                        (TurnCheckpoint.created_at, TurnCheckpoint.conversation_id == cid))]
     conversation.pop("title")
-    return conversation, messages, checkpoints
+    return conversation, messages, checkpoints, stamps
 
 
 def test_the_fast_path_writes_what_apply_turn_writes(db_url, monkeypatch):
@@ -67,7 +72,7 @@ def test_the_fast_path_writes_what_apply_turn_writes(db_url, monkeypatch):
             assert runner._store_turn(slow, "r1", turn) == CONTINUE
     fast_rows, slow_rows = _rows(fast), _rows(slow)
     assert fast_rows == slow_rows
-    conversation, messages, checkpoints = fast_rows
+    conversation, messages, checkpoints, _ = fast_rows
     assert (conversation["checkpoint_version"], conversation["next_seq"], conversation["turns_since_review"],
             conversation["prompt_tokens"], conversation["completion_tokens"]) == (2, 4, 2, 16, 10)
     assert [m[3] for m in messages] == ["Add a lock to the rate limiter", PLAN, STEP]

@@ -57,7 +57,8 @@ class CoreUnitOfWork:
         self._after_commit: list[tuple[Callable[..., Any], tuple]] = []
 
     def __enter__(self) -> CoreUnitOfWork:
-        self.connection = self.engine.connect()  # begins on the first statement (SQLite: BEGIN IMMEDIATE)
+        self.connection = self.engine.connect()
+        self.connection.begin()  # SQLite: BEGIN IMMEDIATE (db/engine.py)
         return self
 
     def __exit__(self, *exc_info) -> None:

@@ -4,10 +4,11 @@ Most turns are text that opens no review: no code (no revision, nothing to analy
 no gate rule fires, the planner does not reroute. Storing one through the ORM (load the conversation,
 build Message objects, flush, the unit of work's bookkeeping) cost several times the SQL itself on
 every agent turn. Such a turn is written here with three Core statements on a bare connection
-(db/uow.CoreUnitOfWork): the conversation's UPDATE (lease, counters; it returns what the gate
-needs), the messages, the checkpoint. A turn the gate would stop is rolled back here and stored by
-turns.apply_turn in a transaction of its own, which decides again from scratch. Both write the
-same rows (tests/test_turns_plain.py compares them)."""
+(db/uow.CoreUnitOfWork; on SQLite run on the driver's cursor, db/driver_statements.py): the
+conversation's UPDATE (lease, counters; it returns what the gate needs), the messages, the
+checkpoint. A turn the gate would stop is rolled back here and stored by turns.apply_turn in a
+transaction of its own, which decides again from scratch. Both write the same rows
+(tests/test_turns_plain.py compares them)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Text, bindparam, cast, insert, update
 
+from hitl_dashboard.db.driver_statements import DriverStatement
 from hitl_dashboard.db.models import Conversation, Message, utcnow
 from hitl_dashboard.db.uow import CoreUnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
@@ -37,7 +39,7 @@ _C = Conversation.__table__.c
 # One statement takes the lock (PostgreSQL: the row; SQLite: BEGIN IMMEDIATE already has the write
 # lock), checks and renews the lease, and writes the turn's changes to the conversation; RETURNING
 # gives what the gate needs (gate_policy as its JSON text: parsed once per distinct policy).
-_CLAIM = (
+_CLAIM = DriverStatement(
     update(Conversation.__table__)
     .where(_C.id == bindparam("conversation_id"), _C.lease_owner == bindparam("owner"),
            _C.status == ConversationStatus.RUNNING.value)
@@ -49,7 +51,8 @@ _CLAIM = (
             crash_count=0)
     .returning(_C.template, cast(_C.gate_policy, Text), _C.checkpoint_version, _C.next_seq, _C.turns_since_review)
 )
-_INSERT_MESSAGES = insert(Message.__table__)
+_INSERT_MESSAGES = DriverStatement(insert(Message.__table__), [
+    "conversation_id", "seq", "source", "kind", "content", "prompt_tokens", "completion_tokens", "created_at"])
 
 
 def may_be_plain(turn: TurnResult, findings: FindingsView | None) -> bool:
@@ -70,15 +73,15 @@ def store(uow: CoreUnitOfWork, conversation_id: int, owner: str, turn: TurnResul
     LeaseLost when the lease is gone (expired and taken over, or cleared by an admin's abort)."""
     now = utcnow()
     connection = uow.connection
-    claimed = connection.execute(_CLAIM, {
+    claimed = _CLAIM.rows(connection, {
         "conversation_id": conversation_id, "owner": owner, "messages": len(turn.messages), "now": now,
         "prompt_tokens": sum(m.prompt_tokens for m in turn.messages),
         "completion_tokens": sum(m.completion_tokens for m in turn.messages),
         "lease_expires_at": now + timedelta(seconds=lease_seconds),
-    }).first()
-    if claimed is None:
+    })
+    if not claimed:
         raise LeaseLost()
-    template, policy_json, number, next_seq, turns_since_review = claimed
+    template, policy_json, number, next_seq, turns_since_review = claimed[0]
     if not _gate_passes(_policy(policy_json), template, turn, turns_since_review):
         return None
     seq = next_seq - len(turn.messages)
@@ -89,7 +92,7 @@ def store(uow: CoreUnitOfWork, conversation_id: int, owner: str, turn: TurnResul
                      "content": storable_text(message.content), "prompt_tokens": message.prompt_tokens,
                      "completion_tokens": message.completion_tokens, "created_at": now})
         seq += 1
-    connection.execute(_INSERT_MESSAGES, rows[0] if len(rows) == 1 else rows)
+    _INSERT_MESSAGES.run(connection, rows[0] if len(rows) == 1 else rows)
     insert_turn_checkpoint(connection, conversation_id=conversation_id, turn=number, kind=turn.checkpoint_kind,
                            data=turn.checkpoint, task=turn.task, last_seq=next_seq - 1,
                            seq_by_text={row["content"]: row["seq"] for row in rows}, now=now)
