@@ -51,11 +51,13 @@ def _rows(cid: int) -> tuple:
         checkpoints = [(t.turn, t.kind, t.data, t.input, t.last_seq)
                        for t in uow.session.exec(select(TurnCheckpoint).where(TurnCheckpoint.conversation_id == cid)
                                                  .order_by(TurnCheckpoint.turn)).scalars()]
-        # Times differ between the two runs; how they are stored must not (the driver's own cursor on SQLite).
+        # Times differ between the two runs; how SQLite stores them must not (the fast path writes them
+        # through the driver's own cursor there). PostgreSQL's text form drops trailing zeros: not compared.
         stamps = [conn.execute(select(func.length(cast(column, Text))).where(where)).scalars().all()
                   for column, where in ((c.updated_at, c.id == cid), (c.lease_expires_at, c.id == cid),
                                         (Message.created_at, Message.conversation_id == cid),
-                                        (TurnCheckpoint.created_at, TurnCheckpoint.conversation_id == cid))]
+                                        (TurnCheckpoint.created_at, TurnCheckpoint.conversation_id == cid))
+                  ] if conn.dialect.name == "sqlite" else []
     conversation.pop("title")
     return conversation, messages, checkpoints, stamps
 
