@@ -23,6 +23,8 @@ from hitl_dashboard.domain.revise_message import revise_message
 from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE, TEMPLATES
 from hitl_dashboard.services.conversations.checkpoints import state_at, turn_row
 from hitl_dashboard.services.conversations.conversation_queries import load_conversation
+from hitl_dashboard.services.conversations.proposed_code import add_revisions, proposed_code
+from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.transactions import reading, transaction
 
@@ -172,6 +174,11 @@ def _branch(session: Session, actor: Actor, parent: Conversation, turn: int, ori
     session.flush()
     _copy_revisions(session, parent.id, child.id,
                     {old: new.id for old, (new, seq) in copies.items() if seq != edited_seq})
+    if edited_seq is not None:  # the edited copy proposes what its own text says, numbered after the earlier ones
+        edited = next(copy for copy, seq in copies.values() if seq == edited_seq)
+        session.flush()
+        enqueue_analysis(session, add_revisions(session, child.id, edited.id,
+                                                proposed_code(edited.source, edited.content)))
     if state is not None:
         session.add(TurnCheckpoint(conversation_id=child.id, turn=turn, kind=FULL, data=state, last_seq=last_seq))
     return child

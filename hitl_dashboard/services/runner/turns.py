@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ToolCall, utcnow
@@ -12,13 +12,13 @@ from hitl_dashboard.domain.enums import ConversationStatus, ReviewKind, Role, Su
 from hitl_dashboard.domain.findings import FindingsView
 from hitl_dashboard.domain.hashing import content_hash
 from hitl_dashboard.domain.policies import GateHit, GatePolicy, TurnView, planned_task_type, risk_flags
-from hitl_dashboard.domain.revisions import ProposedCode, extract_code_blocks
 from hitl_dashboard.domain.signoff import TOOL_APPROVER, first_role
 from hitl_dashboard.domain.stored_values import CALL_ID_CHARS, SOURCE_CHARS, fit_with_hash, storable_text
 from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
 from hitl_dashboard.observability import metrics
 from hitl_dashboard.observability.on_commit import on_commit
 from hitl_dashboard.services.conversations.checkpoints import store_turn_checkpoint
+from hitl_dashboard.services.conversations.proposed_code import add_revisions, proposed_code
 from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
 from hitl_dashboard.services.webhooks import webhooks
@@ -134,26 +134,12 @@ def _follow_planner_route(session: Session, conversation: Conversation, messages
 def _store_revisions(session, conversation, messages, stored) -> list[CodeRevision]:
     revisions: list[CodeRevision] = []
     for produced, row in zip(messages, stored, strict=True):
-        if produced.kind != "text" or produced.source == "planner":
+        if produced.kind != "text":
             continue
-        blocks = extract_code_blocks(produced.content)
-        if not blocks and produced.source == "copywriter":
-            blocks = [ProposedCode("copy.md", "markdown", storable_text(produced.content.strip()) + "\n")]
+        blocks = proposed_code(produced.source, produced.content)
         if blocks:
             session.flush()  # the revisions name their message by id
-        for block in blocks:
-            latest = session.exec(
-                select(CodeRevision).where(CodeRevision.conversation_id == conversation.id,
-                                           CodeRevision.key == block.key)
-                .order_by(CodeRevision.number.desc()).limit(1)
-            ).first()
-            revision = CodeRevision(
-                conversation_id=conversation.id, message_id=row.id, key=block.key,
-                number=(latest.number + 1) if latest else 1, language=block.language,
-                content=block.content, content_hash=block.content_hash,
-            )
-            session.add(revision)
-            revisions.append(revision)
+            revisions += add_revisions(session, conversation.id, row.id, blocks)
     if revisions:
         session.flush()
     return revisions
