@@ -135,3 +135,11 @@ def test_the_published_schema_is_current() -> None:
     schema = json.loads(schema_text())
     assert list(schema["properties"]["tools"]["patternProperties"].values()) == [{"$ref": "#/$defs/ToolDef"}]
     assert schema["$defs"]["ToolDef"]["properties"]["approval"]["enum"] == ["always", "never", "when"]
+
+
+def test_the_builtin_sign_off_chains_are_todays() -> None:
+    teams = {load_team_file(path).name: load_team_file(path) for path in BUILTIN.glob("*.yaml")}
+    chains = {"code": ("security_reviewer", "final_approver"), "copy": ("product_reviewer", "final_approver"),
+              "ops": ("final_approver",)}
+    for task_type, chain in chains.items():
+        assert teams[task_type].sign_off(task_type) == chain == teams["auto"].sign_off(task_type)
