@@ -56,7 +56,7 @@ def load_team_file(path: Path | str) -> TeamDefinition:
 
 def dump_team(team: TeamDefinition) -> str:
     """The YAML a team exports to: loading it again gives the same definition."""
-    data = json.loads(team.model_dump_json(exclude_defaults=True))
+    data = json.loads(team.model_dump_json(exclude_none=True, exclude={"format"}))
     return yaml.safe_dump({"format": team.format, **data}, sort_keys=False, allow_unicode=True, width=100)
 
 
