@@ -34,5 +34,5 @@ class ApprovalRequiredTool(BaseTool[BaseModel, str]):
         return await self._spec.run(args)
 
 
-def agent_tool(name: str) -> ApprovalRequiredTool:
-    return ApprovalRequiredTool(tool_spec(name))
+def agent_tool(team: str, name: str) -> ApprovalRequiredTool:
+    return ApprovalRequiredTool(tool_spec(team, name))

@@ -53,10 +53,11 @@ class ToolUnavailable(ValueError):
 
 
 @lru_cache(maxsize=256)
-def tool_spec(name: str) -> ToolSpec:
-    definition = find_tool(name)
+def tool_spec(team: str, name: str) -> ToolSpec:
+    """The tool `name` as the team `team` declares it."""
+    definition = find_tool(team, name)
     if definition is None:
-        raise InvalidInput(f"unknown tool '{name}'", "tool")
+        raise InvalidInput(f"team '{team}' has no tool '{name}'", "tool")
     if definition.function is None:
         raise ToolUnavailable(f"tool '{name}' is an MCP server tool; MCP tools are not supported yet")
     function = _import(definition.function)
@@ -102,11 +103,9 @@ async def _call(function: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
     return result if isinstance(result, str) else json.dumps(result, default=str)
 
 
-def validate_tool_args(tool_name: str, arguments: Any) -> dict[str, Any]:
-    """Check arguments against the tool's schema; InvalidInput lists every field problem."""
-    if find_tool(tool_name) is None:
-        raise InvalidInput(f"unknown tool '{tool_name}'", "tool")
-    spec = tool_spec(tool_name)
+def validate_tool_args(team: str, tool_name: str, arguments: Any) -> dict[str, Any]:
+    """Check arguments against the schema of the team's tool; InvalidInput lists every field problem."""
+    spec = tool_spec(team, tool_name)
     if not isinstance(arguments, dict):
         raise InvalidInput("tool arguments must be a JSON object", "edited_args")
     try:
@@ -116,11 +115,11 @@ def validate_tool_args(tool_name: str, arguments: Any) -> dict[str, Any]:
         raise InvalidInput(f"invalid arguments for {tool_name}: {problems}", "edited_args") from exc
 
 
-async def execute_tool(tool_name: str, arguments: dict[str, Any]) -> str:
+async def execute_tool(team: str, tool_name: str, arguments: dict[str, Any]) -> str:
     """An approved call, run by the platform: AutoGen's own execute_tool span marks it (imported
     here: only the runner, which has AutoGen loaded already, runs tools)."""
     from autogen_core import trace_tool_span
 
-    spec = tool_spec(tool_name)
+    spec = tool_spec(team, tool_name)
     with trace_tool_span(tool_name, tool_description="approved by a reviewer, run once by the platform"):
         return await spec.run(spec.args_model.model_validate(arguments))

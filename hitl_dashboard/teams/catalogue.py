@@ -21,9 +21,9 @@ class TeamCatalogue:
     sources: dict[str, str]  # team name -> the file it came from
 
     @property
-    def tools(self) -> dict[str, ToolDef]:
-        """Every team's tools by name: a name means one tool across teams (checked at load)."""
-        return {name: tool for team in self.teams.values() for name, tool in team.tools.items()}
+    def tool_names(self) -> list[str]:
+        """Every team's tool names (two teams may each have their own tool of one name)."""
+        return sorted({name for team in self.teams.values() for name in team.tools})
 
 
 def _files() -> list[Path]:
@@ -39,17 +39,10 @@ def _files() -> list[Path]:
 def load_catalogue() -> TeamCatalogue:
     teams: dict[str, TeamDefinition] = {}
     sources: dict[str, str] = {}
-    tools: dict[str, tuple[ToolDef, str]] = {}
     for path in _files():
         team = load_team_file(path)
         if team.name in teams:
             raise InvalidInput(f"{path}: team '{team.name}' is already defined in {sources[team.name]}", "name")
-        for name, tool in team.tools.items():
-            known = tools.get(name)
-            if known is not None and known[0] != tool:
-                raise InvalidInput(f"{path}: tool '{name}' differs from the one of team '{known[1]}'; "
-                                   "give it another name", f"tools.{name}")
-            tools[name] = (tool, team.name)
         teams[team.name] = team
         sources[team.name] = str(path)
     # Single-task teams first (code, copy, ops), then the routing ones; by name within each.
@@ -81,5 +74,6 @@ def get_team(name: str) -> TeamDefinition:
     return team
 
 
-def find_tool(name: str) -> ToolDef | None:
-    return catalogue().tools.get(name)
+def find_tool(team: str, name: str) -> ToolDef | None:
+    found = find_team(team)
+    return found.tools.get(name) if found else None

@@ -27,6 +27,7 @@ SpeakerMode = Literal["planner_then_producer", "round_robin", "model_selected"]
 # Config keys that carry a secret value. A team file names the variable instead (api_key_env).
 SECRET_KEYS = frozenset({"api_key", "azure_ad_token", "password", "secret", "token", "access_token", "auth_token"})
 SCRIPTED, SERVER = "scripted", "server"
+RESERVED_NAMES = frozenset({"schema"})
 
 
 class _Strict(BaseModel):
@@ -195,6 +196,13 @@ class TeamDefinition(_Strict):
     tool_approver: ReviewRole = "security_reviewer"
     sla_hours: dict[ReviewRole, Annotated[float, Field(gt=0)]] = Field(
         default_factory=dict, description="review deadline per role; roles not listed use the server setting")
+
+    @field_validator("name")
+    @classmethod
+    def _not_reserved(cls, name: str) -> str:
+        if name in RESERVED_NAMES:
+            raise ValueError(f"'{name}' is reserved (it names a page of the API)")
+        return name
 
     @model_validator(mode="after")
     def _references_resolve(self) -> TeamDefinition:

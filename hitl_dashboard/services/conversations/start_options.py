@@ -27,7 +27,7 @@ def template_agents(template: str) -> list[str]:
 
 
 def tool_names() -> list[str]:
-    return sorted(catalogue().tools)
+    return catalogue().tool_names
 
 
 def default_template(task_type: str) -> str:

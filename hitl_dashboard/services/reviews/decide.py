@@ -100,7 +100,7 @@ def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: Dec
     edited = None
     if decision.edited_args is not None:
         tool_call = uow.session.get(ToolCall, request.subject_id)
-        edited = validate_tool_args(tool_call.tool_name, decision.edited_args)
+        edited = validate_tool_args(conversation.template, tool_call.tool_name, decision.edited_args)
         edited = None if edited == tool_call.arguments else edited  # unchanged is not an edit
     new_status = ReviewStatus.PENDING if _is_signoff_skip(request, decision) else ReviewStatus.DECIDED
     result = uow.session.exec(

@@ -57,11 +57,9 @@ def team_schema() -> dict[str, Any]:
 
 
 def check_team_file(path: str | Path) -> TeamDefinition:
-    """Validate a file as a team: the format, then what the format cannot see: its function tools
-    import, and its tool names do not clash with another known team's different tool."""
+    """Validate a file as a team: the format, then what the format cannot see: its function tools import."""
     team = load_team_file(path)
     problems: list[str] = []
-    known = catalogue().tools
     for name, tool in team.tools.items():
         if tool.function is not None:
             module, _, attribute = tool.function.partition(":")
@@ -72,8 +70,6 @@ def check_team_file(path: str | Path) -> TeamDefinition:
             else:
                 if not callable(found):
                     problems.append(f"tools.{name}.function: {tool.function} is not a function")
-        if name in known and known[name] != tool:
-            problems.append(f"tools.{name}: another team already has a different tool of this name")
     if problems:
         raise TeamFileInvalid(str(path), problems, problems[0].split(":")[0])
     return team
