@@ -143,3 +143,10 @@ def test_the_builtin_sign_off_chains_are_todays() -> None:
               "ops": ("final_approver",)}
     for task_type, chain in chains.items():
         assert teams[task_type].sign_off(task_type) == chain == teams["auto"].sign_off(task_type)
+
+
+def test_the_team_in_the_docs_is_valid() -> None:
+    docs = (BUILTIN.parents[1] / "docs" / "teams.md").read_text(encoding="utf-8")
+    example = docs.split("```yaml\n", 1)[1].split("```", 1)[0]
+    team = parse_team(example, "docs/teams.md")
+    assert team.name == "careful-ops" and team.tools["deploy_to_prod"].approval == "when"
