@@ -66,3 +66,13 @@ def test_validate_checks_the_function_imports(tmp_path: Path) -> None:
     result = run_cli("teams", "validate", str(bad), check=False)
     assert result.returncode == 2
     assert "error: tools.deploy.function: cannot import no_such_package.tools:deploy" in result.stderr
+
+
+def test_validate_checks_the_model_provider_imports(tmp_path: Path) -> None:
+    data = yaml.safe_load(MINIMAL)
+    data["models"]["strong"]["provider"] = "autogen_ext.models.nowhere.MissingClient"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(data))
+    result = run_cli("teams", "validate", str(bad), check=False)
+    assert result.returncode == 2
+    assert "error: models.strong.provider: cannot import autogen_ext.models.nowhere.MissingClient" in result.stderr

@@ -58,3 +58,9 @@ def test_model_selected_defers_to_the_model_unless_mentioned() -> None:
     select = make_selector(team, "ops")
     assert select(_said("user", "planner")) is None
     assert select([*_said("user"), TextMessage(source="alice", content="@operator go")]) == "operator"
+
+
+def test_a_scripted_agent_of_another_name_plays_a_builtin_role() -> None:
+    client, _ = build_declared_client(ModelDef(provider="scripted", config={"plays": "coder"}), "backend_dev",
+                                      ModelSpec())
+    assert client.agent_role == "coder"

@@ -74,6 +74,9 @@ def build_declared_client(model: ModelDef, agent_role: str, defaults: ModelSpec)
     The key is read from the environment variable the file names, at the last moment, and never
     appears in an error message."""
     if model.provider == SCRIPTED:
+        # `plays`: the built-in role whose script an agent of another name follows (planner, coder,
+        # copywriter, operator); by default the agent's own name.
+        agent_role = str(model.config.get("plays", agent_role))
         client = ScriptedChatCompletionClient(agent_role, delay_ms=model.config.get("delay_ms", defaults.delay_ms),
                                               chunk_delay_ms=model.config.get("chunk_delay_ms",
                                                                               defaults.chunk_delay_ms))

@@ -12,7 +12,7 @@ from typing import Any
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.teams.catalogue import BUILTIN_DIR, catalogue, get_team
 from hitl_dashboard.teams.loading import TeamFileInvalid, dump_team, load_team_file
-from hitl_dashboard.teams.model import TeamDefinition
+from hitl_dashboard.teams.model import SCRIPTED, SERVER, TeamDefinition
 from hitl_dashboard.teams.schema import team_json_schema
 
 
@@ -70,6 +70,14 @@ def check_team_file(path: str | Path) -> TeamDefinition:
             else:
                 if not callable(found):
                     problems.append(f"tools.{name}.function: {tool.function} is not a function")
+    for name, model in team.models.items():
+        if model.provider not in (SCRIPTED, SERVER):
+            module, _, attribute = model.provider.rpartition(".")
+            try:
+                getattr(importlib.import_module(module), attribute)
+            except (ImportError, AttributeError, ValueError) as exc:
+                problems.append(f"models.{name}.provider: cannot import {model.provider} ({exc}); "
+                                "is its autogen-ext extra installed?")
     if problems:
         raise TeamFileInvalid(str(path), problems, problems[0].split(":")[0])
     return team
