@@ -51,10 +51,10 @@ async def bare_turn_times(turns: int) -> list[float]:
     from autogen_agentchat.messages import TextMessage
 
     from hitl_dashboard.agents.teams import build_team
-    from hitl_dashboard.domain.templates import TEMPLATES
+    from hitl_dashboard.teams.catalogue import get_team
 
-    template = TEMPLATES["code"]
-    clients = {name: InstantEcho(name) for name in template.agents}
+    template = get_team("code")
+    clients = {name: InstantEcho(name) for name in template.agent_names}
     team = build_team(template, "code", clients, clients["planner"], stream=False)
     times, task = [], TextMessage(source="user", content="benchmark task")
     for _ in range(turns):

@@ -9,14 +9,16 @@ from sqlmodel import Session, select
 from hitl_dashboard.db.models import CodeRevision
 from hitl_dashboard.domain.revisions import ProposedCode, extract_code_blocks
 from hitl_dashboard.domain.stored_values import storable_text
+from hitl_dashboard.teams.model import TeamDefinition
 
 
-def proposed_code(source: str, content: str) -> list[ProposedCode]:
-    """The files a text message proposes: the planner proposes none; a copywriter's text is copy.md."""
-    if source == "planner":
+def proposed_code(team: TeamDefinition, source: str, content: str) -> list[ProposedCode]:
+    """The files a text message proposes: the team's planner proposes none; copy has no code block,
+    so the copy producer's whole message is the reviewed revision (copy.md)."""
+    if source == team.speaker_order.planner:
         return []
     blocks = extract_code_blocks(content)
-    if not blocks and source == "copywriter":
+    if not blocks and team.serves("copy") and source == team.producer("copy"):
         blocks = [ProposedCode("copy.md", "markdown", storable_text(content.strip()) + "\n")]
     return blocks
 

@@ -25,12 +25,15 @@ from hitl_dashboard.db.uow import CoreUnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
 from hitl_dashboard.domain.findings import FindingsView
 from hitl_dashboard.domain.policies import GatePolicy, TurnView
+from hitl_dashboard.domain.revisions import extract_code_blocks
 from hitl_dashboard.domain.stored_values import SOURCE_CHARS, fit_with_hash, storable_text
 from hitl_dashboard.observability import metrics
 from hitl_dashboard.services.conversations.checkpoints import insert_turn_checkpoint
 from hitl_dashboard.services.conversations.proposed_code import proposed_code
 from hitl_dashboard.services.runner.run_failures import LeaseLost
 from hitl_dashboard.services.runner.turns import CONTINUE
+from hitl_dashboard.teams.catalogue import get_team
+from hitl_dashboard.teams.model import TeamDefinition
 
 if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGen
     from hitl_dashboard.agents.team_session import TurnResult
@@ -62,7 +65,7 @@ def may_be_plain(turn: TurnResult, findings: FindingsView | None) -> bool:
     for message in turn.messages:
         if message.kind != "text" or message.tool_calls or message.awaiting_approval:
             return False
-        if proposed_code(message.source, message.content):  # a revision
+        if extract_code_blocks(message.content):  # a revision (a copy producer's text: see store)
             return False
     return True
 
@@ -82,7 +85,10 @@ def store(uow: CoreUnitOfWork, conversation_id: int, owner: str, turn: TurnResul
     if not claimed:
         raise LeaseLost()
     template, policy_json, number, next_seq, turns_since_review = claimed[0]
-    if not _gate_passes(_policy(policy_json), template, turn, turns_since_review):
+    team = get_team(template)
+    if any(proposed_code(team, m.source, m.content) for m in turn.messages):
+        return None  # the copy producer's text is a revision
+    if not _gate_passes(_policy(policy_json), team, turn, turns_since_review):
         return None
     seq = next_seq - len(turn.messages)
     rows: list[dict[str, Any]] = []
@@ -100,11 +106,11 @@ def store(uow: CoreUnitOfWork, conversation_id: int, owner: str, turn: TurnResul
     return CONTINUE
 
 
-def _gate_passes(policy: GatePolicy, template: str, turn: TurnResult, turns_since_review: int) -> bool:
+def _gate_passes(policy: GatePolicy, team: TeamDefinition, turn: TurnResult, turns_since_review: int) -> bool:
     """apply_turn's gate for a turn of text only: nothing fires, the work is not done, the turn
-    budget is not spent, and the planner does not reroute."""
+    budget is not spent, and the planner does not reroute (a team serving several task types)."""
     for message in turn.messages:
-        if message.source == "planner" and template == "auto":
+        if message.source == team.speaker_order.planner and team.fixed_task_type is None:
             return False
         view = TurnView(message.source, message.content)
         if policy.evaluate(view) or (policy.mode == "never" and view.says_done):

@@ -18,7 +18,6 @@ from hitl_dashboard.agents.team_session import TeamSession, TurnFailed, model_sp
 from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.db.uow import CoreUnitOfWork, UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
-from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.services.conversations.checkpoints import state_at
 from hitl_dashboard.services.findings.gate import findings_for_turn
 from hitl_dashboard.services.live import live
@@ -28,6 +27,7 @@ from hitl_dashboard.services.runner.run_failures import LeaseLost, describe_stor
 from hitl_dashboard.services.runner.tool_execution import run_approved_tools, tool_call_ids
 from hitl_dashboard.services.runner.turns import CONTINUE, apply_turn
 from hitl_dashboard.settings import get_settings
+from hitl_dashboard.teams.catalogue import get_team
 
 log = logging.getLogger(__name__)
 
@@ -97,8 +97,8 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
     task = snapshot.next_input
     if task and task.get("type") == "tool_execution":
         task = await run_approved_tools(conversation_id, tool_call_ids(task), runner_id)
-    specs = model_specs(TEMPLATES[snapshot.template].agents, snapshot.model_routing, default_model_spec())
     try:
+        specs = model_specs(get_team(snapshot.template).agent_names, snapshot.model_routing, default_model_spec())
         session = TeamSession(snapshot.template, snapshot.task_type, specs, stream=get_settings().model_stream)
     except Exception as exc:  # noqa: BLE001 - a misconfigured model fails this conversation, not the runner loop
         mark_failed(conversation_id, runner_id, f"cannot set up the agents' models: {exc}")
