@@ -15,6 +15,7 @@ from playwright.sync_api import Page, expect, sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 WIDTHS = {"1400": {"width": 1400, "height": 900}, "390": {"width": 390, "height": 844}}
+SCREENS = 2  # the phone's conversation page: two screens high, to show how it stacks
 
 
 def sign_in(page: Page, base_url: str, username: str, password: str) -> None:
@@ -37,7 +38,13 @@ def shoot(page: Page, base_url: str, out: Path, width: str) -> list[Path]:
     expect(page.locator("#transcript .message").first).to_be_visible()
     page.evaluate("document.fonts.ready")
     conversation = out / f"conversation-{width}.png"
-    page.screenshot(path=str(conversation))
+    viewport = page.viewport_size
+    if viewport["width"] < 768:
+        height = min(page.evaluate("document.documentElement.scrollHeight"), viewport["height"] * SCREENS)
+        page.screenshot(path=str(conversation), full_page=True,
+                        clip={"x": 0, "y": 0, "width": viewport["width"], "height": height})
+    else:
+        page.screenshot(path=str(conversation))
     return [queue, conversation]
 
 

@@ -56,9 +56,9 @@ def narrow_menu() -> rx.Component:
     """The navigation and the user's items in one Radix dropdown (keyboard operable: Enter or Space
     opens it, arrows move, Escape closes); its content is mounted only while open."""
     def item(label: str, href: str, icon: str, id_: str, shown) -> rx.Component:
-        entry = rx.menu.item(rx.link(rx.hstack(rx.icon(icon, size=15), label, align="center", spacing="2"),
-                                     href=href, underline="none", id="menu-" + id_.removeprefix("nav-")),
-                             as_child=True)
+        # on_select, not a link inside the item: Radix's item cannot slot onto Reflex's link.
+        entry = rx.menu.item(rx.hstack(rx.icon(icon, size=15), label, align="center", spacing="2"),
+                             on_select=rx.redirect(href), id="menu-" + id_.removeprefix("nav-"))
         return _when(shown, entry)
 
     return rx.el.nav(rx.menu.root(
