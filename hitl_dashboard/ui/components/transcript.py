@@ -11,10 +11,15 @@ from hitl_dashboard.ui.states.stream_feed import StreamFeed
 from hitl_dashboard.ui.views.conversation_view import MessageRow
 
 
+# Coldark: every token colour keeps WCAG AA contrast (4.5:1) on its background; Reflex's default
+# one-light draws comments at 2.5:1.
+CODE_THEME = rx.color_mode_cond(light=rx.code_block.themes.coldark_cold, dark=rx.code_block.themes.coldark_dark)
+
+
 def code_block(code, **props) -> rx.Component:
     """Long lines scroll sideways instead of wrapping: a wrapped line would start at column 0 and
     misrepresent the indentation (Python structure) the reviewer is judging."""
-    return rx.code_block(code, wrap_long_lines=False, class_name="transcript-code", **props)
+    return rx.code_block(code, wrap_long_lines=False, theme=CODE_THEME, class_name="transcript-code", **props)
 
 
 def _markdown_code_block(code, **props) -> rx.Component:
