@@ -10,7 +10,6 @@ from hitl_dashboard.ui.states.feeds import ConversationFeed
 from hitl_dashboard.ui.states.stream_feed import StreamFeed
 from hitl_dashboard.ui.views.conversation_view import MessageRow
 
-
 # Coldark: every token colour keeps WCAG AA contrast (4.5:1) on its background; Reflex's default
 # one-light draws comments at 2.5:1.
 CODE_THEME = rx.color_mode_cond(light=rx.code_block.themes.coldark_cold, dark=rx.code_block.themes.coldark_dark)
