@@ -94,6 +94,7 @@ def test_transcript_code_keeps_lines_and_indentation(app_server: RunningApp, pag
     assert tops == sorted(set(tops))
     if viewport is PHONE:  # the longest lines do not fit: the block scrolls, the page does not
         assert code.evaluate("c => c.closest('pre').scrollWidth > c.closest('pre').clientWidth")
+        assert code.evaluate("c => c.closest('pre').tabIndex") == 0  # arrow keys can scroll it too
         assert horizontal_overflow(page) == 0
 
 

@@ -17,8 +17,10 @@ CODE_THEME = rx.color_mode_cond(light=rx.code_block.themes.coldark_cold, dark=rx
 
 def code_block(code, **props) -> rx.Component:
     """Long lines scroll sideways instead of wrapping: a wrapped line would start at column 0 and
-    misrepresent the indentation (Python structure) the reviewer is judging."""
-    return rx.code_block(code, wrap_long_lines=False, theme=CODE_THEME, class_name="transcript-code", **props)
+    misrepresent the indentation (Python structure) the reviewer is judging. Focusable, so the
+    keyboard can scroll it too."""
+    return rx.code_block(code, wrap_long_lines=False, theme=CODE_THEME, class_name="transcript-code",
+                         custom_attrs={"tabIndex": 0}, **props)
 
 
 def _markdown_code_block(code, **props) -> rx.Component:
