@@ -86,7 +86,7 @@ def queue_table() -> rx.Component:
         rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in (
             "Conversation", "Type", "Under review", "Rule", "Risk", "Tokens", "Age", "SLA", "Assignee")])),
         rx.table.body(rx.foreach(QueueFeed.rows, queue_row)),
-        variant="surface", size="1", width="100%", id="queue-table",
+        variant="surface", size="1", width="100%", id="queue-table", class_name="phone-cards",
     )
 
 
