@@ -137,3 +137,18 @@ def test_queue_rows_are_cards_on_a_phone(app_server: RunningApp, page: Page, rev
         assert abs(claim["y"] - kind["y"]) < title["height"]
     assert horizontal_overflow(page) == 0
     assert narrow_text(page, MIN_CHARS_PER_LINE) == []
+
+
+@pytest.mark.parametrize("path, row", [("/conversations", ".conversation-row"), ("/audit", ".audit-row")])
+def test_phone_lists_fit_the_window(app_server: RunningApp, page: Page, review: tuple[str, int], path: str,
+                                    row: str) -> None:
+    manager = make_user(app_server, "manager", prefix="resp-mgr")
+    page.set_viewport_size(PHONE)
+    sign_in(page, app_server, manager, lands_on="**/conversations*")
+    page.goto(app_server.base_url + path)
+    first = page.locator(row).first
+    expect(first).to_be_visible()
+
+    assert box(first)["width"] <= PHONE["width"]
+    assert horizontal_overflow(page) == 0
+    assert narrow_text(page, MIN_CHARS_PER_LINE) == []
