@@ -73,6 +73,15 @@ def horizontal_overflow(page: Page) -> int:
     return page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
 
 
+def overflowing(page: Page) -> list[str]:
+    """The innermost elements that reach past the window's right edge (to say what widens the page)."""
+    return page.evaluate("""() => [...document.body.querySelectorAll('*')]
+        .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+        .filter((el) => ![...el.children].some((c) => c.getBoundingClientRect().right
+                                                      > document.documentElement.clientWidth + 1))
+        .slice(0, 5).map((el) => `${el.tagName}.${el.className} ${el.textContent.slice(0, 40)}`)""")
+
+
 def code_lines(code: Locator) -> list[dict]:
     return code.evaluate(_CODE_LINES_JS)
 
