@@ -63,7 +63,9 @@ def finding_item(finding: FindingRow, key: Var) -> rx.Component:
         rx.button(rx.icon("message-square-plus", size=12), "Comment", size="1", variant="ghost",
                   on_click=FindingsState.comment(key, finding.line, finding.rule, finding.message),
                   class_name="finding-comment"),
-        align="center", width="100%", class_name="finding-row", data_line=finding.line, data_rule=finding.rule,
+        # wrap: on a phone the message takes its own line instead of a column a few letters wide.
+        align="center", width="100%", wrap="wrap", class_name="finding-row", data_line=finding.line,
+        data_rule=finding.rule,
     )
 
 
