@@ -40,7 +40,7 @@ def file_header(revision: RevisionRow, viewed: Var, is_open: Var) -> rx.Componen
             aria_expanded=rx.cond(is_open, "true", "false"), class_name="diff-file-toggle",
         ),
         rx.text(_before(revision, "label", "(nothing before)"), " → ", revision.label, size="1",
-                color_scheme="gray"),
+                color_scheme="gray", white_space="nowrap"),
         rx.badge(revision.analysis, variant="outline", size="1",
                  color_scheme=rx.cond(revision.findings.length() > 0, "orange", "gray")),
         rx.spacer(),
@@ -50,7 +50,8 @@ def file_header(revision: RevisionRow, viewed: Var, is_open: Var) -> rx.Componen
             rx.text("Viewed", size="1"),
             style={"display": "flex", "alignItems": "center", "gap": "0.35em", "cursor": "pointer"},
         ),
-        align="center", spacing="2", width="100%", class_name="diff-file-header",
+        # Wraps on a phone rather than squeezing the revision label to a few letters per line.
+        align="center", spacing="2", width="100%", wrap="wrap", class_name="diff-file-header",
     )
 
 
