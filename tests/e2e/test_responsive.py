@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import select
 
-from hitl_dashboard.db.models import Message
+from hitl_dashboard.db.models import CodeRevision, Message
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
 from tests.e2e.layout_checks import box, code_lines, horizontal_overflow, narrow_text, overflowing
@@ -96,6 +96,29 @@ def test_transcript_code_keeps_lines_and_indentation(app_server: RunningApp, pag
         assert code.evaluate("c => c.closest('pre').scrollWidth > c.closest('pre').clientWidth")
         assert code.evaluate("c => c.closest('pre').tabIndex") == 0  # arrow keys can scroll it too
         assert horizontal_overflow(page) == 0
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1400"])
+def test_diff_keeps_lines_and_indentation(app_server: RunningApp, page: Page, review: tuple[str, int],
+                                          viewport: dict) -> None:
+    open_conversation(page, app_server, review, viewport)
+    with UnitOfWork(app_server.engine) as uow:
+        revision = uow.session.exec(select(CodeRevision).where(CodeRevision.conversation_id == review[1])
+                                    .order_by(CodeRevision.id.desc())).first()
+    section = page.locator(f"#diff section[data-key='{revision.key}']")
+    cells = section.locator("td.right > [class*='content-text']")  # the new side's code, line by line
+    expect(cells.first).to_be_visible()
+
+    lines = [line for cell in cells.all() for line in code_lines(cell) if line["text"].strip()]
+    # Every line of the revision, leading whitespace included, in order (a new file: the new side only).
+    assert [line["text"] for line in lines] == [text for text in revision.content.split("\n") if text.strip()]
+    char_width = min(line["first"]["width"] for line in lines)
+    margin = min(line["first"]["left"] - line["indent"] * char_width for line in lines)
+    for line in lines:
+        assert line["last"]["top"] == line["first"]["top"], f"wrapped: {line['text']!r}"
+        assert abs(line["first"]["left"] - (margin + line["indent"] * char_width)) < 1, f"moved: {line['text']!r}"
+    assert any(line["indent"] for line in lines)  # the check saw indented Python
+    assert horizontal_overflow(page) == 0
 
 
 def test_phone_header_is_a_keyboard_menu(app_server: RunningApp, page: Page, review: tuple[str, int]) -> None:
