@@ -16,16 +16,8 @@ from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.live.coalesce import Coalescer
 from hitl_dashboard.services.live.streams import Stream, StreamTexts
-from hitl_dashboard.services.reviews.queue_summary import open_counts
 from hitl_dashboard.services.reviews.review_queries import QUEUE_ROLES
 from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed, conversation_token, queue_token
-from hitl_dashboard.ui.states.queue_summary import (
-    QueueSummaryFeed,
-    possible_masks,
-    roles_of,
-    summary_rows,
-    summary_token,
-)
 from hitl_dashboard.ui.stream import push_stream
 from hitl_dashboard.ui.views.conversation_view import conversation_view
 from hitl_dashboard.ui.views.queue_view import queue_rows
@@ -118,24 +110,6 @@ async def refresh_queues(app: rx.App, roles: tuple[str, ...] = QUEUE_ROLES) -> N
         async with app.modify_state(rx.BaseStateToken(ident=queue_token(role), cls=QueueFeed)) as root:
             feed = await root.get_state(QueueFeed)
             feed._fill(role, rows)
-    await refresh_summaries(app, roles)
-
-
-async def refresh_summaries(app: rx.App, roles: tuple[str, ...]) -> None:
-    """The queue counts and newest requests of every watched role set that holds a changed role:
-    one grouped count query for all of them, then the newest requests per set."""
-    changed = set(roles)
-    watched = [roles_of(mask) for mask in possible_masks() if changed & set(roles_of(mask))]
-    watched = [r for r in watched if await _watched(app, summary_token(r), QueueSummaryFeed)]
-    if not watched:
-        return
-    counts = await asyncio.to_thread(open_counts, QUEUE_READER, tuple(sorted({r for rs in watched for r in rs})))
-    for set_roles in watched:
-        summary = await asyncio.to_thread(summary_rows, QUEUE_READER, set_roles, counts)
-        token = rx.BaseStateToken(ident=summary_token(set_roles), cls=QueueSummaryFeed)
-        async with app.modify_state(token) as root:
-            feed = await root.get_state(QueueSummaryFeed)
-            feed._fill(*summary)
 
 
 async def install(app: rx.App) -> None:

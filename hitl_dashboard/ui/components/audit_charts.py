@@ -114,7 +114,7 @@ def charts() -> rx.Component:
             ),
             "chart-tokens",
         ),
-        columns=rx.breakpoints(initial="1", sm="2", md="4"), spacing="3", width="100%",  # 1 on a phone
+        columns="4", spacing="3", width="100%",
     )
 
 

@@ -125,6 +125,20 @@ class ConversationFeed(rx.SharedState):
                 seen.append(revision.key)
         return seen
 
+    @rx.var
+    def latest_key(self) -> str:
+        return self.revisions[-1].key if self.revisions else ""
+
+    @rx.var
+    def latest_pair(self) -> list[str]:
+        """[old label, new label, old text, new text]: the newest revision against the one before."""
+        same = [r for r in self.revisions if r.key == self.latest_key]
+        if not same:
+            return ["", "", "", ""]
+        new = same[-1]
+        old = same[-2] if len(same) > 1 else None
+        return [old.label if old else "(nothing before)", new.label, old.content if old else "", new.content]
+
     @rx.event
     async def open_from_url(self):
         actor = await _actor(self)
