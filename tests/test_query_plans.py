@@ -42,11 +42,10 @@ def plans() -> Iterator[list[tuple[str, str]]]:
             cursor.execute("EXPLAIN " + statement, parameters)
             plan = cursor.fetchall()
             cursor.execute("RESET enable_seqscan")
-            seen.append((statement, "\n".join(str(row[-1]) for row in plan)))
-            return
         else:
             cursor.execute("EXPLAIN QUERY PLAN " + statement, parameters)
-        seen.append((statement, "\n".join(str(row[-1]) for row in cursor.fetchall())))
+            plan = cursor.fetchall()
+        seen.append((statement, "\n".join(str(row[-1]) for row in plan)))
 
     event.listen(engine, "before_cursor_execute", explain)
     try:

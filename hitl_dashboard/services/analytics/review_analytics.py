@@ -184,10 +184,10 @@ def _requests(s, filters: AnalyticsFilters, since: datetime) -> tuple[dict[str, 
     and the conversations of the breaches (at most MAX_IDS per role)."""
     # Grouped on an expression: grouping on the bare column let SQLite walk the whole queue index
     # to skip a sort (87 ms at 26k requests) instead of reading the period from ix_reviews_created (3 ms).
-    role = func.coalesce(ReviewRequest.required_role, "")
-    opened = (select(role, func.count(),
+    grouped_role = func.coalesce(ReviewRequest.required_role, "")
+    opened = (select(grouped_role, func.count(),
                      func.sum(case((ReviewRequest.status.in_(BREACH_STATUSES), 1), else_=0)))
-              .where(ReviewRequest.created_at >= since).group_by(role))
+              .where(ReviewRequest.created_at >= since).group_by(grouped_role))
     found = s.exec(_filtered(opened, filters, ReviewRequest.required_role, ReviewRequest.conversation_id))
     counts = {role: (int(n), int(b or 0)) for role, n, b in found}
     breached = (select(ReviewRequest.required_role, ReviewRequest.conversation_id)
