@@ -74,11 +74,11 @@ async def bare_resume(rounds: int) -> list[float]:
     from autogen_agentchat.messages import TextMessage
 
     from hitl_dashboard.agents.teams import build_team
-    from hitl_dashboard.domain.templates import TEMPLATES
+    from hitl_dashboard.teams.catalogue import get_team
 
     def team():  # noqa: ANN202
-        template = TEMPLATES["code"]
-        clients = {name: TimedScripted(name) for name in template.agents}
+        template = get_team("code")
+        clients = {name: TimedScripted(name) for name in template.agent_names}
         return build_team(template, "code", clients, clients["planner"], stream=True)
 
     first = team()

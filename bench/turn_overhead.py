@@ -51,10 +51,10 @@ async def bare_turn_times(turns: int) -> list[float]:
     from autogen_agentchat.messages import TextMessage
 
     from hitl_dashboard.agents.teams import build_team
-    from hitl_dashboard.domain.templates import TEMPLATES
+    from hitl_dashboard.teams.catalogue import get_team
 
-    template = TEMPLATES["code"]
-    clients = {name: InstantEcho(name) for name in template.agents}
+    template = get_team("code")
+    clients = {name: InstantEcho(name) for name in template.agent_names}
     team = build_team(template, "code", clients, clients["planner"], stream=False)
     times, task = [], TextMessage(source="user", content="benchmark task")
     for _ in range(turns):
@@ -73,17 +73,19 @@ def _now() -> tuple[float, float]:
 
 
 class _TimedTurns:
-    """Wraps apply_turn: stamps the end of every stored turn; pauses the run after `turns`."""
+    """Wraps the runner's _store_turn (the turn's whole transaction, commit included): stamps the end of
+    every stored turn; pauses the run after `turns`."""
 
     def __init__(self):
+        from hitl_dashboard.services.runner import runner as runner_module
         from hitl_dashboard.services.runner import turns as turns_module
 
-        self.original, self.paused = turns_module.apply_turn, turns_module.PAUSED
+        self.original, self.paused = runner_module._store_turn, turns_module.PAUSED
         self.stamps: list[float] = []
         self.turns = 0
 
-    def __call__(self, session, conversation, turn, *rest):  # noqa: ANN001, ANN002 - rest: the findings gate input
-        outcome = self.original(session, conversation, turn, *rest)
+    def __call__(self, conversation_id, runner_id, turn, *rest):  # noqa: ANN001, ANN002 - rest: the findings
+        outcome = self.original(conversation_id, runner_id, turn, *rest)
         self.stamps.append(_now())
         return outcome if len(self.stamps) < self.turns else self.paused
 
@@ -120,7 +122,7 @@ def main() -> None:
 
     session_module.build_model_client = model_clients.build_model_client
     timed = _TimedTurns()
-    runner_module.apply_turn = timed
+    runner_module._store_turn = timed
     bare: list[list[tuple[float, float]]] = []
     ours: list[list[tuple[float, float]]] = []
     with tempfile.TemporaryDirectory() as tmp:

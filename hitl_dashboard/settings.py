@@ -52,6 +52,9 @@ class Settings(BaseSettings):
     # Pause between streamed words of the scripted model, so a demo shows agents "typing".
     scripted_chunk_delay_ms: float = 0.0
 
+    # Team files (docs/teams.md) read at start-up next to the built-in ones; a name may not repeat.
+    teams_dir: Path | None = None
+
     # Runner
     lease_seconds: float = Field(default=30.0, gt=0)
     worker_poll_seconds: float = Field(default=0.5, gt=0)

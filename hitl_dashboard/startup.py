@@ -37,7 +37,19 @@ def ready_to_serve_or_exit() -> Settings:
         check_hosted_ready()
     except UnsafeDeployment as exc:
         exit_with([str(exc)], prefix="refusing to serve", code=EXIT_UNSAFE_DEPLOYMENT)
+    teams_or_exit()
     return settings
+
+
+def teams_or_exit() -> None:
+    """The team files are read once, here: a bad one stops the start with its errors."""
+    from hitl_dashboard.domain.errors import InvalidInput
+    from hitl_dashboard.teams.catalogue import catalogue
+
+    try:
+        catalogue()
+    except InvalidInput as exc:
+        exit_with(str(exc).splitlines(), prefix="team file error", code=EXIT_CONFIGURATION)
 
 
 def exit_with(lines: list[str], *, prefix: str, code: int):

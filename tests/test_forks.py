@@ -142,3 +142,31 @@ def test_a_fork_with_the_longest_instructions_runs_promptly(sqlite_url):
     child = forks.fork(flow.actor("alice"), cid, 1, instructions="0" * 19_990 + " line 3: x", edited_message="0")
     flow.work()
     assert [m.source for m in flow.messages(child.id)] == ["frank", "planner", "alice", "coder"]
+
+
+def test_a_fork_from_an_edited_message_keeps_the_earlier_revisions_and_proposes_the_edited_code(db_url):
+    """Like a plain fork, it carries the parent's revisions up to its turn; the edited message's own
+    revision is its new text's (once, it had none: the parent's was dropped and nothing replaced it)."""
+    flow.make_people()
+    cid = flow.start("Add retry with exponential backoff to the payments client")
+    flow.work()
+    flow.decide_as("alice", flow.only_open_review(cid).id, "revise", instructions="cap the retries at 5",
+                   target_agent="coder")
+    flow.work()
+    parent = [(r.key, r.number, r.content) for r in flow.detail(cid).revisions]
+    assert [(key, number) for key, number, _ in parent] == [("app/retry.py", 1), ("app/retry.py", 2)]
+    turn = flow.conversation(cid).checkpoint_version  # the coder's second revision
+
+    plain = forks.fork(flow.actor("bob"), cid, turn)
+    assert [(r.key, r.number, r.content) for r in flow.detail(plain.id).revisions] == parent
+
+    edited_code = "MAX_RETRIES = 5\n\ndef retry(call):\n    return call()\n"
+    edited = forks.fork(flow.actor("bob"), cid, turn, edited_message=(
+        f"```python\n# file: app/retry.py\n{edited_code}```\nCONFIDENCE: 0.9\nReady for review."))
+    revisions = flow.detail(edited.id).revisions
+    assert [(r.key, r.number) for r in revisions] == [("app/retry.py", 1), ("app/retry.py", 2)]
+    assert revisions[0].content == parent[0][2]
+    assert "MAX_RETRIES = 5" in revisions[1].content and revisions[1].content != parent[1][2]
+    edited_row = [m for m in flow.messages(edited.id) if m.source == "coder"][-1]
+    assert revisions[1].message_id == edited_row.id
+    assert flow.open_reviews(edited.id) == []

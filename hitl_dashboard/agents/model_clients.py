@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Literal
 
 from autogen_core.models import ChatCompletionClient, ModelInfo
@@ -10,6 +11,7 @@ from pydantic import BaseModel, Field
 from hitl_dashboard.agents.retrying import RetryingChatCompletionClient
 from hitl_dashboard.agents.scripted.model import ScriptedChatCompletionClient
 from hitl_dashboard.settings import get_settings
+from hitl_dashboard.teams.model import SCRIPTED, ModelDef
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -65,3 +67,31 @@ def _build_openai_client(spec: ModelSpec) -> ChatCompletionClient:
         base_delay_s=spec.retry_base_delay_s,
         stream_extra_create_args={"stream_options": {"include_usage": True}},
     )
+
+
+def build_declared_client(model: ModelDef, agent_role: str, defaults: ModelSpec) -> tuple[ChatCompletionClient, str]:
+    """A client for a model a team file declares (not the server's): (client, model label).
+    The key is read from the environment variable the file names, at the last moment, and never
+    appears in an error message."""
+    if model.provider == SCRIPTED:
+        # `plays`: the built-in role whose script an agent of another name follows (planner, coder,
+        # copywriter, operator); by default the agent's own name.
+        agent_role = str(model.config.get("plays", agent_role))
+        client = ScriptedChatCompletionClient(agent_role, delay_ms=model.config.get("delay_ms", defaults.delay_ms),
+                                              chunk_delay_ms=model.config.get("chunk_delay_ms",
+                                                                              defaults.chunk_delay_ms))
+        return client, "scripted"
+    config = dict(model.config)
+    key = None
+    if model.api_key_env:
+        key = os.environ.get(model.api_key_env)
+        if not key:
+            raise ValueError(f"the model {model.provider} needs the environment variable {model.api_key_env}")
+        config["api_key"] = key
+    try:
+        client = ChatCompletionClient.load_component({"provider": model.provider, "config": config})
+    except Exception as exc:  # noqa: BLE001 - any load failure is a configuration problem of this team
+        text = f"{type(exc).__name__}: {exc}"
+        raise ValueError(f"cannot load the model {model.provider}: "
+                         f"{text.replace(key, '***') if key else text}"[:500]) from None
+    return client, str(model.config.get("model") or model.provider.rsplit(".", 1)[-1])

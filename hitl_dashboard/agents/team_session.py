@@ -17,13 +17,14 @@ from autogen_agentchat.messages import (
 )
 
 from hitl_dashboard.agents.checkpoint_tracker import CheckpointTracker
-from hitl_dashboard.agents.model_clients import ModelSpec, build_model_client
-from hitl_dashboard.agents.observed_client import observed
+from hitl_dashboard.agents.model_clients import ModelSpec, build_declared_client, build_model_client
+from hitl_dashboard.agents.observed_client import ObservedChatCompletionClient, observed
 from hitl_dashboard.agents.teams import build_team
 from hitl_dashboard.agents.tool_approval import PENDING_MARKER
 from hitl_dashboard.agents.turn_tracing import traced_turn
 from hitl_dashboard.domain.checkpoints import FULL
-from hitl_dashboard.domain.templates import TEMPLATES
+from hitl_dashboard.teams.catalogue import get_team
+from hitl_dashboard.teams.model import SERVER, TeamDefinition
 
 ChunkCallback = Callable[[str, str, str], Awaitable[None]]  # (source, message_id, text)
 
@@ -72,10 +73,13 @@ class TeamSession:
     """A fresh team for one conversation, optionally restored from a checkpoint."""
 
     def __init__(self, template: str, task_type: str, specs: dict[str, ModelSpec], *, stream: bool = True):
-        self.template = TEMPLATES[template]
-        clients = {name: observed(build_model_client(spec, name), spec, name) for name, spec in specs.items()}
-        self._clients = clients
-        self.team = build_team(self.template, task_type, clients, clients["planner"], stream=stream)
+        self.template = get_team(template)
+        self._clients: dict[str, ObservedChatCompletionClient] = {}
+        for agent in self.template.agents:
+            self._clients[agent.name] = _client(self.template, agent.name, specs[agent.name])
+        clients = self._clients
+        selector = clients[self.template.speaker_order.planner or self.template.agent_names[0]]
+        self.team = build_team(self.template, task_type, clients, selector, stream=stream)
         self._tracker = CheckpointTracker(self.team)
         self._tracking = False
 
@@ -98,7 +102,7 @@ class TeamSession:
                 elif isinstance(item, ModelClientStreamingChunkEvent):
                     if on_chunk is not None:
                         await on_chunk(item.source, item.full_message_id or item.id, item.content)
-                elif item.source in self.template.agents:
+                elif item.source in self.template.agent_names:
                     converted = _convert(item)
                     if converted is not None:
                         produced.append(converted)
@@ -119,6 +123,17 @@ class TeamSession:
     async def close(self) -> None:
         for client in self._clients.values():
             await client.close()
+
+
+def _client(team: TeamDefinition, agent: str, spec: ModelSpec) -> ObservedChatCompletionClient:
+    """Agents on the `server` model use the server's model (with the conversation's routing);
+    the others the model their team file declares."""
+    model = team.models[team.agent(agent).model]
+    if model.provider == SERVER:
+        return observed(build_model_client(spec, agent), spec, agent)
+    client, label = build_declared_client(model, agent, spec)
+    provider = "scripted" if model.provider == "scripted" else model.provider.rsplit(".", 1)[-1]
+    return ObservedChatCompletionClient(client, model=label, provider=provider, agent=agent)
 
 
 def _usage(item: Any) -> tuple[int, int]:

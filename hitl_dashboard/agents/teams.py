@@ -1,64 +1,60 @@
-"""Team templates: who is in the team, who produces the reviewed work, which tools they hold."""
+"""Build the AutoGen team of a team definition (hitl_dashboard/teams): its agents with their
+prompts and tools, and its speaker order. No team knowledge here: it is all in the definition."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
 from autogen_agentchat.teams import SelectorGroupChat
 from autogen_core.models import ChatCompletionClient
 
-from hitl_dashboard.agents.tool_approval import TOOLS, ApprovalRequiredTool
+from hitl_dashboard.agents.tool_approval import agent_tool
 from hitl_dashboard.domain.policies import planned_task_type
-from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE, TeamTemplate
-
-SYSTEM_PROMPTS = {
-    "planner": (
-        "You are the planner. Start with a line 'TASK TYPE: code|copy|ops', then a short numbered plan. "
-        "End with 'CONFIDENCE: <0..1>'."
-    ),
-    "coder": (
-        "You are the coder. Propose complete files in fenced code blocks whose first line is "
-        "'# file: <path>'. Follow reviewer instructions exactly. End with 'CONFIDENCE: <0..1>' and "
-        "'Ready for review.'"
-    ),
-    "copywriter": (
-        "You are the copywriter. Write the requested copy in markdown. Follow reviewer instructions. "
-        "End with 'CONFIDENCE: <0..1>' and 'Ready for review.'"
-    ),
-    "operator": (
-        "You are the operator. Use the deploy_to_prod tool for deployments; it needs human approval. "
-        "After it ran or was denied, report the outcome and say DONE."
-    ),
-}
-
+from hitl_dashboard.teams.model import TeamDefinition
 
 _MENTION = re.compile(r"@(\w+)")
+Selector = Callable[[Sequence[BaseAgentEvent | BaseChatMessage]], str | None]
 
 
-def make_selector(template: TeamTemplate, task_type: str, agents: tuple[str, ...]):
-    """Deterministic speaker choice, so no model call is spent on selection.
-    A reviewer's '@agent' sends the next turn to that agent."""
+def make_selector(team: TeamDefinition, task_type: str) -> Selector:
+    """Deterministic speaker choice (no model call spent on it) except for model_selected.
+    In every mode a reviewer's '@agent' sends the next turn to that agent."""
+    agents = team.agent_names
+    order = team.speaker_order
 
-    def select(thread: Sequence[BaseAgentEvent | BaseChatMessage]) -> str:
+    def mentioned(thread: Sequence[BaseAgentEvent | BaseChatMessage]) -> str | None:
+        last = thread[-1]
+        if last.source in agents:
+            return None
+        found = [m for m in _MENTION.findall(_text(last)) if m in agents]
+        return found[0] if found else None
+
+    def planner_then_producer(thread: Sequence[BaseAgentEvent | BaseChatMessage]) -> str:
         route = task_type
         for message in thread:
-            if getattr(message, "source", None) == "planner":
-                route = (template.fixed_task_type or planned_task_type(_text(message)) or task_type)
+            if getattr(message, "source", None) == order.planner:
+                planned = planned_task_type(_text(message))
+                route = team.fixed_task_type or (planned if planned and team.serves(planned) else task_type)
                 break
-        producer = PRODUCER_BY_TASK_TYPE[route]
-        last = thread[-1]
-        if last.source not in agents:
-            mentioned = [m for m in _MENTION.findall(_text(last)) if m in agents]
-            if mentioned:
-                return mentioned[0]
+        producer = team.producer(route)
+        if thread[-1].source not in agents:
             spoke = any(getattr(m, "source", None) in agents for m in thread)
-            return producer if spoke else "planner"
+            return mentioned(thread) or (producer if spoke else order.planner)
         return producer
 
-    return select
+    def round_robin(thread: Sequence[BaseAgentEvent | BaseChatMessage]) -> str:
+        last_agent = next((m.source for m in reversed(thread) if getattr(m, "source", None) in agents), None)
+        following = agents[(agents.index(last_agent) + 1) % len(agents)] if last_agent else agents[0]
+        return mentioned(thread) or following
+
+    if order.mode == "round_robin":
+        return round_robin
+    if order.mode == "model_selected":
+        return mentioned  # None: SelectorGroupChat asks the selector model
+    return planner_then_producer
 
 
 def _text(message: BaseAgentEvent | BaseChatMessage) -> str:
@@ -66,31 +62,30 @@ def _text(message: BaseAgentEvent | BaseChatMessage) -> str:
 
 
 def build_team(
-    template: TeamTemplate,
+    team: TeamDefinition,
     task_type: str,
     clients: dict[str, ChatCompletionClient],
     selector_client: ChatCompletionClient,
     *,
     stream: bool = True,
 ) -> SelectorGroupChat:
-    """Fresh agent objects for every team: a shared agent leaks text between conversations."""
-    participants = []
-    for name in template.agents:
-        tools = [ApprovalRequiredTool(TOOLS["deploy_to_prod"])] if name == "operator" else []
-        participants.append(
-            AssistantAgent(
-                name,
-                model_client=clients[name],
-                system_message=SYSTEM_PROMPTS[name],
-                tools=tools or None,
-                model_client_stream=stream,
-                description=SYSTEM_PROMPTS[name].split(".")[0],
-            )
+    """Fresh agent objects for every team: a shared agent leaks text between conversations.
+    Always a SelectorGroupChat, whatever the speaker order, so a saved state loads into any rebuild."""
+    participants = [
+        AssistantAgent(
+            agent.name,
+            model_client=clients[agent.name],
+            system_message=agent.system_prompt,
+            tools=[agent_tool(team.name, name) for name in agent.tools] or None,
+            model_client_stream=stream,
+            description=agent.description,
         )
+        for agent in team.agents
+    ]
     return SelectorGroupChat(
         participants,
         model_client=selector_client,
         max_turns=1,  # stop after every agent turn: that is where we checkpoint
-        selector_func=make_selector(template, task_type, template.agents),
+        selector_func=make_selector(team, task_type),
         allow_repeated_speaker=True,
     )

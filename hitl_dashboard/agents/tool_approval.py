@@ -1,8 +1,10 @@
 """The approval wrapper that keeps agents from running risky tools early.
 
-An agent only ever holds the wrapper: calling it records intent and returns a
-"pending approval" result. The platform runs the real function after a human approved,
-exactly once, with the approved (possibly edited) arguments (services/tool_execution)."""
+An agent only ever holds a wrapper. With approval `always` (or `when` the team's rule matches the
+arguments) calling it records intent and returns a "pending approval" result; the platform runs
+the real function after a human approved, exactly once, with the approved (possibly edited)
+arguments (services/tool_execution). With approval `never` (or `when` the rule does not match)
+the function runs at once, in the agent's turn."""
 
 from __future__ import annotations
 
@@ -10,18 +12,27 @@ from autogen_core import CancellationToken
 from autogen_core.tools import BaseTool
 from pydantic import BaseModel
 
-from hitl_dashboard.agents.tools import TOOLS, ToolSpec
+from hitl_dashboard.agents.tools import ToolSpec, tool_spec
 
 PENDING_MARKER = "PENDING_APPROVAL"
 
-__all__ = ["TOOLS", "ApprovalRequiredTool", "PENDING_MARKER"]
+__all__ = ["ApprovalRequiredTool", "PENDING_MARKER", "agent_tool"]
 
 
 class ApprovalRequiredTool(BaseTool[BaseModel, str]):
-    """Same name and schema as the real tool; never runs it."""
+    """Same name and schema as the real tool; runs it only when the approval mode lets it."""
 
     def __init__(self, spec: ToolSpec):
-        super().__init__(spec.args_model, str, spec.name, spec.description + " Requires human approval.")
+        approval = spec.definition.approval
+        note = {"always": " Requires human approval.", "when": " May require human approval."}.get(approval, "")
+        super().__init__(spec.args_model, str, spec.name, spec.description + note)
+        self._spec = spec
 
     async def run(self, args: BaseModel, cancellation_token: CancellationToken) -> str:
-        return f"{PENDING_MARKER}: {self.name} is waiting for human approval and has not run."
+        if self._spec.definition.needs_approval(args.model_dump()):
+            return f"{PENDING_MARKER}: {self.name} is waiting for human approval and has not run."
+        return await self._spec.run(args)
+
+
+def agent_tool(team: str, name: str) -> ApprovalRequiredTool:
+    return ApprovalRequiredTool(tool_spec(team, name))

@@ -1,18 +1,25 @@
-"""The tools agents may call: schemas, validation and the real implementations.
+"""The tools agents may call: resolved from the teams' tool declarations (a Python function by
+import path), with their argument schemas, validation and the real call.
 No AutoGen here; agents/tool_approval.py wraps these for the agents."""
 
 from __future__ import annotations
 
+import asyncio
+import importlib
+import inspect
 import json
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from functools import lru_cache
+from typing import Any, Literal, get_type_hints
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, create_model
 
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.settings import get_settings
+from hitl_dashboard.teams.catalogue import find_tool
+from hitl_dashboard.teams.model import ToolDef
 
 
 class DeployArgs(BaseModel):
@@ -38,20 +45,67 @@ class ToolSpec:
     description: str
     args_model: type[BaseModel]
     run: Callable[[Any], Awaitable[str]]
+    definition: ToolDef
 
 
-TOOLS: dict[str, ToolSpec] = {
-    "deploy_to_prod": ToolSpec(
-        "deploy_to_prod", "Deploy a service version to an environment.", DeployArgs, deploy_to_prod
-    ),
-}
+class ToolUnavailable(ValueError):
+    """A declared tool cannot be set up (bad import path, MCP not supported yet...)."""
 
 
-def validate_tool_args(tool_name: str, arguments: Any) -> dict[str, Any]:
-    """Check arguments against the tool's schema; InvalidInput lists every field problem."""
-    spec = TOOLS.get(tool_name)
-    if spec is None:
-        raise InvalidInput(f"unknown tool '{tool_name}'", "tool")
+@lru_cache(maxsize=256)
+def tool_spec(team: str, name: str) -> ToolSpec:
+    """The tool `name` as the team `team` declares it."""
+    definition = find_tool(team, name)
+    if definition is None:
+        raise InvalidInput(f"team '{team}' has no tool '{name}'", "tool")
+    if definition.function is None:
+        raise ToolUnavailable(f"tool '{name}' is an MCP server tool; MCP tools are not supported yet")
+    function = _import(definition.function)
+    args_model, run = _adapt(name, function)
+    doc = (inspect.getdoc(function) or "").split("\n\n")[0].replace("\n", " ")
+    return ToolSpec(name, definition.description or doc or name, args_model, run, definition)
+
+
+def _import(path: str) -> Callable[..., Any]:
+    module_name, _, attribute = path.partition(":")
+    try:
+        found = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise ToolUnavailable(f"cannot import tool function {path}: {exc}") from exc
+    if not callable(found):
+        raise ToolUnavailable(f"{path} is not a function")
+    return found
+
+
+def _adapt(name: str, function: Callable[..., Any]) -> tuple[type[BaseModel], Callable[[Any], Awaitable[str]]]:
+    """One parameter typed with a pydantic model: that model is the schema. Otherwise the schema
+    is built from the parameters' type hints (as AutoGen's FunctionTool does) and they are passed by name."""
+    hints = get_type_hints(function)
+    parameters = list(inspect.signature(function).parameters.values())
+    if len(parameters) == 1 and isinstance(hints.get(parameters[0].name), type) \
+            and issubclass(hints[parameters[0].name], BaseModel):
+        return hints[parameters[0].name], lambda args: _call(function, args)
+    fields: dict[str, Any] = {}
+    for parameter in parameters:
+        if parameter.name not in hints:
+            raise ToolUnavailable(f"tool '{name}': parameter {parameter.name} has no type hint")
+        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+        fields[parameter.name] = (hints[parameter.name], default)
+    model = create_model(f"{name}_args", **fields)
+    return model, lambda args: _call(function, **args.model_dump())
+
+
+async def _call(function: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
+    if inspect.iscoroutinefunction(function):
+        result = await function(*args, **kwargs)
+    else:  # a blocking function must not stall the event loop other conversations run on
+        result = await asyncio.to_thread(function, *args, **kwargs)
+    return result if isinstance(result, str) else json.dumps(result, default=str)
+
+
+def validate_tool_args(team: str, tool_name: str, arguments: Any) -> dict[str, Any]:
+    """Check arguments against the schema of the team's tool; InvalidInput lists every field problem."""
+    spec = tool_spec(team, tool_name)
     if not isinstance(arguments, dict):
         raise InvalidInput("tool arguments must be a JSON object", "edited_args")
     try:
@@ -61,11 +115,11 @@ def validate_tool_args(tool_name: str, arguments: Any) -> dict[str, Any]:
         raise InvalidInput(f"invalid arguments for {tool_name}: {problems}", "edited_args") from exc
 
 
-async def execute_tool(tool_name: str, arguments: dict[str, Any]) -> str:
+async def execute_tool(team: str, tool_name: str, arguments: dict[str, Any]) -> str:
     """An approved call, run by the platform: AutoGen's own execute_tool span marks it (imported
     here: only the runner, which has AutoGen loaded already, runs tools)."""
     from autogen_core import trace_tool_span
 
-    spec = TOOLS[tool_name]
+    spec = tool_spec(team, tool_name)
     with trace_tool_span(tool_name, tool_description="approved by a reviewer, run once by the platform"):
         return await spec.run(spec.args_model.model_validate(arguments))

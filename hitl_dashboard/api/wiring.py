@@ -6,7 +6,17 @@ from fastapi import FastAPI
 
 from hitl_dashboard.api.errors import install_error_handlers
 from hitl_dashboard.api.fallback import add_api_fallback
-from hitl_dashboard.api.routes import audit, conversations, exports, findings, forks, questions, reviews, transcripts
+from hitl_dashboard.api.routes import (
+    audit,
+    conversations,
+    exports,
+    findings,
+    forks,
+    questions,
+    reviews,
+    teams,
+    transcripts,
+)
 from hitl_dashboard.settings import get_settings
 
 
@@ -14,7 +24,7 @@ def mount_api(api: FastAPI, prefix: str) -> None:
     # FastAPI's own per-router body limit (413, for declared and for streamed bodies alike);
     # scoped to these routers, so Reflex's routes mounted on the same app keep theirs.
     max_body_size = get_settings().api_max_body_bytes
-    for module in (conversations, forks, transcripts, findings, exports, reviews, questions, audit):
+    for module in (conversations, forks, transcripts, findings, exports, reviews, questions, audit, teams):
         api.include_router(module.router, prefix=prefix, max_body_size=max_body_size)
     add_api_fallback(api, prefix)  # last: only what no route above serves
     install_error_handlers(api)

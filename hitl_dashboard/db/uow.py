@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from sqlalchemy.engine import Engine
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Session
 
 from hitl_dashboard.db.audit import link_after_commit
 from hitl_dashboard.db.engine import get_engine, read_only_engine
+
+log = logging.getLogger(__name__)
 
 
 class UnitOfWork:
@@ -38,3 +44,37 @@ class UnitOfWork:
     def rollback(self) -> None:
         assert self.session is not None
         self.session.rollback()
+
+
+class CoreUnitOfWork:
+    """A transaction on a bare connection, for a hot path that writes with Core statements only: no
+    ORM objects and no audit events (those need UnitOfWork: its session links the audit chain). Rolls
+    back unless committed; the callbacks given to on_commit run once the commit has returned."""
+
+    def __init__(self, engine: Engine | None = None):
+        self.engine = engine or get_engine()
+        self.connection: Connection | None = None
+        self._after_commit: list[tuple[Callable[..., Any], tuple]] = []
+
+    def __enter__(self) -> CoreUnitOfWork:
+        self.connection = self.engine.connect()
+        self.connection.begin()  # SQLite: BEGIN IMMEDIATE (db/engine.py)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        assert self.connection is not None
+        self.connection.close()  # rolls back whatever was not committed
+        self.connection = None
+
+    def on_commit(self, callback: Callable[..., Any], *args: Any) -> None:
+        self._after_commit.append((callback, args))
+
+    def commit(self) -> None:
+        assert self.connection is not None
+        self.connection.commit()
+        callbacks, self._after_commit = self._after_commit, []
+        for callback, args in callbacks:
+            try:
+                callback(*args)
+            except Exception:  # noqa: BLE001 - observing must never fail the work it observes
+                log.exception("after-commit hook %r failed", callback)

@@ -61,17 +61,20 @@ def rebuild(rows: Iterable[tuple[str, Mapping[str, Any]]], texts: Mapping[int, s
 
 
 def compact_message_refs(data: Any, ids_by_text: Mapping[str, int]) -> Any:
-    """A copy of `data` where every `content` equal to a stored row's text refers to that row."""
+    """A copy of `data` where every `content` equal to a stored row's text refers to that row.
+    (Runs on every agent turn: scalars are copied without a call.)"""
     if isinstance(data, dict):
         out = {}
         for key, value in data.items():
-            if key == "content" and isinstance(value, str) and value in ids_by_text:
-                out[key] = {MESSAGE_REF: ids_by_text[value]}
-            else:
+            if isinstance(value, str):
+                out[key] = {MESSAGE_REF: ids_by_text[value]} if key == "content" and value in ids_by_text else value
+            elif isinstance(value, (dict, list)):
                 out[key] = compact_message_refs(value, ids_by_text)
+            else:
+                out[key] = value
         return out
     if isinstance(data, list):
-        return [compact_message_refs(v, ids_by_text) for v in data]
+        return [compact_message_refs(v, ids_by_text) if isinstance(v, (dict, list)) else v for v in data]
     return data
 
 

@@ -1,19 +1,11 @@
-"""Sign-off rules: which roles must approve, in which order, on the same content."""
+"""Sign-off rules: which roles must approve, in which order, on the same content.
+
+The chain (an ordered tuple of role names) comes from the conversation's team, per task type."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-
-from hitl_dashboard.domain.enums import Role, TaskType
-
-SIGNOFF_ORDER: dict[TaskType, tuple[Role, ...]] = {
-    TaskType.CODE: (Role.SECURITY_REVIEWER, Role.FINAL_APPROVER),
-    TaskType.COPY: (Role.PRODUCT_REVIEWER, Role.FINAL_APPROVER),
-    TaskType.OPS: (Role.FINAL_APPROVER,),
-}
-
-# Who approves a risky tool call, per task type.
-TOOL_APPROVER = Role.SECURITY_REVIEWER
 
 
 @dataclass(frozen=True)
@@ -28,22 +20,18 @@ class SignOffStep:
     approved: bool
 
 
-def required_roles(task_type: str) -> tuple[Role, ...]:
-    return SIGNOFF_ORDER[TaskType(task_type)]
-
-
-def progress(task_type: str, approvals: list[Approval], content_hash: str) -> list[SignOffStep]:
+def progress(chain: Sequence[str], approvals: list[Approval], content_hash: str) -> list[SignOffStep]:
     """Only approvals of exactly this content count; a new revision starts over."""
     approved_roles = {a.role for a in approvals if a.content_hash == content_hash}
-    return [SignOffStep(role.value, role.value in approved_roles) for role in required_roles(task_type)]
+    return [SignOffStep(role, role in approved_roles) for role in chain]
 
 
-def next_role(task_type: str, approvals: list[Approval], content_hash: str) -> str | None:
-    for step in progress(task_type, approvals, content_hash):
+def next_role(chain: Sequence[str], approvals: list[Approval], content_hash: str) -> str | None:
+    for step in progress(chain, approvals, content_hash):
         if not step.approved:
             return step.role
     return None
 
 
-def first_role(task_type: str) -> str:
-    return required_roles(task_type)[0].value
+def first_role(chain: Sequence[str]) -> str:
+    return chain[0]

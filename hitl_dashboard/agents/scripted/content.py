@@ -177,7 +177,9 @@ def deploy_arguments(task: str, previous: dict[str, Any] | None = None) -> dict[
     return {
         "service": service_name or previous.get("service", "web-app"),
         "version": version_text if version else previous.get("version", "1.0.0"),
-        "environment": "production",
+        # Production unless the text asks for staging alone (a deploy that names neither is a production one).
+        "environment": "staging" if re.search(r"\bstaging\b", task, re.I)
+        and not re.search(r"\bproduction\b", task, re.I) else "production",
     }
 
 

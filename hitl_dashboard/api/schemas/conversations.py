@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from hitl_dashboard.api.schemas.common import Text
 from hitl_dashboard.api.schemas.reviews import ReviewPublic
 
-AgentName = Literal["planner", "coder", "copywriter", "operator"]
+# Teams are data (docs/teams.md): which agents and teams exist is checked by the service (422).
+AgentName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
+TeamNameIn = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_-]{0,39}$")]
+ToolNameIn = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 TaskTypeIn = Literal["code", "copy", "ops", "auto"]
 
 
@@ -19,11 +22,11 @@ class GatePolicyCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     mode: Literal["after_agent", "on_done", "never"] = "after_agent"
-    agents: list[AgentName] = Field(default_factory=list, max_length=4)
+    agents: list[AgentName] = Field(default_factory=list, max_length=32)
     keywords: list[Text(100, 1)] = Field(default_factory=list, max_length=20)
     regex: Text(200) | None = None
     min_confidence: float | None = Field(default=None, ge=0, le=1, strict=True)
-    tools: list[Literal["deploy_to_prod"]] = Field(default_factory=list, max_length=10)
+    tools: list[ToolNameIn] = Field(default_factory=list, max_length=10)
     max_turns_without_review: int = Field(default=12, ge=1, le=1000, strict=True)
     min_finding_severity: Literal["low", "medium", "high"] | None = None  # findings gate (docs/findings.md)
 
@@ -45,9 +48,10 @@ class ConversationCreate(BaseModel):
     task: Text(20_000, 1)
     task_type: TaskTypeIn = "code"
     title: Text(200) | None = None
-    template: TaskTypeIn | None = None
+    template: TeamNameIn | None = Field(default=None, description="a team of GET /api/teams; default: the "
+                                                                  "team named like the task type")
     gate_policy: GatePolicyCreate | None = None
-    model_routing: dict[AgentName, ModelRouteCreate] = Field(default_factory=dict)
+    model_routing: dict[AgentName, ModelRouteCreate] = Field(default_factory=dict, max_length=32)
     on_overdue: Literal["escalate", "abort"] = "escalate"
 
 

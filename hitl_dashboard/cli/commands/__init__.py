@@ -13,12 +13,13 @@ from hitl_dashboard.cli.commands import (
     forks,
     reviews,
     runner,
+    teams,
     tokens,
     users,
     webhooks,
 )
 
-GROUPS = (database, users, conversations, forks, exports, reviews, runner, tokens, webhooks, audit)
+GROUPS = (database, users, conversations, forks, exports, reviews, runner, teams, tokens, webhooks, audit)
 
 
 def register_all(sub: Any) -> None:

@@ -20,6 +20,7 @@ from hitl_dashboard.services.conversations.conversations import (
 def register(sub: Any) -> None:
     p = leaf(sub, "start", "start a conversation")
     p.add_argument("--type", dest="task_type", default="code", help="code|copy|ops|auto")
+    p.add_argument("--team", dest="template", help="the team (`teams list`); default: the one named like the type")
     p.add_argument("--task", required=True)
     p.add_argument("--title")
     p.add_argument("--as", dest="as_user", required=True)
@@ -45,7 +46,7 @@ def register(sub: Any) -> None:
 @command("start")
 def _start(args) -> int:
     conversation = start_conversation(find_actor(args.as_user), StartCommand(
-        task=args.task, task_type=args.task_type, title=args.title,
+        task=args.task, task_type=args.task_type, title=args.title, template=args.template,
         gate_policy=json_arg(args.policy, "policy"), model_routing=json_arg(args.models, "models") or {},
     ))
     emit(args, {"conversation_id": conversation.id, "status": conversation.status},

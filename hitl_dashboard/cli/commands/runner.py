@@ -25,8 +25,10 @@ def _runner(args) -> int:
     from hitl_dashboard.services.runner.loop import run_runner_forever
     from hitl_dashboard.services.runner.runner import run_until_idle
     from hitl_dashboard.services.webhooks.webhook_delivery import deliver_due
+    from hitl_dashboard.teams.catalogue import catalogue
 
     check_hosted_ready()
+    catalogue()  # a bad team file stops the runner now, with its errors, not at its first conversation
     if args.until_idle:
         escalated = escalate_overdue()
         runs = asyncio.run(run_until_idle())

@@ -20,9 +20,9 @@ from hitl_dashboard.db.models import Conversation, Decision, ReviewRequest, User
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
-from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.services.audit.audit_stats import BREACH_STATUSES, _day, _day_text
 from hitl_dashboard.services.transactions import reading
+from hitl_dashboard.teams.catalogue import team_names
 
 PERIODS = (1, 7, 30, 90, 365)
 MAX_ROWS = 200_000  # decisions read per period; beyond it the figures say so (truncated)
@@ -108,8 +108,8 @@ class Analytics:
 def check_filters(filters: AnalyticsFilters) -> None:
     if filters.days not in PERIODS:
         raise InvalidInput(f"period: one of {', '.join(map(str, PERIODS))} days", "days")
-    if filters.team is not None and filters.team not in TEMPLATES:
-        raise InvalidInput(f"team: one of {', '.join(sorted(TEMPLATES))}", "team")
+    if filters.team is not None and filters.team not in team_names():
+        raise InvalidInput(f"team: one of {', '.join(sorted(team_names()))}", "team")
 
 
 def p90(values: list[float]) -> float:

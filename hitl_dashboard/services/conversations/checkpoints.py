@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
+from hitl_dashboard.db.driver_statements import DriverStatement
 from hitl_dashboard.db.models import Conversation, Message, TurnCheckpoint, utcnow
 from hitl_dashboard.domain.checkpoints import (
     FULL,
@@ -20,19 +23,28 @@ from hitl_dashboard.domain.checkpoints import (
 
 def store_turn_checkpoint(session: Session, conversation: Conversation, *, kind: str, data: dict[str, Any],
                           task: dict | None, stored: list[Message]) -> None:
-    """The row for the turn just stored (conversation.checkpoint_version); message texts the turn
-    stored as transcript rows are referred to by their seq, not repeated (a fork keeps the seqs).
-    A plain INSERT on the session's connection: this runs on every agent turn, and an ORM object (or
-    an ORM-enabled insert) costs several times the statement."""
-    ids_by_text = {row.content: row.seq for row in stored}
-    session.connection().execute(_INSERT_CHECKPOINT, {
-        "conversation_id": conversation.id, "turn": conversation.checkpoint_version, "kind": kind,
-        "data": compact_message_refs(data, ids_by_text) if ids_by_text else data,
-        "input": task, "last_seq": conversation.next_seq - 1, "created_at": utcnow(),
+    """The row for the turn just stored (conversation.checkpoint_version); see insert_turn_checkpoint."""
+    insert_turn_checkpoint(session.connection(), conversation_id=conversation.id, turn=conversation.checkpoint_version,
+                           kind=kind, data=data, task=task, last_seq=conversation.next_seq - 1,
+                           seq_by_text={row.content: row.seq for row in stored})
+
+
+def insert_turn_checkpoint(connection: Connection, *, conversation_id: int, turn: int, kind: str, data: dict[str, Any],
+                           task: dict | None, last_seq: int, seq_by_text: dict[str, int],
+                           now: datetime | None = None) -> None:
+    """Message texts the turn stored as transcript rows (`seq_by_text`) are referred to by their seq,
+    not repeated (a fork keeps the seqs). A plain INSERT on the session's connection: this runs on
+    every agent turn, and an ORM object (or an ORM-enabled insert) costs several times the statement;
+    on SQLite it runs on the driver's cursor (db/driver_statements.py)."""
+    _INSERT_CHECKPOINT.run(connection, {
+        "conversation_id": conversation_id, "turn": turn, "kind": kind,
+        "data": compact_message_refs(data, seq_by_text) if seq_by_text else data,
+        "input": task, "last_seq": last_seq, "created_at": now or utcnow(),
     })
 
 
-_INSERT_CHECKPOINT = insert(TurnCheckpoint.__table__)
+_INSERT_CHECKPOINT = DriverStatement(insert(TurnCheckpoint.__table__),
+                                     ["conversation_id", "turn", "kind", "data", "input", "last_seq", "created_at"])
 
 
 def state_at(session: Session, conversation_id: int, turn: int) -> dict[str, Any] | None:

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest, ToolCall, User
 from hitl_dashboard.domain.enums import ReviewKind
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.services.conversations.conversation_queries import load_detail, load_messages
 from hitl_dashboard.services.findings.queries import RevisionFindings, findings_of
 from hitl_dashboard.services.questions.questions import questions_of
 from hitl_dashboard.services.reviews.review_outcomes import ReviewOutcome, recent_outcomes
 from hitl_dashboard.services.transactions import reading
+from hitl_dashboard.teams.catalogue import get_team
 
 WHOLE_TRANSCRIPT = 100_000
 
@@ -50,7 +50,7 @@ def conversation_page(actor: Actor | None, conversation_id: int) -> Conversation
         questions = questions_of(uow.session, [r.id for r in detail.open_requests])
     conversation = detail.conversation
     return ConversationPage(
-        conversation=conversation, agents=list(TEMPLATES[conversation.template].agents), messages=messages,
+        conversation=conversation, agents=list(get_team(conversation.template).agent_names), messages=messages,
         progress=detail.progress, open_reviews=open_reviews, outcomes=outcomes, revisions=detail.revisions,
         findings=findings, questions=questions,
     )

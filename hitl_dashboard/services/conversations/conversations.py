@@ -16,13 +16,13 @@ from hitl_dashboard.domain.enums import TERMINAL_STATUSES, ConversationStatus, M
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor, require_role
 from hitl_dashboard.domain.policies import GatePolicy
-from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.services.conversations.conversation_queries import load_conversation
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.reviews.review_requests import dismiss_open_requests
 from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls
 from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.services.webhooks import webhooks
+from hitl_dashboard.teams.catalogue import find_team
 
 MAX_TASK_CHARS = 20_000
 MAX_REASON_CHARS = 2_000
@@ -61,16 +61,19 @@ def add_conversation(session: Session, actor: Actor, command: StartCommand) -> C
     if command.task_type not in TASK_TYPES:
         raise InvalidInput(f"task type must be one of {', '.join(sorted(TASK_TYPES))}", "task_type")
     template_name = command.template or command.task_type
-    template = TEMPLATES.get(template_name)
+    template = find_team(template_name)
     if template is None:
         raise InvalidInput(f"unknown team template '{template_name}'", "template")
     if template.fixed_task_type and command.task_type not in (template.fixed_task_type, "auto"):
         raise InvalidInput(f"template '{template_name}' does {template.fixed_task_type} tasks", "template")
+    if command.task_type != "auto" and not template.serves(command.task_type):
+        raise InvalidInput(f"template '{template_name}' does {', '.join(template.task_types)} tasks", "template")
     if command.on_overdue not in ("escalate", "abort"):
         raise InvalidInput("on_overdue must be escalate or abort", "on_overdue")
-    _validate_routing(command.model_routing, template.agents)
+    _validate_routing(command.model_routing, template.agent_names)
     # 'auto' starts as code; the planner's TASK TYPE line re-routes it (see services/turns).
-    task_type = template.fixed_task_type or (command.task_type if command.task_type != "auto" else "code")
+    first_type = "code" if template.serves("code") else next(iter(template.task_types))
+    task_type = template.fixed_task_type or (command.task_type if command.task_type != "auto" else first_type)
     policy = (
         GatePolicy.from_dict(command.gate_policy) if command.gate_policy is not None
         else template.default_policy(task_type)

@@ -20,11 +20,13 @@ from hitl_dashboard.domain.enums import ConversationStatus, MessageKind
 from hitl_dashboard.domain.errors import Conflict, InvalidInput
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.domain.revise_message import revise_message
-from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE, TEMPLATES
 from hitl_dashboard.services.conversations.checkpoints import state_at, turn_row
 from hitl_dashboard.services.conversations.conversation_queries import load_conversation
+from hitl_dashboard.services.conversations.proposed_code import add_revisions, proposed_code
+from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.transactions import reading, transaction
+from hitl_dashboard.teams.catalogue import get_team
 
 FORK, REPLAY = "fork", "replay"
 MAX_INSTRUCTIONS_CHARS = 20_000
@@ -47,8 +49,9 @@ def fork(actor: Actor, conversation_id: int, turn: int, instructions: str | None
         _check_turn(parent, turn, lowest=1)
         next_input = None
         if instructions:
-            agents = TEMPLATES[parent.template].agents
-            target = target_agent or PRODUCER_BY_TASK_TYPE[parent.task_type]
+            team = get_team(parent.template)
+            agents = team.agent_names
+            target = target_agent or team.producer(parent.task_type)
             if target not in agents:
                 raise InvalidInput(f"unknown agent '{target}': this team has {', '.join(agents)}", "target_agent")
             next_input = {"source": actor.username, "content": revise_message(
@@ -172,6 +175,11 @@ def _branch(session: Session, actor: Actor, parent: Conversation, turn: int, ori
     session.flush()
     _copy_revisions(session, parent.id, child.id,
                     {old: new.id for old, (new, seq) in copies.items() if seq != edited_seq})
+    if edited_seq is not None:  # the edited copy proposes what its own text says, numbered after the earlier ones
+        edited = next(copy for copy, seq in copies.values() if seq == edited_seq)
+        session.flush()
+        enqueue_analysis(session, add_revisions(session, child.id, edited.id,
+                                                proposed_code(get_team(child.template), edited.source, edited.content)))
     if state is not None:
         session.add(TurnCheckpoint(conversation_id=child.id, turn=turn, kind=FULL, data=state, last_seq=last_seq))
     return child
@@ -184,7 +192,7 @@ def _edit_turn_message(session: Session, parent: Conversation, turn: int, state:
     if turn > 1 and previous is None:
         raise Conflict(f"turn {turn - 1} of conversation {parent.id} was stored before forks existed")
     before = previous.last_seq if previous else 1
-    agents = TEMPLATES[parent.template].agents
+    agents = get_team(parent.template).agent_names
     spoken = [m for m in messages if m.seq > before and m.kind == MessageKind.TEXT and m.source in agents]
     if len(spoken) != 1:
         raise InvalidInput(f"turn {turn} has no single agent message to edit", "edited_message")

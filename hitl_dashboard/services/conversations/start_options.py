@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hitl_dashboard.agents.tools import TOOLS  # schemas only: no AutoGen import
-from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.services.conversations.conversations import TASK_TYPES
 from hitl_dashboard.settings import get_settings
+from hitl_dashboard.teams.catalogue import catalogue, find_team, get_team, team_names
 
 TASK_TYPE_ORDER = ("code", "copy", "ops", "auto")
 PROVIDERS = ("scripted", "openai")
@@ -19,25 +18,29 @@ def task_types() -> list[str]:
 
 
 def template_names() -> list[str]:
-    return list(TEMPLATES)
+    return team_names()
 
 
 def template_agents(template: str) -> list[str]:
-    found = TEMPLATES.get(template)
-    return list(found.agents) if found else []
+    found = find_team(template)
+    return list(found.agent_names) if found else []
 
 
 def tool_names() -> list[str]:
-    return sorted(TOOLS)
+    return catalogue().tool_names
 
 
 def default_template(task_type: str) -> str:
-    return task_type if task_type in TEMPLATES else "auto"
+    """The team named like the task type if there is one, else the first that serves several types."""
+    if find_team(task_type) is not None:
+        return task_type
+    routing = [n for n in team_names() if get_team(n).fixed_task_type is None]
+    return routing[0] if routing else team_names()[0]
 
 
 def default_policy(template: str, task_type: str) -> dict[str, Any]:
     """The policy start_conversation would apply with no gate_policy given."""
-    found = TEMPLATES.get(template) or TEMPLATES["auto"]
+    found = find_team(template) or get_team(default_template("auto"))
     effective = found.fixed_task_type or (task_type if task_type != "auto" else "code")
     return found.default_policy(effective).to_dict()
 

@@ -14,6 +14,7 @@ from hitl_dashboard.domain.sla import due_at
 from hitl_dashboard.domain.stored_values import short_label
 from hitl_dashboard.services.webhooks import webhooks
 from hitl_dashboard.settings import get_settings
+from hitl_dashboard.teams.catalogue import find_team
 
 # The roles whose review queues the session's transaction changed (session.info), so the live
 # refresh after the commit reloads only those queues.
@@ -61,7 +62,7 @@ def open_request(
         subject_id=subject.id,
         subject_label=short_label(subject.label),
         content_hash=subject.content_hash,
-        due_at=due_at(now, role, get_settings().sla_hours()),
+        due_at=due_at(now, role, _sla_hours(conversation.template)),
         escalated_from_id=escalated_from_id,
         created_at=now,
     )
@@ -131,3 +132,9 @@ def closed_how(session: Session, request: ReviewRequest) -> str:
         why = (event.details or {}).get("why") if event else None
         return f"dismissed ({why}) by {event.actor}" if event else "dismissed"
     return f"it is {request.status}"
+
+
+def _sla_hours(template: str) -> dict[str, float]:
+    """The server's SLA per role, overridden by what the conversation's team declares."""
+    team = find_team(template)
+    return {**get_settings().sla_hours(), **(team.sla_hours if team else {})}

@@ -16,18 +16,18 @@ from hitl_dashboard.agents.errors import ModelCallFailed
 from hitl_dashboard.agents.model_clients import ModelSpec
 from hitl_dashboard.agents.team_session import TeamSession, TurnFailed, model_specs
 from hitl_dashboard.db.models import Conversation
-from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.db.uow import CoreUnitOfWork, UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
-from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.services.conversations.checkpoints import state_at
 from hitl_dashboard.services.findings.gate import findings_for_turn
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.observability.run_tracing import traced_run
-from hitl_dashboard.services.runner import leases
+from hitl_dashboard.services.runner import leases, plain_turn
 from hitl_dashboard.services.runner.run_failures import LeaseLost, describe_storage_error, mark_failed, record_crash
 from hitl_dashboard.services.runner.tool_execution import run_approved_tools, tool_call_ids
 from hitl_dashboard.services.runner.turns import CONTINUE, apply_turn
 from hitl_dashboard.settings import get_settings
+from hitl_dashboard.teams.catalogue import get_team
 
 log = logging.getLogger(__name__)
 
@@ -97,8 +97,8 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
     task = snapshot.next_input
     if task and task.get("type") == "tool_execution":
         task = await run_approved_tools(conversation_id, tool_call_ids(task), runner_id)
-    specs = model_specs(TEMPLATES[snapshot.template].agents, snapshot.model_routing, default_model_spec())
     try:
+        specs = model_specs(get_team(snapshot.template).agent_names, snapshot.model_routing, default_model_spec())
         session = TeamSession(snapshot.template, snapshot.task_type, specs, stream=get_settings().model_stream)
     except Exception as exc:  # noqa: BLE001 - a misconfigured model fails this conversation, not the runner loop
         mark_failed(conversation_id, runner_id, f"cannot set up the agents' models: {exc}")
@@ -133,12 +133,20 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
 
 
 def _store_turn(conversation_id: int, runner_id: str, turn, findings=None) -> str:
-    """One transaction: the turn's rows and its checkpoint, or nothing (the unit of work rolls back)."""
+    """One transaction: the turn's rows and its checkpoint, or nothing (rolled back unless committed).
+    Locked (PostgreSQL FOR UPDATE; SQLite's BEGIN IMMEDIATE): renewing the lease fails if an admin
+    aborted the conversation or another runner took it over."""
+    lease_seconds = get_settings().lease_seconds
+    if plain_turn.may_be_plain(turn, findings):  # most turns: three Core statements
+        with CoreUnitOfWork() as core:
+            outcome = plain_turn.store(core, conversation_id, runner_id, turn, lease_seconds)
+            if outcome is not None:
+                core.commit()
+                return outcome
+    # Any other turn (code, tools, a gate, the end): the ORM path, in a transaction of its own.
     with UnitOfWork() as uow:
-        # Locked (PostgreSQL FOR UPDATE; SQLite's BEGIN IMMEDIATE): renewing the lease here fails if an
-        # admin aborted the conversation or another runner took it over.
         conversation = uow.session.get(Conversation, conversation_id, with_for_update=True)
-        if not leases.renew_held(conversation, runner_id, get_settings().lease_seconds):
+        if not leases.renew_held(conversation, runner_id, lease_seconds):
             raise LeaseLost()
         outcome = apply_turn(uow.session, conversation, turn, findings)
         conversation.crash_count = 0  # a stored turn is progress: crashes before it no longer count

@@ -38,13 +38,14 @@ async def _run_one(conversation_id: int, tool_call_id: int, runner_id: str) -> s
     with UnitOfWork() as uow:
         call = uow.session.get(ToolCall, tool_call_id)
         status, name, args = call.status, call.tool_name, dict(call.approved_arguments or {})
+        team = uow.session.get(Conversation, conversation_id, options=without_checkpoint()).template
         if status == ToolCallStatus.APPROVED:
             call.status = ToolCallStatus.EXECUTING
             uow.session.add(call)
             uow.commit()
     if status == ToolCallStatus.APPROVED:
         try:
-            result, status = await execute_tool(name, args), ToolCallStatus.EXECUTED
+            result, status = await execute_tool(team, name, args), ToolCallStatus.EXECUTED
         except Exception as exc:  # noqa: BLE001 - a failing tool is reported to the agent, not fatal
             result, status = f"{name} failed: {exc}", ToolCallStatus.FAILED
     elif status == ToolCallStatus.EXECUTING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ToolCall, utcnow
@@ -12,16 +12,16 @@ from hitl_dashboard.domain.enums import ConversationStatus, ReviewKind, Role, Su
 from hitl_dashboard.domain.findings import FindingsView
 from hitl_dashboard.domain.hashing import content_hash
 from hitl_dashboard.domain.policies import GateHit, GatePolicy, TurnView, planned_task_type, risk_flags
-from hitl_dashboard.domain.revisions import ProposedCode, extract_code_blocks
-from hitl_dashboard.domain.signoff import TOOL_APPROVER, first_role
+from hitl_dashboard.domain.signoff import first_role
 from hitl_dashboard.domain.stored_values import CALL_ID_CHARS, SOURCE_CHARS, fit_with_hash, storable_text
-from hitl_dashboard.domain.templates import PRODUCER_BY_TASK_TYPE
 from hitl_dashboard.observability import metrics
 from hitl_dashboard.observability.on_commit import on_commit
 from hitl_dashboard.services.conversations.checkpoints import store_turn_checkpoint
+from hitl_dashboard.services.conversations.proposed_code import add_revisions, proposed_code
 from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
 from hitl_dashboard.services.webhooks import webhooks
+from hitl_dashboard.teams.catalogue import get_team
 
 if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGen
     from hitl_dashboard.agents.team_session import ProducedMessage, TurnResult
@@ -68,7 +68,7 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult,
             session, conversation,
             kind=ReviewKind.SIGNOFF if signoff else ReviewKind.GATE,
             role=Role.SECURITY_REVIEWER.value if any(h.rule == "findings" for h in hits) and not signoff
-            else first_role(conversation.task_type),
+            else first_role(_sign_off_chain(conversation)),
             rule=_primary(hits).rule,
             reason="; ".join(h.describe() for h in hits),
             subject=subject,
@@ -86,12 +86,16 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult,
     if conversation.turns_since_review >= policy.max_turns_without_review and last_text is not None:
         session.flush()
         open_request(
-            session, conversation, kind=ReviewKind.GATE, role=first_role(conversation.task_type),
+            session, conversation, kind=ReviewKind.GATE, role=first_role(_sign_off_chain(conversation)),
             rule="turn_budget", reason=f"{conversation.turns_since_review} turns without a review",
             subject=_message_subject(last_text),
         )
         return _pause(conversation)
     return CONTINUE
+
+
+def _sign_off_chain(conversation: Conversation) -> tuple[str, ...]:
+    return get_team(conversation.template).sign_off(conversation.task_type)
 
 
 def _pause(conversation: Conversation) -> str:
@@ -117,43 +121,31 @@ def _store_message(session: Session, conversation: Conversation, produced: Produ
 
 
 def _follow_planner_route(session: Session, conversation: Conversation, messages: list[ProducedMessage]) -> None:
-    if conversation.template != "auto":
+    team = get_team(conversation.template)
+    if team.fixed_task_type is not None:
         return
     for message in messages:
-        planned = planned_task_type(message.content) if message.source == "planner" else None
-        if planned and planned != conversation.task_type:
+        planned = planned_task_type(message.content) if message.source == team.speaker_order.planner else None
+        if planned and planned != conversation.task_type and team.serves(planned):
             append_audit(session, actor="runner", action="conversation.rerouted", conversation_id=conversation.id,
                          details={"from": conversation.task_type, "to": planned})
             conversation.task_type = planned
             policy = GatePolicy.from_dict(conversation.gate_policy)
             if policy.mode == "after_agent":
-                agents = tuple(a for a in policy.agents if a not in PRODUCER_BY_TASK_TYPE.values())
-                conversation.gate_policy = {**policy.to_dict(), "agents": agents + (PRODUCER_BY_TASK_TYPE[planned],)}
+                agents = tuple(a for a in policy.agents if a not in team.producers)
+                conversation.gate_policy = {**policy.to_dict(), "agents": agents + (team.producer(planned),)}
 
 
 def _store_revisions(session, conversation, messages, stored) -> list[CodeRevision]:
     revisions: list[CodeRevision] = []
+    team = get_team(conversation.template)
     for produced, row in zip(messages, stored, strict=True):
-        if produced.kind != "text" or produced.source == "planner":
+        if produced.kind != "text":
             continue
-        blocks = extract_code_blocks(produced.content)
-        if not blocks and produced.source == "copywriter":
-            blocks = [ProposedCode("copy.md", "markdown", storable_text(produced.content.strip()) + "\n")]
+        blocks = proposed_code(team, produced.source, produced.content)
         if blocks:
             session.flush()  # the revisions name their message by id
-        for block in blocks:
-            latest = session.exec(
-                select(CodeRevision).where(CodeRevision.conversation_id == conversation.id,
-                                           CodeRevision.key == block.key)
-                .order_by(CodeRevision.number.desc()).limit(1)
-            ).first()
-            revision = CodeRevision(
-                conversation_id=conversation.id, message_id=row.id, key=block.key,
-                number=(latest.number + 1) if latest else 1, language=block.language,
-                content=block.content, content_hash=block.content_hash,
-            )
-            session.add(revision)
-            revisions.append(revision)
+            revisions += add_revisions(session, conversation.id, row.id, blocks)
     if revisions:
         session.flush()
     return revisions
@@ -161,9 +153,12 @@ def _store_revisions(session, conversation, messages, stored) -> list[CodeRevisi
 
 def _open_tool_approvals(session, conversation, policy: GatePolicy, messages, stored) -> bool:
     opened = False
+    team = get_team(conversation.template)
     for produced, _row in zip(messages, stored, strict=True):
         for intent in produced.tool_calls:
-            if intent.name not in policy.tools:
+            # The policy names the tools that may need approval; the team's approval mode (always,
+            # or `when` a rule on the arguments matches) decides for this call.
+            if intent.name not in policy.tools or not team.needs_approval(intent.name, intent.arguments):
                 continue
             call = ToolCall(conversation_id=conversation.id, call_id=fit_with_hash(intent.call_id, CALL_ID_CHARS),
                             tool_name=intent.name,  # listed in the gate policy, which admits only tool names
@@ -172,7 +167,7 @@ def _open_tool_approvals(session, conversation, policy: GatePolicy, messages, st
             session.add(call)
             session.flush()
             open_request(
-                session, conversation, kind=ReviewKind.TOOL_CALL, role=TOOL_APPROVER.value, rule="tool",
+                session, conversation, kind=ReviewKind.TOOL_CALL, role=team.tool_approver, rule="tool",
                 reason=f"{produced.source} wants to call {intent.name}",
                 subject=Subject(SubjectType.TOOL_CALL, call.id, f"{intent.name} (call {call.id})", call.args_hash),
                 risk_flags=[intent.name],

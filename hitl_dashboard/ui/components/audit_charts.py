@@ -27,7 +27,8 @@ def chain_badge() -> rx.Component:
         rx.button(rx.icon("refresh-cw", size=12), "Verify now", size="1", variant="soft",
                   loading=Insights.verifying, on_click=Insights.verify, id="verify-chain",
                   title="Check the events written since the last verification"),
-        align="center", spacing="2",
+        # On a phone the badge's text (the events checked) leaves no room beside it: the button wraps.
+        align="center", spacing="2", wrap="wrap",
     )
 
 
@@ -114,7 +115,7 @@ def charts() -> rx.Component:
             ),
             "chart-tokens",
         ),
-        columns="4", spacing="3", width="100%",
+        columns=rx.breakpoints(initial="1", sm="2", md="4"), spacing="3", width="100%",  # 1 on a phone
     )
 
 

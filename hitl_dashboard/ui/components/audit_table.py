@@ -69,18 +69,20 @@ def filters() -> rx.Component:
 
 def event_row(row: AuditRow) -> rx.Component:
     return rx.table.row(
-        rx.table.cell(rx.text(row.seq, color_scheme="gray", size="1")),
-        rx.table.cell(rx.text(row.at, size="1", white_space="nowrap")),
-        rx.table.cell(rx.text(row.actor, weight="medium", size="1"), class_name="audit-actor"),
-        rx.table.cell(rx.text(row.role, size="1", color_scheme="gray")),
+        # data-label: the column name a card shows beside the value below 768 px (assets/app.css).
+        rx.table.cell(rx.text(row.seq, color_scheme="gray", size="1"), data_label="Seq"),
+        rx.table.cell(rx.text(row.at, size="1", white_space="nowrap"), data_label="Time (UTC)"),
+        rx.table.cell(rx.text(row.actor, weight="medium", size="1"), class_name="audit-actor", data_label="Actor"),
+        rx.table.cell(rx.text(row.role, size="1", color_scheme="gray"), data_label="Role"),
         rx.table.cell(rx.badge(row.action, size="1", variant="soft",
                                color_scheme=rx.match(row.action, *ACTION_COLORS, "gray")),
-                      class_name="audit-action"),
+                      class_name="audit-action", data_label="Action"),
         rx.table.cell(rx.cond(row.conversation_id > 0,
-                              rx.link("#", row.conversation_id, href=row.conversation_href, size="1"))),
-        rx.table.cell(rx.code(row.short_hash, size="1", variant="ghost")),
+                              rx.link("#", row.conversation_id, href=row.conversation_href, size="1")),
+                      data_label="Conv."),
+        rx.table.cell(rx.code(row.short_hash, size="1", variant="ghost"), data_label="Content hash"),
         rx.table.cell(rx.text(row.summary, size="1", color_scheme="gray", class_name="audit-summary"),
-                      max_width="26em"),
+                      max_width="26em", data_label="Details"),
         rx.table.cell(rx.icon_button(rx.icon("panel-right-open", size=14), size="1", variant="ghost",
                                      on_click=AuditEventState.show(row.seq), aria_label="Open event context",
                                      class_name="open-event")),
@@ -96,7 +98,7 @@ def event_table() -> rx.Component:
     return rx.cond(
         AuditState.rows.length() > 0,
         rx.table.root(header, rx.table.body(rx.foreach(AuditState.rows, event_row)),
-                      size="1", variant="surface", width="100%", id="audit-table"),
+                      size="1", variant="surface", width="100%", id="audit-table", class_name="phone-cards"),
         rx.text(rx.cond(AuditState.loading, "Loading events…", "No events match these filters."),
                 color_scheme="gray", size="2", id="audit-empty"),
     )

@@ -17,20 +17,22 @@ def status_badge(status: rx.Var[str], label: rx.Var[str]) -> rx.Component:
 
 
 def conversation_row(row: ConversationRow) -> rx.Component:
+    # data-label: the column name a card shows beside the value below 768 px (assets/app.css).
     return rx.table.row(
-        rx.table.cell(rx.text("#", row.id, color_scheme="gray")),
+        rx.table.cell(rx.text("#", row.id, color_scheme="gray"), data_label="ID"),
         rx.table.row_header_cell(rx.link(row.title, href=row.href, weight="medium", class_name="conversation-title")),
-        rx.table.cell(rx.badge(row.task_type, variant="outline")),
+        rx.table.cell(rx.badge(row.task_type, variant="outline"), data_label="Task type"),
         rx.table.cell(
             rx.vstack(
                 status_badge(row.status, row.status_label),
                 rx.cond(row.status_reason != "", rx.text(row.status_reason, size="1", color_scheme="gray")),
                 spacing="1",
             ),
+            data_label="Status",
         ),
-        rx.table.cell(rx.text(row.initiator, size="2")),
-        rx.table.cell(rx.text(row.tokens), justify="end"),
-        rx.table.cell(rx.text(row.created, color_scheme="gray", size="2")),
+        rx.table.cell(rx.text(row.initiator, size="2"), data_label="Started by"),
+        rx.table.cell(rx.text(row.tokens), justify="end", data_label="Tokens"),
+        rx.table.cell(rx.text(row.created, color_scheme="gray", size="2", white_space="nowrap"), data_label="Created"),
         key=row.id,
         class_name="conversation-row",
     )
@@ -55,6 +57,7 @@ def conversation_table() -> rx.Component:
             variant="surface",
             size="2",
             width="100%",
+            class_name="phone-cards",  # rows become cards below 768 px (assets/app.css)
         ),
         rx.cond(
             ConversationListState.loading,

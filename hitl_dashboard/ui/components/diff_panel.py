@@ -1,11 +1,13 @@
-"""Code revisions per file and a side-by-side diff; click a line number to comment on it."""
+"""Code revisions: every file of the code under review on one page, each a foldable diff with a
+"viewed" mark (ui/components/diff_file.py); any two revisions of a file can be compared; click a
+line number to comment on it."""
 
 from __future__ import annotations
 
 import reflex as rx
 
-from hitl_dashboard.ui.components.diff_viewer import diff_viewer
-from hitl_dashboard.ui.components.findings import findings_panel, render_gutter
+from hitl_dashboard.ui.components.diff_file import file_section
+from hitl_dashboard.ui.components.findings import findings_panel
 from hitl_dashboard.ui.components.questions import ask_line_button
 from hitl_dashboard.ui.states.conversation_page import ConversationPageState as Page
 from hitl_dashboard.ui.states.decision import DecisionState
@@ -13,11 +15,10 @@ from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
 from hitl_dashboard.ui.views.conversation_view import RevisionRow
 
 CUSTOM = Page.diff_key != ""
-SHOWN_KEY = rx.cond(CUSTOM, Page.diff_key, Feed.latest_key)
 
 
 def revision_item(revision: RevisionRow) -> rx.Component:
-    return rx.cond(revision.key == SHOWN_KEY, rx.select.item(revision.label, value=revision.id.to_string()))
+    return rx.cond(revision.key == Page.diff_key, rx.select.item(revision.label, value=revision.id.to_string()))
 
 
 def revision_select(placeholder: str, on_change, id_: str) -> rx.Component:
@@ -29,19 +30,24 @@ def revision_select(placeholder: str, on_change, id_: str) -> rx.Component:
 
 
 def toolbar() -> rx.Component:
+    """Compare two revisions of one file (its section then shows that pair); the split toggle."""
     return rx.hstack(
+        rx.text("Compare", size="1", color_scheme="gray"),
         rx.select.root(
-            rx.select.trigger(id="diff-file", aria_label="File"),
+            rx.select.trigger(id="diff-file", aria_label="File to compare", placeholder="file"),
             rx.select.content(rx.foreach(Feed.revision_keys, lambda key: rx.select.item(key, value=key))),
-            value=SHOWN_KEY, on_change=Page.choose_key, size="1",
+            value=Page.diff_key, on_change=Page.choose_key, size="1",
         ),
-        revision_select("older revision", Page.choose_old, "diff-old"),
-        rx.icon("arrow-right", size=14),
-        revision_select("newer revision", Page.choose_new, "diff-new"),
+        rx.cond(CUSTOM, rx.fragment(
+            revision_select("older revision", Page.choose_old, "diff-old"),
+            rx.icon("arrow-right", size=14),
+            revision_select("newer revision", Page.choose_new, "diff-new"),
+            rx.button("Newest", on_click=Page.reset_view, size="1", variant="ghost"),
+        )),
         rx.spacer(),
         rx.button(rx.cond(Page.split_view, "Unified", "Side by side"), on_click=Page.toggle_split, size="1",
                   variant="soft"),
-        align="center", spacing="2", width="100%",
+        align="center", spacing="2", width="100%", wrap="wrap",
     )
 
 
@@ -81,29 +87,13 @@ def comment_list() -> rx.Component:
 
 
 def diff_panel() -> rx.Component:
-    viewer_props = dict(
-        split_view=Page.split_view,
-        on_line_number_click=lambda line_id: DecisionState.pick_line(line_id, SHOWN_KEY),
-        use_dark_theme=rx.color_mode == "dark",
-        render_gutter=render_gutter(),  # static-analysis findings on their lines
-    )
     return rx.cond(
         Feed.revisions.length() > 0,
         rx.card(
             rx.vstack(
                 rx.heading("Code revisions", size="3", as_="h2"),
                 toolbar(),
-                rx.box(
-                    rx.cond(
-                        CUSTOM,
-                        diff_viewer(old_value=Page.custom_old, new_value=Page.custom_new, left_title="older",
-                                    right_title="newer", **viewer_props),
-                        diff_viewer(old_value=Feed.latest_pair[2], new_value=Feed.latest_pair[3],
-                                    left_title=Feed.latest_pair[0], right_title=Feed.latest_pair[1],
-                                    **viewer_props),
-                    ),
-                    width="100%", overflow_x="auto", font_size="12px", id="diff",
-                ),
+                rx.vstack(rx.foreach(Feed.revisions, file_section), spacing="2", width="100%", id="diff"),
                 rx.text("Click a line number to comment on that line; comments go out with a revision.",
                         size="1", color_scheme="gray"),
                 findings_panel(),

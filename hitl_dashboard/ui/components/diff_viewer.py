@@ -5,6 +5,25 @@ from __future__ import annotations
 
 import reflex as rx
 
+# jsdiff's word mode that keeps whitespace as tokens: a changed word is highlighted whole (the
+# library's default, per character, marks scattered letters), and both sides show their own exact
+# text, indentation included (plain "diffWords" treats whitespace runs as equal and may show one
+# side's spacing on the other).
+WORD_DIFF = "diffWordsWithSpace"
+
+# Overrides of the library's emotion styles (merged by class name, so ours win):
+# - the table has a 1000 px minimum width, wider than the panel: the new side was cut off;
+# - lines wrap anywhere by default, which breaks a code line mid-word and loses its indentation:
+#   a long line keeps its layout and scrolls sideways inside its own half instead;
+# - every word piece is an inline-flex box with padding: plain inline text keeps code aligned.
+DIFF_STYLES = {
+    "diffContainer": {"minWidth": "0", "width": "100%"},
+    "content": {"overflowX": "auto", "scrollbarWidth": "thin"},
+    "contentText": {"whiteSpace": "pre", "lineBreak": "auto", "wordBreak": "normal"},
+    "wordDiff": {"display": "inline", "padding": "0", "wordBreak": "normal"},
+    "titleBlock": {"textOverflow": "ellipsis", "whiteSpace": "nowrap"},
+}
+
 
 class DiffViewer(rx.NoSSRComponent):
     library = "react-diff-viewer-continued@4.0.5"
@@ -18,10 +37,18 @@ class DiffViewer(rx.NoSSRComponent):
     right_title: rx.Var[str]
     use_dark_theme: rx.Var[bool]
     highlight_lines: rx.Var[list[str]]
+    compare_method: rx.Var[str]
+    styles: rx.Var[dict]
     # (data) => a <td> beside each line (ui/components/findings.py draws findings there).
     render_gutter: rx.Var[object]
     # "L-12" or "R-12": which side and line the reviewer clicked.
     on_line_number_click: rx.EventHandler[lambda line_id, _event=None: [line_id]]
+
+    @classmethod
+    def create(cls, *children, **props) -> rx.Component:
+        props.setdefault("compare_method", WORD_DIFF)
+        props.setdefault("styles", DIFF_STYLES)
+        return super().create(*children, **props)
 
 
 diff_viewer = DiffViewer.create

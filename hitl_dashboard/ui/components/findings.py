@@ -21,26 +21,24 @@ CUSTOM = Page.diff_key != ""
 
 
 def is_shown(revision: RevisionRow) -> Var:
-    """The revision on the right-hand side of the diff: the chosen one, or the newest of the file."""
-    return rx.cond(
-        CUSTOM,
-        rx.cond(Page.new_id > 0, revision.id == Page.new_id, (revision.key == Page.diff_key) & revision.latest),
-        (revision.key == Feed.latest_key) & revision.latest,
-    )
+    """Whether the revision is on the right-hand side of its file's diff: the one chosen to compare
+    for that file, else the newest of the file (every file of the revision is on the page)."""
+    chosen = CUSTOM & (revision.key == Page.diff_key) & (Page.new_id > 0)
+    return rx.cond(chosen, revision.id == Page.new_id, revision.latest)
 
 
-def _shown_findings_js() -> str:
+def _shown_findings_js(key: Var) -> str:
     return (
-        f"(() => {{ const custom = {Page.diff_key} !== ''; const id = custom ? {Page.new_id} : 0;"
-        f" const key = custom ? {Page.diff_key} : {Feed.latest_key};"
+        f"(() => {{ const key = {key}; const id = ({Page.diff_key} === key) ? {Page.new_id} : 0;"
         f" const r = ({Feed.revisions} ?? []).find((x) => id > 0 ? x.id === id : (x.key === key && x.latest));"
         " return r ? r.findings : []; })()"
     )
 
 
-def render_gutter() -> Var:
-    """(data) => <td> with one icon per finding on that right-hand line (split or unified view)."""
-    shown = _shown_findings_js()
+def render_gutter(key: Var) -> Var:
+    """(data) => <td> with one icon per finding on that right-hand line of the file `key`
+    (split or unified view)."""
+    shown = _shown_findings_js(key)
     code = (
         "((data) => { const n = data.prefix === 'R' ? data.lineNumber"
         " : (data.additionalPrefix === 'R' ? data.additionalLineNumber : null);"
@@ -51,7 +49,7 @@ def render_gutter() -> Var:
         " style: {color: f.css_color, cursor: 'help', fontSize: '11px'}},"
         " f.severity === 'high' ? '\\u25B2' : (f.severity === 'medium' ? '\\u25C6' : '\\u25CF')))); })"
     )
-    var_data = Var.create([Page.diff_key, Page.new_id, Feed.latest_key, Feed.revisions])._get_all_var_data()
+    var_data = Var.create([Page.diff_key, Page.new_id, Feed.revisions, key])._get_all_var_data()
     return Var(_js_expr=code, _var_data=var_data)
 
 
@@ -65,7 +63,9 @@ def finding_item(finding: FindingRow, key: Var) -> rx.Component:
         rx.button(rx.icon("message-square-plus", size=12), "Comment", size="1", variant="ghost",
                   on_click=FindingsState.comment(key, finding.line, finding.rule, finding.message),
                   class_name="finding-comment"),
-        align="center", width="100%", class_name="finding-row", data_line=finding.line, data_rule=finding.rule,
+        # wrap: on a phone the message takes its own line instead of a column a few letters wide.
+        align="center", width="100%", wrap="wrap", class_name="finding-row", data_line=finding.line,
+        data_rule=finding.rule,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui import routes
+from hitl_dashboard.ui.components.queue_watch import queue_watch
 from hitl_dashboard.ui.states.app_state import AppState
 
 APP_TITLE = "HITL Dashboard"
@@ -17,14 +18,26 @@ def nav_link(label: str, href: str, icon: str, id_: str) -> rx.Component:
     )
 
 
+# Radix breakpoints: "sm" starts at 48em (768 px). Below it the header is a menu, the pages stack.
+WIDE_ONLY = rx.breakpoints(initial="none", sm="flex")
+NARROW_ONLY = rx.breakpoints(initial="flex", sm="none")
+NAV_ITEMS = (  # label, route, icon, element id, shown when
+    ("Queues", routes.QUEUE, "inbox", "nav-queue", AppState.review_roles.length() > 0),
+    ("Conversations", routes.CONVERSATIONS, "messages-square", "nav-conversations", None),
+    ("New", routes.NEW_CONVERSATION, "circle-plus", "nav-new", None),
+    ("Audit", routes.AUDIT, "scroll-text", "nav-audit", AppState.can_read_audit),
+    ("Analytics", routes.ANALYTICS, "chart-column", "nav-analytics", AppState.can_read_audit),
+    ("Users", routes.ADMIN_USERS, "users", "nav-users", AppState.is_admin),
+)
+
+
+def _when(condition, component: rx.Component) -> rx.Component:
+    return component if condition is None else rx.cond(condition, component)
+
+
 def navigation() -> rx.Component:
     return rx.el.nav(rx.hstack(
-        rx.cond(AppState.review_roles.length() > 0, nav_link("Queues", routes.QUEUE, "inbox", "nav-queue")),
-        nav_link("Conversations", routes.CONVERSATIONS, "messages-square", "nav-conversations"),
-        nav_link("New", routes.NEW_CONVERSATION, "circle-plus", "nav-new"),
-        rx.cond(AppState.can_read_audit, nav_link("Audit", routes.AUDIT, "scroll-text", "nav-audit")),
-        rx.cond(AppState.can_read_audit, nav_link("Analytics", routes.ANALYTICS, "chart-column", "nav-analytics")),
-        rx.cond(AppState.is_admin, nav_link("Users", routes.ADMIN_USERS, "users", "nav-users")),
+        *[_when(shown, nav_link(label, href, icon, id_)) for label, href, icon, id_, shown in NAV_ITEMS],
         spacing="4",
         align="center",
     ), aria_label="Main")
@@ -40,27 +53,51 @@ def user_menu() -> rx.Component:
     )
 
 
+def narrow_menu() -> rx.Component:
+    """The navigation and the user's items in one Radix dropdown (keyboard operable: Enter or Space
+    opens it, arrows move, Escape closes); its content is mounted only while open."""
+    def item(label: str, href: str, icon: str, id_: str, shown) -> rx.Component:
+        # on_select, not a link inside the item: Radix's item cannot slot onto Reflex's link.
+        entry = rx.menu.item(rx.hstack(rx.icon(icon, size=15), label, align="center", spacing="2"),
+                             on_select=rx.redirect(href), id="menu-" + id_.removeprefix("nav-"))
+        return _when(shown, entry)
+
+    return rx.el.nav(rx.menu.root(
+        rx.menu.trigger(rx.icon_button(rx.icon("menu", size=18), size="2", variant="soft", color_scheme="gray",
+                                       aria_label="Menu", title="Menu", id="nav-menu")),
+        rx.menu.content(
+            *[item(*entry) for entry in NAV_ITEMS],
+            rx.menu.separator(),
+            rx.text("Signed in as ", AppState.username, size="1", color_scheme="gray", padding_x="0.75em"),
+            rx.menu.item("Sign out", on_select=AppState.sign_out, id="menu-sign-out"),
+            align="end",
+        ),
+    ), aria_label="Main", display=NARROW_ONLY)
+
+
 def header() -> rx.Component:
     return rx.el.header(rx.box(
         rx.hstack(
             rx.link(
-                rx.hstack(rx.icon("shield-check", size=22), rx.text(APP_TITLE, weight="bold", size="4"),
+                rx.hstack(rx.icon("shield-check", size=22), rx.text(APP_TITLE, weight="bold", size="4",
+                                                                     white_space="nowrap"),
                           align="center"),
                 href=routes.HOME, underline="none", color_scheme="gray", high_contrast=True,
             ),
-            rx.cond(AppState.signed_in, navigation()),
+            rx.cond(AppState.signed_in, rx.box(navigation(), display=WIDE_ONLY)),
             rx.spacer(),
-            rx.cond(AppState.signed_in, user_menu()),
+            rx.cond(AppState.signed_in, rx.box(user_menu(), display=WIDE_ONLY)),
             rx.icon_button(rx.icon("keyboard", size=16), size="2", variant="ghost", color_scheme="gray",
                            on_click=rx.call_script("window.hitlShowKeys && window.hitlShowKeys()"),
                            aria_label="Keyboard shortcuts (?)", title="Keyboard shortcuts (?)", id="show-shortcuts"),
             rx.color_mode.button(size="2", variant="ghost", aria_label="Switch between light and dark theme",
                                  title="Switch between light and dark theme"),
+            rx.cond(AppState.signed_in, narrow_menu()),
             align="center",
-            spacing="5",
+            spacing=rx.breakpoints(initial="3", sm="5"),
             width="100%",
         ),
-        padding_x="1.5em",
+        padding_x=rx.breakpoints(initial="0.75em", sm="1.5em"),
         padding_y="0.6em",
         border_bottom=f"1px solid {rx.color('gray', 5)}",
         background_color=rx.color("gray", 2),
@@ -72,11 +109,13 @@ def page_layout(*children: rx.Component, size: str = "4") -> rx.Component:
     """size: a Radix container size ("1".."4"), or "wide" for the full window width."""
     content = rx.vstack(*children, spacing="4", width="100%")
     body = (
-        rx.box(content, padding_x="1.5em", padding_y="1.25em", width="100%") if size == "wide"
+        rx.box(content, padding_x=rx.breakpoints(initial="0.75em", sm="1.5em"), padding_y="1.25em", width="100%")
+        if size == "wide"
         else rx.container(content, size=size, padding_y="1.25em", width="100%")
     )
     return rx.vstack(
         header(),
+        rx.cond(AppState.signed_in, queue_watch()),  # unread count in the title, notifications
         rx.el.main(body, style={"width": "100%"}),
         spacing="0",
         min_height="100vh",

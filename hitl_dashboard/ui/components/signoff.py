@@ -36,5 +36,5 @@ def signoff_progress() -> rx.Component:
         rx.foreach(ConversationFeed.steps, step),
         rx.spacer(),
         rx.text(ConversationFeed.tokens, " tokens", size="1", color_scheme="gray"),
-        align="center", spacing="2", width="100%", id="signoff",
+        align="center", spacing="2", width="100%", wrap="wrap", id="signoff",
     )

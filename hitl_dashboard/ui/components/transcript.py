@@ -10,17 +10,34 @@ from hitl_dashboard.ui.states.feeds import ConversationFeed
 from hitl_dashboard.ui.states.stream_feed import StreamFeed
 from hitl_dashboard.ui.views.conversation_view import MessageRow
 
+# Coldark: every token colour keeps WCAG AA contrast (4.5:1) on its background; Reflex's default
+# one-light draws comments at 2.5:1.
+CODE_THEME = rx.color_mode_cond(light=rx.code_block.themes.coldark_cold, dark=rx.code_block.themes.coldark_dark)
+
+
+def code_block(code, **props) -> rx.Component:
+    """Long lines scroll sideways instead of wrapping: a wrapped line would start at column 0 and
+    misrepresent the indentation (Python structure) the reviewer is judging. Focusable, so the
+    keyboard can scroll it too."""
+    return rx.code_block(code, wrap_long_lines=False, theme=CODE_THEME, class_name="transcript-code",
+                         custom_attrs={"tabIndex": 0}, **props)
+
+
+def _markdown_code_block(code, **props) -> rx.Component:
+    # Reflex's default for fenced code in markdown wraps long lines (pre-wrap).
+    return code_block(code, margin_y="1em", **props)
+
 
 def safe_markdown(text: rx.Var[str]) -> rx.Component:
     # use_raw=False: raw HTML in agent output stays text (Reflex enables rehype-raw by default).
-    return rx.markdown(text, use_raw=False, class_name="message-body")
+    return rx.markdown(text, use_raw=False, class_name="message-body", component_map={"pre": _markdown_code_block})
 
 
 def message_body(message: MessageRow) -> rx.Component:
     return rx.match(
         message.kind,
-        ("tool_call", rx.code_block(message.content, language="json", wrap_long_lines=True)),
-        ("tool_result", rx.code_block(message.content, language="log", wrap_long_lines=True)),
+        ("tool_call", code_block(message.content, language="json")),
+        ("tool_result", code_block(message.content, language="log")),
         ("decision", rx.text(message.content, white_space="pre-wrap", size="2")),
         safe_markdown(message.content),
     )
@@ -28,7 +45,9 @@ def message_body(message: MessageRow) -> rx.Component:
 
 def message_card(message: MessageRow) -> rx.Component:
     return rx.hstack(
-        rx.avatar(fallback=message.initials, color_scheme=message.color, size="2", radius="full"),
+        # Not below 768 px: the name is in the card, and the text needs the width more.
+        rx.avatar(fallback=message.initials, color_scheme=message.color, size="2", radius="full",
+                  display=rx.breakpoints(initial="none", sm="inline-flex")),
         rx.box(
             rx.hstack(
                 rx.text(message.source, weight="bold", size="2", class_name="message-source"),
@@ -38,7 +57,7 @@ def message_card(message: MessageRow) -> rx.Component:
                 rx.spacer(),
                 rx.text(message.tokens, size="1", color_scheme="gray"),
                 fork_button(message),
-                align="center", spacing="2", width="100%",
+                align="center", spacing="2", width="100%", wrap="wrap",
             ),
             message_body(message),
             width="100%",

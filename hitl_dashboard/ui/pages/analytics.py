@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import reflex as rx
 
-from hitl_dashboard.domain.templates import TEMPLATES
 from hitl_dashboard.services.analytics.review_analytics import PERIODS
+from hitl_dashboard.services.conversations import start_options
 from hitl_dashboard.services.reviews.review_queries import QUEUE_ROLES
 from hitl_dashboard.ui.components.access import guarded
 from hitl_dashboard.ui.components.layout import page_layout
@@ -31,7 +31,8 @@ def filters() -> rx.Component:
     return rx.hstack(
         _select("period", A.period, [(str(p), f"Last {p} day" + ("s" if p > 1 else "")) for p in PERIODS],
                 "analytics-period"),
-        _select("team", A.team, [(ALL, "Every team"), *[(t, t) for t in sorted(TEMPLATES)]], "analytics-team"),
+        _select("team", A.team, [(ALL, "Every team"), *[(t, t) for t in sorted(start_options.template_names())]],
+                "analytics-team"),
         _select("role", A.role, [(ALL, "Every role"), *[(r, role_label(r)) for r in QUEUE_ROLES]], "analytics-role"),
         rx.cond(A.loading, rx.spinner(size="2")),
         spacing="3", align="center", wrap="wrap",

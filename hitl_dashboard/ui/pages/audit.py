@@ -33,7 +33,7 @@ def audit_page() -> rx.Component:
                 download_button("CSV", "csv"), download_button("JSONL", "jsonl"),
                 align="center", spacing="2",
             )),
-            align="center", width="100%", spacing="3",
+            align="center", width="100%", spacing="3", wrap="wrap",
         ),
         guarded(
             AppState.can_read_audit, DENIED,

@@ -8,9 +8,11 @@ from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.components.badges import age_text, due_badge, kind_badge
 from hitl_dashboard.ui.components.findings import findings_flag_badge
 from hitl_dashboard.ui.components.layout import page_layout
+from hitl_dashboard.ui.components.queue_watch import count_badge, notifications_button
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.feeds import FeedError, QueueFeed
 from hitl_dashboard.ui.states.queue import QueueState
+from hitl_dashboard.ui.states.queue_summary import QueueSummary
 from hitl_dashboard.ui.views.formatting import ROLE_LABELS
 from hitl_dashboard.ui.views.queue_view import QueueRow
 
@@ -18,8 +20,8 @@ from hitl_dashboard.ui.views.queue_view import QueueRow
 def role_tab(role: rx.Var[str]) -> rx.Component:
     return rx.button(
         rx.match(role, *ROLE_LABELS.items(), role),
-        rx.cond(QueueFeed.role == role, rx.badge(QueueFeed.rows.length(), variant="solid", radius="full")),
-        on_click=QueueFeed.open(role),
+        count_badge(role),
+        on_click=[QueueFeed.open(role), QueueSummary.refresh],
         variant=rx.cond(QueueFeed.role == role, "solid", "soft"),
         size="2",
         id="tab-" + role,
@@ -31,7 +33,14 @@ def matches(row: QueueRow) -> rx.Var[bool]:
     return (needle == "") | row.title.lower().contains(needle) | row.reason.lower().contains(needle)
 
 
+def cell(label: str, *children: rx.Component, **props) -> rx.Component:
+    # data-label: the column name a card shows beside the value below 768 px (assets/app.css).
+    return rx.table.cell(*children, data_label=label, **props)
+
+
 def queue_row(row: QueueRow) -> rx.Component:
+    """A table row from 768 px, a card below it (CSS only: one element per request, so the
+    keyboard selection and the live updates work the same at every width)."""
     return rx.cond(
         matches(row),
         rx.table.row(
@@ -43,16 +52,18 @@ def queue_row(row: QueueRow) -> rx.Component:
                     spacing="0",
                 ),
             ),
-            rx.table.cell(rx.badge(row.task_type, variant="outline")),
-            rx.table.cell(rx.hstack(kind_badge(row.kind), rx.text(row.subject, size="1"), align="center")),
-            rx.table.cell(rx.code(row.rule, size="1")),
-            rx.table.cell(rx.hstack(findings_flag_badge(row.findings),
-                                    rx.foreach(row.risk_flags, lambda f: rx.badge(f, color_scheme="red")),
-                                    wrap="wrap", spacing="1")),
-            rx.table.cell(rx.text(row.tokens, size="1")),
-            rx.table.cell(age_text(row.age, row.created_ms)),
-            rx.table.cell(due_badge(row.due, row.urgency, row.due_ms)),
-            rx.table.cell(
+            cell("Type", rx.badge(row.task_type, variant="outline")),
+            cell("Under review", rx.hstack(kind_badge(row.kind), rx.text(row.subject, size="1"), align="center",
+                                           wrap="wrap")),
+            cell("Rule", rx.code(row.rule, size="1")),
+            cell("Risk", rx.hstack(findings_flag_badge(row.findings),
+                                   rx.foreach(row.risk_flags, lambda f: rx.badge(f, color_scheme="red")),
+                                   wrap="wrap", spacing="1")),
+            cell("Tokens", rx.text(row.tokens, size="1")),
+            cell("Age", age_text(row.age, row.created_ms), white_space="nowrap"),
+            cell("SLA", due_badge(row.due, row.urgency, row.due_ms), white_space="nowrap"),
+            cell(
+                "Assignee",
                 rx.cond(
                     row.assignee == "",
                     rx.button("Claim", size="1", on_click=QueueState.claim(row.review_id),
@@ -77,7 +88,7 @@ def queue_table() -> rx.Component:
         rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in (
             "Conversation", "Type", "Under review", "Rule", "Risk", "Tokens", "Age", "SLA", "Assignee")])),
         rx.table.body(rx.foreach(QueueFeed.rows, queue_row)),
-        variant="surface", size="1", width="100%", id="queue-table",
+        variant="surface", size="1", width="100%", id="queue-table", class_name="phone-cards",
     )
 
 
@@ -95,10 +106,12 @@ def queue_page() -> rx.Component:
             rx.heading("Review queue", size="6", as_="h1"),
             rx.spacer(),
             rx.input(placeholder="Filter by title or reason", value=QueueState.search,
-                     on_change=QueueState.set_search, width="22em", id="queue-search"),
-            align="center", width="100%",
+                     on_change=QueueState.set_search, width=rx.breakpoints(initial="100%", sm="22em"),
+                     id="queue-search"),
+            notifications_button(),
+            align="center", width="100%", wrap="wrap",
         ),
-        rx.hstack(rx.foreach(AppState.review_roles, role_tab), spacing="2", id="role-tabs"),
+        rx.hstack(rx.foreach(AppState.review_roles, role_tab), spacing="2", wrap="wrap", id="role-tabs"),
         rx.cond(FeedError.queue != "", rx.callout(FeedError.queue, icon="triangle-alert", color_scheme="red")),
         rx.cond(QueueFeed.rows.length() > 0, queue_table(), empty_state()),
         size="4",

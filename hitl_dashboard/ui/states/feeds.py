@@ -50,6 +50,28 @@ class FeedError(AppState):
     conversation: str = ""
 
 
+async def _link_alone(feed: rx.SharedState, token: str) -> rx.SharedState | None:
+    """Links `feed` to `token` as this browser's only feed link and returns the linked feed; or
+    drops the browser's other links and returns None: the caller then sends its open again.
+
+    For every event of a browser, and for every update pushed to it, Reflex locks each feed the
+    browser is linked to, in the order that browser linked them. Two browsers linked to the same
+    two feeds in opposite orders (one went from the queue to conversation 5, the other from
+    conversation 5 to the queue) can then each hold one feed lock and wait for the other's: with
+    the embedded state manager, forever, and every page of both feeds stops updating. A browser
+    linked to one feed at a time never holds two feed locks. So an event that finds another link
+    only drops it, and the same open, sent again as a new event, links with no feed lock held."""
+    root = feed._get_root_state()
+    links = dict(root._reflex_internal_links or {})
+    name = feed.get_full_name()
+    if all(linked == name and linked_token == token for linked, linked_token in links.items()):
+        return await feed._link_to(token)
+    for linked in links:
+        other = await feed.get_state(root.get_class_substate(linked))
+        await other._unlink()
+    return None
+
+
 async def _report(state: rx.State, **errors: str) -> None:
     feed_error = await state.get_state(FeedError)
     for name, message in errors.items():
@@ -87,7 +109,9 @@ class QueueFeed(rx.SharedState):
             await _report(self, queue=str(exc))
             return
         await _report(self, queue="")
-        linked = await self._link_to(queue_token(role))
+        linked = await _link_alone(self, queue_token(role))
+        if linked is None:
+            return QueueFeed.open(role)
         linked._fill(role, rows)
 
 
@@ -125,20 +149,6 @@ class ConversationFeed(rx.SharedState):
                 seen.append(revision.key)
         return seen
 
-    @rx.var
-    def latest_key(self) -> str:
-        return self.revisions[-1].key if self.revisions else ""
-
-    @rx.var
-    def latest_pair(self) -> list[str]:
-        """[old label, new label, old text, new text]: the newest revision against the one before."""
-        same = [r for r in self.revisions if r.key == self.latest_key]
-        if not same:
-            return ["", "", "", ""]
-        new = same[-1]
-        old = same[-2] if len(same) > 1 else None
-        return [old.label if old else "(nothing before)", new.label, old.content if old else "", new.content]
-
     @rx.event
     async def open_from_url(self):
         actor = await _actor(self)
@@ -154,6 +164,8 @@ class ConversationFeed(rx.SharedState):
             await _report(self, conversation=str(exc))
             return
         await _report(self, conversation="")
-        linked = await self._link_to(conversation_token(conversation_id))
+        linked = await _link_alone(self, conversation_token(conversation_id))
+        if linked is None:
+            return ConversationFeed.open_from_url
         linked._fill(view)
         await watch_stream(self, conversation_id)

@@ -1,0 +1,72 @@
+"""Read a team file: YAML in, a validated TeamDefinition out, or one error naming every bad field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from hitl_dashboard.domain.errors import InvalidInput
+from hitl_dashboard.teams.model import TeamDefinition
+
+MAX_FILE_BYTES = 256 * 1024
+
+
+class TeamFileInvalid(InvalidInput):
+    """problems: one 'field.path: what is wrong' line each; field: the first bad field."""
+
+    def __init__(self, source: str, problems: list[str], field: str | None = None):
+        super().__init__(f"{source} is not a valid team file:\n" + "\n".join(f"  {p}" for p in problems),
+                         field or "team")
+        self.problems = problems
+
+
+def parse_team(text: str, source: str = "team file") -> TeamDefinition:
+    if len(text.encode("utf-8")) > MAX_FILE_BYTES:
+        raise TeamFileInvalid(source, [f"the file is larger than {MAX_FILE_BYTES // 1024} KiB"])
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise TeamFileInvalid(source, [f"not valid YAML: {exc}"]) from exc
+    return validate_team(data, source)
+
+
+def validate_team(data: Any, source: str = "team file") -> TeamDefinition:
+    if not isinstance(data, dict):
+        raise TeamFileInvalid(source, ["the file must be a mapping with name, agents, models, task_types..."])
+    try:
+        return TeamDefinition.model_validate(data)
+    except ValidationError as exc:
+        problems = [_describe(error) for error in exc.errors(include_url=False, include_input=False)]
+        first = exc.errors()[0]["loc"]
+        raise TeamFileInvalid(source, problems, ".".join(map(str, first)) or None) from None
+
+
+def load_team_file(path: Path | str) -> TeamDefinition:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}", "file") from exc
+    return parse_team(text, str(path))
+
+
+def dump_team(team: TeamDefinition) -> str:
+    """The YAML a team exports to: loading it again gives the same definition."""
+    data = json.loads(team.model_dump_json(exclude_none=True, exclude={"format"}))
+    return yaml.safe_dump({"format": team.format, **data}, sort_keys=False, allow_unicode=True, width=100)
+
+
+def _describe(error: Any) -> str:
+    where = ".".join(str(part) for part in error["loc"])
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = "unknown field" + (" (a key value is never stored: use api_key_env)"
+                                     if str(error["loc"][-1]).lower() == "api_key" else "")
+    elif error["type"] == "missing":
+        message = "required field is missing"
+    # A rule of the whole team already names its field in the message.
+    return f"{where}: {message}" if where else message

@@ -1,0 +1,267 @@
+"""The team file format. Pure data: pydantic models only, no AutoGen and no I/O.
+
+A team declares its agents, the models they use (AutoGen component configurations, secrets by
+environment variable name only), its tools with their approval modes, the speaker order, the
+default gate policy, and per task type it serves: the producer and the ordered sign-off chain."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+from hitl_dashboard.domain.errors import InvalidInput
+from hitl_dashboard.domain.findings import SEVERITIES
+from hitl_dashboard.domain.policies import GatePolicy
+
+FORMAT_VERSION = 1
+# AutoGen agent names must be Python identifiers; they are also what @mentions name.
+AgentName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
+ToolName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
+EnvVarName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")]
+TaskTypeName = Literal["code", "copy", "ops"]
+ReviewRole = Literal["security_reviewer", "product_reviewer", "final_approver", "admin"]
+ApprovalMode = Literal["always", "never", "when"]
+SpeakerMode = Literal["planner_then_producer", "round_robin", "model_selected"]
+
+# Config keys that carry a secret value. A team file names the variable instead (api_key_env).
+SECRET_KEYS = frozenset({"api_key", "azure_ad_token", "password", "secret", "token", "access_token", "auth_token"})
+SCRIPTED, SERVER = "scripted", "server"
+RESERVED_NAMES = frozenset({"schema"})
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModelDef(_Strict):
+    """provider: `scripted` (our offline model), `server` (the model this server is configured
+    with: MODEL_PROVIDER, OPENAI_MODEL..., which the start form may route per agent), or an
+    AutoGen component provider such as `autogen_ext.models.openai.OpenAIChatCompletionClient`
+    whose `config` is passed to ChatCompletionClient.load_component."""
+
+    provider: str = Field(min_length=1, max_length=200)
+    config: dict[str, Any] = Field(default_factory=dict)
+    api_key_env: EnvVarName | None = Field(
+        default=None, description="the environment variable that holds the key; the key itself is never in the file")
+    description: str = ""
+
+    @field_validator("config")
+    @classmethod
+    def _no_secret_values(cls, config: dict[str, Any]) -> dict[str, Any]:
+        for key in _secret_keys(config):
+            raise ValueError(f"'{key}' holds a secret: a team file never contains a key value; "
+                             "name its environment variable with api_key_env (e.g. api_key_env: OPENAI_API_KEY)")
+        return config
+
+    @model_validator(mode="after")
+    def _builtin_providers_take_no_key(self) -> ModelDef:
+        if self.provider in (SCRIPTED, SERVER) and self.api_key_env:
+            raise ValueError(f"the {self.provider} provider takes no api_key_env")
+        return self
+
+
+def _secret_keys(value: Any, prefix: str = "") -> list[str]:
+    found: list[str] = []
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            path = f"{prefix}{key}"
+            if str(key).lower() in SECRET_KEYS and inner not in (None, ""):
+                found.append(path)
+            found += _secret_keys(inner, path + ".")
+    return found
+
+
+class ApprovalRule(_Strict):
+    """`when` approval: the call waits for a human when the argument equals the value (or is one of)."""
+
+    argument: str = Field(min_length=1, max_length=64)
+    equals: str | int | float | bool | None = None
+    one_of: list[str | int | float | bool] | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one_test(self) -> ApprovalRule:
+        if (self.equals is None) == (self.one_of is None):
+            raise ValueError("give exactly one of equals or one_of")
+        return self
+
+    def matches(self, arguments: dict[str, Any]) -> bool:
+        if self.argument not in arguments:
+            return True  # fail closed: a call we cannot judge waits for a human
+        value = arguments[self.argument]
+        return value == self.equals if self.one_of is None else value in self.one_of
+
+
+class McpServerDef(_Strict):
+    """The tools of an MCP server, over stdio (command + args) or HTTP (streamable_http or sse + url)."""
+
+    transport: Literal["stdio", "streamable_http", "sse"]
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env_from: dict[EnvVarName, EnvVarName] = Field(
+        default_factory=dict, description="variables passed to the server: name in the server <- name here")
+    url: str | None = Field(default=None, pattern=r"^https?://")
+    headers_env: dict[str, EnvVarName] = Field(
+        default_factory=dict, description="HTTP headers whose values come from environment variables")
+    tool: str | None = Field(default=None, description="the server's name for the tool (default: the key)")
+
+    @model_validator(mode="after")
+    def _transport_fields(self) -> McpServerDef:
+        if self.transport == "stdio" and not self.command:
+            raise ValueError("a stdio MCP server needs a command")
+        if self.transport != "stdio" and not self.url:
+            raise ValueError(f"an {self.transport} MCP server needs a url")
+        return self
+
+
+class ToolDef(_Strict):
+    """A Python function by import path (`package.module:function`) or a tool of an MCP server."""
+
+    function: str | None = Field(default=None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    mcp: McpServerDef | None = None
+    description: str | None = None
+    approval: ApprovalMode = "always"
+    when: ApprovalRule | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ToolDef:
+        if (self.function is None) == (self.mcp is None):
+            raise ValueError("give exactly one of function or mcp")
+        if (self.approval == "when") != (self.when is not None):
+            raise ValueError("approval 'when' needs a when rule, and a when rule needs approval 'when'")
+        return self
+
+    def needs_approval(self, arguments: dict[str, Any]) -> bool:
+        if self.approval == "when":
+            assert self.when is not None
+            return self.when.matches(arguments)
+        return self.approval == "always"
+
+
+class AgentDef(_Strict):
+    name: AgentName
+    description: str = Field(min_length=1, max_length=500)
+    system_prompt: str = Field(min_length=1)
+    model: str = Field(min_length=1, description="a name under models")
+    tools: list[ToolName] = Field(default_factory=list)
+
+
+class SpeakerOrder(_Strict):
+    """planner_then_producer: the planner speaks first, then the producer of the task type, and a
+    reviewer's @agent sends the next turn to that agent. round_robin: the agents in file order.
+    model_selected: the planner's model picks the next speaker (an @agent still wins)."""
+
+    mode: SpeakerMode = "planner_then_producer"
+    planner: AgentName | None = None
+
+
+class TaskTypeDef(_Strict):
+    producer: AgentName = Field(description="the agent whose work is reviewed")
+    sign_off: list[ReviewRole] = Field(min_length=1, description="roles that approve, in order")
+
+
+class GatesDef(_Strict):
+    """The default gate policy of conversations of this team (domain/policies.py GatePolicy).
+    agents: omitted = the producer of the conversation's task type."""
+
+    mode: Literal["after_agent", "on_done", "never"] = "after_agent"
+    agents: list[AgentName] | None = None
+    keywords: list[str] = Field(default_factory=list)
+    regex: str | None = None
+    min_confidence: float | None = Field(default=None, ge=0, le=1)
+    tools: list[ToolName] = Field(default_factory=list, description="tools whose calls need approval")
+    max_turns_without_review: int = Field(default=12, ge=1)
+    min_finding_severity: Literal[SEVERITIES] | None = None  # type: ignore[valid-type]
+
+    @model_validator(mode="after")
+    def _a_valid_policy(self) -> GatesDef:
+        try:
+            GatePolicy.from_dict(self.model_dump(exclude={"agents"}))
+        except InvalidInput as exc:
+            raise ValueError(str(exc)) from exc
+        return self
+
+
+class TeamDefinition(_Strict):
+    format: Literal[1] = FORMAT_VERSION
+    name: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_-]{0,39}$")]
+    description: str = ""
+    agents: list[AgentDef] = Field(min_length=1)
+    models: dict[str, ModelDef] = Field(min_length=1)
+    tools: dict[ToolName, ToolDef] = Field(default_factory=dict)
+    speaker_order: SpeakerOrder = SpeakerOrder()
+    task_types: dict[TaskTypeName, TaskTypeDef] = Field(
+        min_length=1, description="one: every conversation has it; several: the planner's 'TASK TYPE:' line picks")
+    gates: GatesDef = GatesDef()
+    tool_approver: ReviewRole = "security_reviewer"
+    sla_hours: dict[ReviewRole, Annotated[float, Field(gt=0)]] = Field(
+        default_factory=dict, description="review deadline per role; roles not listed use the server setting")
+
+    @field_validator("name")
+    @classmethod
+    def _not_reserved(cls, name: str) -> str:
+        if name in RESERVED_NAMES:
+            raise ValueError(f"'{name}' is reserved (it names a page of the API)")
+        return name
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> TeamDefinition:
+        names = [a.name for a in self.agents]
+        if len(set(names)) != len(names):
+            raise ValueError("agents: two agents have the same name")
+        for agent in self.agents:
+            if agent.model not in self.models:
+                raise ValueError(f"agents.{agent.name}.model: '{agent.model}' is not under models")
+            for tool in agent.tools:
+                if tool not in self.tools:
+                    raise ValueError(f"agents.{agent.name}.tools: '{tool}' is not under tools")
+        for task_type, spec in self.task_types.items():
+            if spec.producer not in names:
+                raise ValueError(f"task_types.{task_type}.producer: '{spec.producer}' is not an agent")
+        planner = self.speaker_order.planner
+        if planner is not None and planner not in names:
+            raise ValueError(f"speaker_order.planner: '{planner}' is not an agent")
+        if self.speaker_order.mode == "planner_then_producer" and planner is None:
+            raise ValueError("speaker_order.planner: planner_then_producer needs a planner")
+        for agent in self.gates.agents or ():
+            if agent not in names:
+                raise ValueError(f"gates.agents: '{agent}' is not an agent")
+        return self
+
+    # What the rest of the app asks of a team.
+    @property
+    def agent_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.agents)
+
+    @property
+    def fixed_task_type(self) -> str | None:
+        """None: the team serves several task types and follows the planner's TASK TYPE line."""
+        return next(iter(self.task_types)) if len(self.task_types) == 1 else None
+
+    @property
+    def producers(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(spec.producer for spec in self.task_types.values()))
+
+    def serves(self, task_type: str) -> bool:
+        return task_type in self.task_types
+
+    def producer(self, task_type: str) -> str:
+        spec = self.task_types.get(task_type)  # type: ignore[call-overload]
+        return spec.producer if spec else self.agent_names[-1]
+
+    def sign_off(self, task_type: str) -> tuple[str, ...]:
+        spec = self.task_types.get(task_type)  # type: ignore[call-overload]
+        return tuple(spec.sign_off) if spec else ("final_approver",)
+
+    def agent(self, name: str) -> AgentDef:
+        return next(a for a in self.agents if a.name == name)
+
+    def default_policy(self, task_type: str) -> GatePolicy:
+        data = self.gates.model_dump()
+        if self.gates.agents is None:
+            data["agents"] = (self.producer(task_type),) if self.fixed_task_type else self.producers
+        return GatePolicy.from_dict(data)
+
+    def needs_approval(self, tool: str, arguments: dict[str, Any]) -> bool:
+        found = self.tools.get(tool)
+        return True if found is None else found.needs_approval(arguments)

@@ -1,0 +1,89 @@
+"""One file of the code under review: a foldable section with its side-by-side diff (the newest
+revision of the file against the one before, or the pair the reviewer chose to compare) and a
+"viewed" mark that survives a reload (ui/states/diff_files.py)."""
+
+from __future__ import annotations
+
+import reflex as rx
+from reflex.vars.base import Var
+
+from hitl_dashboard.ui.components.diff_viewer import diff_viewer
+from hitl_dashboard.ui.components.findings import render_gutter
+from hitl_dashboard.ui.states.app_state import AppState
+from hitl_dashboard.ui.states.conversation_page import ConversationPageState as Page
+from hitl_dashboard.ui.states.decision import DecisionState
+from hitl_dashboard.ui.states.diff_files import DiffFilesState as Files
+from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
+from hitl_dashboard.ui.views.conversation_view import RevisionRow
+
+
+def _before(revision: RevisionRow, field: str, default: str) -> Var:
+    """`field` of the file's previous revision, found in the browser among the revisions it already
+    holds (the feed would otherwise carry every file's text twice)."""
+    code = (f"((({Feed.revisions} ?? []).filter((r) => r.key === {revision.key} && r.number < {revision.number})"
+            f".at(-1) ?? {{}}).{field} ?? {default!r})")
+    return Var(_js_expr=code, _var_type=str,
+               _var_data=Var.create([Feed.revisions, revision])._get_all_var_data())
+
+
+def _viewed_key(revision: RevisionRow) -> Var:
+    """The mark's key, as DiffFilesState.toggle_viewed builds it: user, revision id, path."""
+    return AppState.user_id.to_string() + ":" + revision.id.to_string() + ":" + revision.key
+
+
+def file_header(revision: RevisionRow, viewed: Var, is_open: Var) -> rx.Component:
+    return rx.hstack(
+        rx.button(
+            rx.icon(rx.cond(is_open, "chevron-down", "chevron-right"), size=14),
+            rx.code(revision.key, size="2", class_name="diff-file-path"),
+            on_click=Files.toggle_fold(revision.key), variant="ghost", size="1", color_scheme="gray",
+            aria_expanded=rx.cond(is_open, "true", "false"), class_name="diff-file-toggle",
+        ),
+        rx.text(_before(revision, "label", "(nothing before)"), " → ", revision.label, size="1",
+                color_scheme="gray", white_space="nowrap"),
+        rx.badge(revision.analysis, variant="outline", size="1",
+                 color_scheme=rx.cond(revision.findings.length() > 0, "orange", "gray")),
+        rx.spacer(),
+        rx.el.label(
+            rx.checkbox(checked=viewed, on_change=lambda _checked: Files.toggle_viewed(revision.id, revision.key),
+                        class_name="diff-file-viewed", aria_label="Viewed: " + revision.key),
+            rx.text("Viewed", size="1"),
+            style={"display": "flex", "alignItems": "center", "gap": "0.35em", "cursor": "pointer"},
+        ),
+        # Wraps on a phone rather than squeezing the revision label to a few letters per line.
+        align="center", spacing="2", width="100%", wrap="wrap", class_name="diff-file-header",
+    )
+
+
+def file_diff(revision: RevisionRow) -> rx.Component:
+    viewer_props = dict(
+        split_view=Page.split_view,
+        on_line_number_click=lambda line_id: DecisionState.pick_line(line_id, revision.key),
+        use_dark_theme=rx.color_mode == "dark",
+        render_gutter=render_gutter(revision.key),  # static-analysis findings on their lines
+    )
+    return rx.cond(
+        (Page.diff_key == revision.key) & (Page.diff_key != ""),
+        diff_viewer(old_value=Page.custom_old, new_value=Page.custom_new, left_title="older",
+                    right_title="newer", **viewer_props),
+        diff_viewer(old_value=_before(revision, "content", ""), new_value=revision.content,
+                    left_title=_before(revision, "label", "(nothing before)"), right_title=revision.label,
+                    **viewer_props),
+    )
+
+
+def file_section(revision: RevisionRow) -> rx.Component:
+    """Only for the newest revision of each file: one section per file."""
+    viewed = Files.viewed.contains(_viewed_key(revision))
+    is_open = viewed == Files.flipped.contains(revision.key)  # a viewed file starts folded
+    return rx.cond(
+        revision.latest,
+        rx.el.section(
+            file_header(revision, viewed, is_open),
+            rx.cond(is_open, rx.box(file_diff(revision), class_name="diff-file-body", width="100%")),
+            class_name="diff-file", data_key=revision.key,
+            custom_attrs={"data-viewed": rx.cond(viewed, "true", "false"),
+                          "data-open": rx.cond(is_open, "true", "false")},
+            aria_label=revision.key,
+        ),
+    )

@@ -1,0 +1,177 @@
+"""The conversation page and the queue on a phone (390 x 844) and on a desktop (1400 x 900):
+what is stacked or side by side, text readable (never a few letters per line), no sideways
+scrolling of the page, and code shown line for line with its indentation."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+from sqlmodel import select
+
+from hitl_dashboard.db.models import CodeRevision, Message
+from hitl_dashboard.db.uow import UnitOfWork
+from tests.e2e.app_process import RunningApp
+from tests.e2e.layout_checks import box, code_lines, horizontal_overflow, narrow_text, overflowing
+from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1400, "height": 900}
+MIN_CHARS_PER_LINE = 12
+FENCED = re.compile(r"```[a-z]*\n(.*?)\n```", re.DOTALL)
+
+
+@pytest.fixture(scope="module")
+def review(app_server: RunningApp) -> tuple[str, int]:
+    """A code conversation waiting for security review, and a security reviewer."""
+    reviewer = make_user(app_server, "security_reviewer", prefix="resp")
+    starter = make_user(app_server, "product_reviewer", prefix="dev")
+    cid = start(app_server, starter, "Add retry with exponential backoff to the statement export")
+    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    return reviewer, cid
+
+
+def messages(app: RunningApp, cid: int) -> list[Message]:
+    with UnitOfWork(app.engine) as uow:
+        return list(uow.session.exec(select(Message).where(Message.conversation_id == cid).order_by(Message.seq)))
+
+
+def open_conversation(page: Page, app: RunningApp, review: tuple[str, int], viewport: dict) -> None:
+    reviewer, cid = review
+    page.set_viewport_size(viewport)
+    sign_in(page, app, reviewer)
+    page.goto(f"{app.base_url}/conversations/{cid}")
+    expect(page.locator(".message")).to_have_count(len(messages(app, cid)))
+    expect(page.locator(".review-card")).to_be_visible()
+    expect(page.locator("#diff")).to_contain_text("def call_with_retry")
+
+
+def test_phone_stacks_the_conversation_page(app_server: RunningApp, page: Page, review: tuple[str, int]) -> None:
+    open_conversation(page, app_server, review, PHONE)
+
+    # Status, decisions, diff, transcript: one below the other, each the width of the page.
+    blocks = ["#status-banner", "#decision-panel", "#diff", "#transcript"]
+    boxes = {selector: box(page.locator(selector)) for selector in blocks}
+    for above, below in zip(blocks, blocks[1:], strict=False):
+        upper, lower = boxes[above], boxes[below]
+        assert lower["y"] >= upper["y"] + upper["height"] - 1, f"{below} is not below {above}: {upper} {lower}"
+    for selector, found in boxes.items():
+        assert found["width"] > PHONE["width"] * 0.8, f"{selector} is a narrow strip: {found}"
+    assert horizontal_overflow(page) == 0
+    assert narrow_text(page, MIN_CHARS_PER_LINE) == []
+
+
+def test_desktop_keeps_transcript_beside_decisions(app_server: RunningApp, page: Page,
+                                                   review: tuple[str, int]) -> None:
+    open_conversation(page, app_server, review, DESKTOP)
+
+    transcript, side = box(page.locator("#transcript")), box(page.locator("#conversation-side"))
+    assert transcript["x"] + transcript["width"] <= side["x"], (transcript, side)
+    assert side["y"] < transcript["y"] + transcript["height"] and transcript["y"] < side["y"] + side["height"]
+    assert horizontal_overflow(page) == 0
+    assert narrow_text(page, MIN_CHARS_PER_LINE) == []
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1400"])
+def test_transcript_code_keeps_lines_and_indentation(app_server: RunningApp, page: Page, review: tuple[str, int],
+                                                     viewport: dict) -> None:
+    open_conversation(page, app_server, review, viewport)
+    coder = next(m for m in messages(app_server, review[1]) if m.source == "coder")
+    source = FENCED.search(coder.content).group(1).split("\n")
+    code = page.locator(".message[data-source='coder'] .message-body pre code").first
+
+    lines = code_lines(code)
+    assert [line["text"] for line in lines] == source  # leading whitespace is in the page
+    shown = [line for line in lines if line["first"]]
+    char_width = min(line["first"]["width"] for line in shown)
+    margin = min(line["first"]["left"] - line["indent"] * char_width for line in shown)
+    for line in shown:
+        # Drawn on one line (no wrap), starting where its indentation says.
+        assert line["last"]["top"] == line["first"]["top"], f"wrapped: {line['text']!r}"
+        assert abs(line["first"]["left"] - (margin + line["indent"] * char_width)) < 1, f"moved: {line['text']!r}"
+    tops = [line["first"]["top"] for line in shown]
+    assert tops == sorted(set(tops))
+    if viewport is PHONE:  # the longest lines do not fit: the block scrolls, the page does not
+        assert code.evaluate("c => c.closest('pre').scrollWidth > c.closest('pre').clientWidth")
+        assert code.evaluate("c => c.closest('pre').tabIndex") == 0  # arrow keys can scroll it too
+        assert horizontal_overflow(page) == 0
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1400"])
+def test_diff_keeps_lines_and_indentation(app_server: RunningApp, page: Page, review: tuple[str, int],
+                                          viewport: dict) -> None:
+    open_conversation(page, app_server, review, viewport)
+    with UnitOfWork(app_server.engine) as uow:
+        revision = uow.session.exec(select(CodeRevision).where(CodeRevision.conversation_id == review[1])
+                                    .order_by(CodeRevision.id.desc())).first()
+    section = page.locator(f"#diff section[data-key='{revision.key}']")
+    cells = section.locator("td.right > [class*='content-text']")  # the new side's code, line by line
+    expect(cells.first).to_be_visible()
+
+    lines = [line for cell in cells.all() for line in code_lines(cell) if line["text"].strip()]
+    # Every line of the revision, leading whitespace included, in order (a new file: the new side only).
+    assert [line["text"] for line in lines] == [text for text in revision.content.split("\n") if text.strip()]
+    char_width = min(line["first"]["width"] for line in lines)
+    margin = min(line["first"]["left"] - line["indent"] * char_width for line in lines)
+    for line in lines:
+        assert line["last"]["top"] == line["first"]["top"], f"wrapped: {line['text']!r}"
+        assert abs(line["first"]["left"] - (margin + line["indent"] * char_width)) < 1, f"moved: {line['text']!r}"
+    assert any(line["indent"] for line in lines)  # the check saw indented Python
+    assert horizontal_overflow(page) == 0
+
+
+def test_phone_header_is_a_keyboard_menu(app_server: RunningApp, page: Page, review: tuple[str, int]) -> None:
+    reviewer, _ = review
+    page.set_viewport_size(PHONE)
+    sign_in(page, app_server, reviewer)
+    expect(page.locator("#nav-conversations")).to_be_hidden()
+    menu = page.get_by_role("button", name="Menu")
+    expect(menu).to_be_visible()
+    assert horizontal_overflow(page) == 0
+
+    menu.focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("menuitem", name="Queues")).to_be_focused()
+    page.keyboard.press("ArrowDown")
+    expect(page.get_by_role("menuitem", name="Conversations")).to_be_focused()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/conversations")
+    expect(page.get_by_role("heading", name="Conversations", level=1)).to_be_visible()
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1400"])
+def test_queue_rows_are_cards_on_a_phone(app_server: RunningApp, page: Page, review: tuple[str, int],
+                                         viewport: dict) -> None:
+    reviewer, cid = review
+    page.set_viewport_size(viewport)
+    sign_in(page, app_server, reviewer)
+    row = page.locator(f".queue-row:has(a[href='/conversations/{cid}'])")
+    expect(row).to_be_visible()
+
+    title, kind, claim = (box(row.locator(s)) for s in (".queue-title", "td[data-label='Type']", ".claim-button"))
+    if viewport is PHONE:  # a card: the fields one under the other, all inside the window
+        assert kind["y"] >= title["y"] + title["height"] - 1
+        assert claim["y"] > kind["y"]
+        assert box(row)["width"] <= PHONE["width"]
+        expect(page.locator("#queue-table thead")).to_be_hidden()
+    else:  # a table row: the fields side by side
+        assert kind["x"] > title["x"] + title["width"] - 1
+        assert abs(claim["y"] - kind["y"]) < title["height"]
+    assert horizontal_overflow(page) == 0
+    assert narrow_text(page, MIN_CHARS_PER_LINE) == []
+
+
+@pytest.mark.parametrize("path, row", [("/conversations", ".conversation-row"), ("/audit", ".audit-row")])
+def test_phone_lists_fit_the_window(app_server: RunningApp, page: Page, review: tuple[str, int], path: str,
+                                    row: str) -> None:
+    manager = make_user(app_server, "manager", prefix="resp-mgr")
+    page.set_viewport_size(PHONE)
+    sign_in(page, app_server, manager, lands_on="**/conversations*")
+    page.goto(app_server.base_url + path)
+    first = page.locator(row).first
+    expect(first).to_be_visible()
+
+    assert box(first)["width"] <= PHONE["width"]
+    assert horizontal_overflow(page) == 0, overflowing(page)
+    assert narrow_text(page, MIN_CHARS_PER_LINE) == []

@@ -1,0 +1,152 @@
+"""The team file format (issue 10): what a valid file gives, and what a bad one is told."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hitl_dashboard.teams.loading import TeamFileInvalid, dump_team, load_team_file, parse_team
+from hitl_dashboard.teams.schema import SCHEMA_PATH, schema_text
+
+BUILTIN = Path(__file__).resolve().parents[1] / "hitl_dashboard" / "teams"
+
+MINIMAL = """
+name: reviewed-deploys
+agents:
+  - name: planner
+    description: Plans the work
+    system_prompt: Plan it.
+    model: fast
+  - name: operator
+    description: Deploys
+    system_prompt: Deploy it.
+    model: strong
+    tools: [deploy]
+models:
+  fast: {provider: scripted}
+  strong:
+    provider: autogen_ext.models.openai.OpenAIChatCompletionClient
+    config: {model: gpt-4o-mini, base_url: "http://127.0.0.1:9/v1"}
+    api_key_env: OPENAI_API_KEY
+tools:
+  deploy:
+    function: hitl_dashboard.agents.tools:deploy_to_prod
+    approval: when
+    when: {argument: environment, equals: production}
+speaker_order: {mode: planner_then_producer, planner: planner}
+task_types:
+  ops: {producer: operator, sign_off: [security_reviewer, final_approver]}
+gates: {tools: [deploy]}
+sla_hours: {security_reviewer: 2}
+"""
+
+
+def _with(change) -> str:
+    data = yaml.safe_load(MINIMAL)
+    change(data)
+    return yaml.safe_dump(data)
+
+
+def _problems(text: str) -> list[str]:
+    with pytest.raises(TeamFileInvalid) as caught:
+        parse_team(text, "team.yaml")
+    return caught.value.problems
+
+
+def test_a_valid_file_gives_a_definition() -> None:
+    team = parse_team(MINIMAL)
+    assert team.agent_names == ("planner", "operator")
+    assert team.fixed_task_type == "ops" and team.sign_off("ops") == ("security_reviewer", "final_approver")
+    assert team.default_policy("ops").agents == ("operator",)
+    assert team.models["strong"].api_key_env == "OPENAI_API_KEY"
+    # approval 'when environment == production'
+    assert team.needs_approval("deploy", {"environment": "production"})
+    assert not team.needs_approval("deploy", {"environment": "staging"})
+    assert team.needs_approval("deploy", {})  # cannot judge: a human looks
+
+
+def test_export_round_trips() -> None:
+    team = parse_team(MINIMAL)
+    assert parse_team(dump_team(team)) == team
+
+
+def test_a_missing_field_is_named() -> None:
+    problems = _problems(_with(lambda d: d["agents"][1].pop("system_prompt")))
+    assert problems == ["agents.1.system_prompt: required field is missing"]
+
+
+def test_an_unknown_approval_mode_is_named() -> None:
+    problems = _problems(_with(lambda d: d["tools"]["deploy"].update(approval="sometimes")))
+    assert len(problems) == 1 and problems[0].startswith("tools.deploy.approval: Input should be 'always', 'never'")
+
+
+def test_a_literal_api_key_is_refused_and_not_echoed() -> None:
+    secret = "sk-live-do-not-store-1234567890"
+    with pytest.raises(TeamFileInvalid) as caught:
+        parse_team(_with(lambda d: d["models"]["strong"]["config"].update(api_key=secret)), "team.yaml")
+    assert caught.value.problems == [
+        "models.strong.config: 'api_key' holds a secret: a team file never contains a key value; name its "
+        "environment variable with api_key_env (e.g. api_key_env: OPENAI_API_KEY)"]
+    assert caught.value.field == "models.strong.config"
+    assert secret not in str(caught.value)
+    # Next to the provider instead of in config: an unknown field, with the same advice.
+    problems = _problems(_with(lambda d: d["models"]["strong"].update(api_key=secret)))
+    assert problems == ["models.strong.api_key: unknown field (a key value is never stored: use api_key_env)"]
+
+
+def test_references_must_resolve() -> None:
+    assert _problems(_with(lambda d: d["agents"][0].update(model="nope"))) == [
+        "agents.planner.model: 'nope' is not under models"]
+    assert _problems(_with(lambda d: d["agents"][1].update(tools=["rm"]))) == [
+        "agents.operator.tools: 'rm' is not under tools"]
+    assert _problems(_with(lambda d: d["task_types"]["ops"].update(producer="ghost"))) == [
+        "task_types.ops.producer: 'ghost' is not an agent"]
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (lambda d: d["tools"]["deploy"].pop("when"), "tools.deploy: approval 'when' needs a when rule"),
+    (lambda d: d["tools"]["deploy"].update(mcp={"transport": "stdio"}), "tools.deploy.mcp: a stdio MCP server"),
+    (lambda d: d["task_types"]["ops"].update(sign_off=["janitor"]), "task_types.ops.sign_off.0: Input should be"),
+    (lambda d: d["gates"].update(regex="("), "gates: gate policy regex is invalid"),
+    (lambda d: d["sla_hours"].update(security_reviewer=0), "sla_hours.security_reviewer: Input should be greater"),
+    (lambda d: d["agents"][0].update(name="bad name"), "agents.0.name: String should match pattern"),
+])
+def test_other_bad_fields_are_named(change, expected) -> None:
+    problems = _problems(_with(change))
+    assert any(p.startswith(expected) for p in problems), problems
+
+
+def test_not_yaml_or_not_a_mapping() -> None:
+    assert _problems("name: [unclosed")[0].startswith("not valid YAML")
+    assert _problems("- a list")[0].startswith("the file must be a mapping")
+
+
+def test_the_builtin_teams_are_valid_files() -> None:
+    names = {load_team_file(path).name for path in BUILTIN.glob("*.yaml")}
+    assert names == {"code", "copy", "ops", "auto"}
+
+
+def test_the_published_schema_is_current() -> None:
+    assert SCHEMA_PATH.read_text(encoding="utf-8") == schema_text(), (
+        "docs/team.schema.json is stale: run python -m hitl_dashboard.teams.schema")
+    schema = json.loads(schema_text())
+    assert list(schema["properties"]["tools"]["patternProperties"].values()) == [{"$ref": "#/$defs/ToolDef"}]
+    assert schema["$defs"]["ToolDef"]["properties"]["approval"]["enum"] == ["always", "never", "when"]
+
+
+def test_the_builtin_sign_off_chains_are_todays() -> None:
+    teams = {load_team_file(path).name: load_team_file(path) for path in BUILTIN.glob("*.yaml")}
+    chains = {"code": ("security_reviewer", "final_approver"), "copy": ("product_reviewer", "final_approver"),
+              "ops": ("final_approver",)}
+    for task_type, chain in chains.items():
+        assert teams[task_type].sign_off(task_type) == chain == teams["auto"].sign_off(task_type)
+
+
+def test_the_team_in_the_docs_is_valid() -> None:
+    docs = (BUILTIN.parents[1] / "docs" / "teams.md").read_text(encoding="utf-8")
+    example = docs.split("```yaml\n", 1)[1].split("```", 1)[0]
+    team = parse_team(example, "docs/teams.md")
+    assert team.name == "careful-ops" and team.tools["deploy_to_prod"].approval == "when"
