@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 
 from hitl_dashboard.teams.schema import SCHEMA_PATH
 from tests.support.api_app import ApiApp
@@ -38,3 +39,32 @@ def test_teams_need_a_signed_in_user(api_app: ApiApp) -> None:
     anonymous = api_app.client()
     for path in ("/api/teams", "/api/teams/code", "/api/teams/schema"):
         assert anonymous.get(path).status_code == 401
+
+
+def test_an_admin_saves_a_version_over_http_and_bad_files_name_their_field(api_app: ApiApp) -> None:
+    admin = api_app.client(api_app.token(["admin"], name="team-admin"))
+    reviewer = api_app.client(api_app.token(["security_reviewer"]))
+    data = reviewer.get("/api/teams/code").json()
+    before = [v["number"] for v in reviewer.get("/api/teams/code/versions").json()]
+
+    data["sla_hours"] = {"security_reviewer": 3}
+    text = yaml.safe_dump(data, sort_keys=False)
+    assert reviewer.put("/api/teams/code", json={"yaml": text}).status_code == 403
+    saved = admin.put("/api/teams/code", json={"yaml": text})
+    assert saved.status_code == 200, saved.text
+    version = saved.json()["version"]
+    assert saved.json()["created"] and version["number"] == before[0] + 1
+    assert version["created_by"].startswith("team-admin")
+    assert admin.put("/api/teams/code", json={"yaml": text}).json()["created"] is False  # unchanged: no version
+    listed = {t["name"]: t for t in reviewer.get("/api/teams").json()}
+    assert (listed["code"]["version"], listed["code"]["source"]) == (version["number"], "api")
+    assert reviewer.get("/api/teams/code").json()["sla_hours"] == {"security_reviewer": 3.0}
+
+    data["sla_hours"] = {"security_reviewer": -1}
+    bad = admin.put("/api/teams/code", json={"yaml": yaml.safe_dump(data)})
+    assert bad.status_code == 422
+    [problem] = bad.json()["detail"]
+    assert problem["loc"] == ["body", "sla_hours.security_reviewer"] and "greater than 0" in problem["msg"]
+    renamed = admin.put("/api/teams/copy", json={"yaml": text})
+    assert renamed.status_code == 422 and renamed.json()["detail"][0]["msg"] == "the file is team 'code', not 'copy'"
+    assert [v["number"] for v in reviewer.get("/api/teams/code/versions").json()][0] == version["number"]

@@ -17,6 +17,7 @@ from hitl_dashboard.db.models import TurnCheckpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.checkpoints import DELTA, FULL, CheckpointError, apply_delta, rebuild
 from hitl_dashboard.services.conversations.checkpoints import state_at
+from hitl_dashboard.teams.catalogue import get_team
 from tests.support import flow
 
 
@@ -27,7 +28,7 @@ def _json(value):
 def test_the_rebuilt_state_is_autogens_own_after_every_turn_through_resumes_and_restores():
     async def scenario():
         specs = {name: ModelSpec(provider="scripted") for name in ("planner", "coder")}
-        session = TeamSession("code", "code", specs, stream=False)
+        session = TeamSession(get_team("code"), "code", specs, stream=False)
         rows, sizes = [], []
         inputs = {0: {"source": "user", "content": "Write a rate limiter"},
                   4: {"source": "security_reviewer", "content": "REVISE @coder\nInstructions: add a lock"},
@@ -40,7 +41,7 @@ def test_the_rebuilt_state_is_autogens_own_after_every_turn_through_resumes_and_
             assert rebuild(rows, {}) == _json(await session.save_state()), f"after turn {turn + 1}"
             if turn == 6:  # a new process: a fresh team restored from the rebuilt state
                 await session.close()
-                session = TeamSession("code", "code", specs, stream=False)
+                session = TeamSession(get_team("code"), "code", specs, stream=False)
                 await session.restore(rebuild(rows, {}))
         await session.close()
         return sizes

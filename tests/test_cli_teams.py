@@ -11,7 +11,7 @@ from tests.conftest import run_cli
 from tests.test_team_files import MINIMAL
 
 
-def test_list_and_show_the_builtin_teams(tmp_path: Path) -> None:
+def test_list_and_show_the_builtin_teams(tmp_path: Path, sqlite_url) -> None:
     listed = json.loads(run_cli("teams", "list", "--json").stdout)
     assert [t["name"] for t in listed] == ["code", "copy", "ops", "auto"]
     ops = next(t for t in listed if t["name"] == "ops")
@@ -24,7 +24,7 @@ def test_list_and_show_the_builtin_teams(tmp_path: Path) -> None:
     assert missing.returncode == 3 and "no team named 'nope'" in missing.stderr
 
 
-def test_export_gives_a_file_that_validates(tmp_path: Path) -> None:
+def test_export_gives_a_file_that_validates(tmp_path: Path, sqlite_url) -> None:
     exported = run_cli("teams", "export", "ops").stdout
     assert yaml.safe_load(exported)["tools"]["deploy_to_prod"]["approval"] == "always"
     target = tmp_path / "ops.yaml"
@@ -76,3 +76,28 @@ def test_validate_checks_the_model_provider_imports(tmp_path: Path) -> None:
     result = run_cli("teams", "validate", str(bad), check=False)
     assert result.returncode == 2
     assert "error: models.strong.provider: cannot import autogen_ext.models.nowhere.MissingClient" in result.stderr
+
+
+def test_import_saves_a_version_that_new_conversations_get(tmp_path: Path, sqlite_url) -> None:
+    from tests.support import flow
+
+    flow.make_people()
+    data = yaml.safe_load(run_cli("teams", "export", "ops").stdout)
+    data["sla_hours"] = {"final_approver": 6}
+    changed = tmp_path / "ops.yaml"
+    changed.write_text(yaml.safe_dump(data, sort_keys=False))
+
+    refused = run_cli("teams", "import", str(changed), "--as", "dave", check=False)
+    assert refused.returncode != 0 and "only an admin may save a team" in refused.stderr
+    done = run_cli("teams", "import", str(changed), "--as", "erin")
+    assert done.stdout.strip() == "team 'ops' version 2 saved"
+    again = json.loads(run_cli("teams", "import", str(changed), "--as", "erin", "--json").stdout)
+    assert again == {"team": "ops", "version": 2, "created": False}
+    listed = json.loads(run_cli("teams", "versions", "ops", "--json").stdout)
+    assert [(v["number"], v["origin"], v["created_by"]) for v in listed] == [(2, "import", "erin"), (1, "file", None)]
+    assert json.loads(run_cli("teams", "show", "ops", "--json").stdout)["sla_hours"] == {"final_approver": 6.0}
+
+    data["sla_hours"] = {"final_approver": "soon"}
+    changed.write_text(yaml.safe_dump(data))
+    bad = run_cli("teams", "import", str(changed), "--as", "erin", check=False)
+    assert bad.returncode != 0 and "sla_hours.final_approver" in bad.stderr

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from hitl_dashboard.agents.tools import tool_spec
 from hitl_dashboard.settings import reset_settings_cache
 from hitl_dashboard.teams.catalogue import reset_catalogue
 from tests.support import flow
@@ -52,12 +51,10 @@ def team_dir(tmp_path: Path, monkeypatch, sqlite_url):
     monkeypatch.setenv("TEAMS_DIR", str(folder))
     reset_settings_cache()
     reset_catalogue()
-    tool_spec.cache_clear()
     yield folder
     monkeypatch.delenv("TEAMS_DIR")
     reset_settings_cache()
     reset_catalogue()
-    tool_spec.cache_clear()
 
 
 def deploys() -> list[dict]:

@@ -29,6 +29,11 @@ class ObservedChatCompletionClient(DelegatingChatCompletionClient):
         super().__init__(inner)
         self._model, self._provider, self._agent = model, provider, agent
 
+    @property
+    def label(self) -> str:
+        """The model's name as messages show it (a model name, or 'scripted')."""
+        return self._model
+
     async def create(
         self,
         messages: Sequence[LLMMessage],

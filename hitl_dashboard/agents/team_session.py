@@ -23,7 +23,6 @@ from hitl_dashboard.agents.teams import build_team
 from hitl_dashboard.agents.tool_approval import PENDING_MARKER
 from hitl_dashboard.agents.turn_tracing import traced_turn
 from hitl_dashboard.domain.checkpoints import FULL
-from hitl_dashboard.teams.catalogue import get_team
 from hitl_dashboard.teams.model import SERVER, TeamDefinition
 
 ChunkCallback = Callable[[str, str, str], Awaitable[None]]  # (source, message_id, text)
@@ -51,6 +50,7 @@ class ProducedMessage:
     # A tool result that only says "waiting for approval": the real result is written to the
     # transcript when the approved call runs, so this placeholder is never shown as final.
     awaiting_approval: bool = False
+    model: str = ""  # the label of the model that wrote it ("" for a tool result)
 
 
 @dataclass
@@ -72,8 +72,9 @@ def model_specs(agents: tuple[str, ...], routing: dict[str, Any], defaults: Mode
 class TeamSession:
     """A fresh team for one conversation, optionally restored from a checkpoint."""
 
-    def __init__(self, template: str, task_type: str, specs: dict[str, ModelSpec], *, stream: bool = True):
-        self.template = get_team(template)
+    def __init__(self, team: TeamDefinition, task_type: str, specs: dict[str, ModelSpec], *, stream: bool = True):
+        """team: the version the conversation runs on (services/teams/versions.pinned)."""
+        self.template = team
         self._clients: dict[str, ObservedChatCompletionClient] = {}
         for agent in self.template.agents:
             self._clients[agent.name] = _client(self.template, agent.name, specs[agent.name])
@@ -105,6 +106,8 @@ class TeamSession:
                 elif item.source in self.template.agent_names:
                     converted = _convert(item)
                     if converted is not None:
+                        if converted.kind != "tool_result":
+                            converted.model = self._clients[item.source].label
                         produced.append(converted)
         except Exception as exc:  # noqa: BLE001 - any failure ends the turn; the caller records why
             raise TurnFailed(_describe(exc)) from exc

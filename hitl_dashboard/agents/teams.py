@@ -76,7 +76,7 @@ def build_team(
             agent.name,
             model_client=clients[agent.name],
             system_message=agent.system_prompt,
-            tools=[agent_tool(team.name, name) for name in agent.tools] or None,
+            tools=[agent_tool(team, name) for name in agent.tools] or None,
             model_client_stream=stream,
             description=agent.description,
         )

@@ -12,7 +12,8 @@ from autogen_core import CancellationToken
 from autogen_core.tools import BaseTool
 from pydantic import BaseModel
 
-from hitl_dashboard.agents.tools import ToolSpec, tool_spec
+from hitl_dashboard.agents.tools import ToolSpec, team_tool
+from hitl_dashboard.teams.model import TeamDefinition
 
 PENDING_MARKER = "PENDING_APPROVAL"
 
@@ -34,5 +35,5 @@ class ApprovalRequiredTool(BaseTool[BaseModel, str]):
         return await self._spec.run(args)
 
 
-def agent_tool(team: str, name: str) -> ApprovalRequiredTool:
-    return ApprovalRequiredTool(tool_spec(team, name))
+def agent_tool(team: TeamDefinition, name: str) -> ApprovalRequiredTool:
+    return ApprovalRequiredTool(team_tool(team, name))

@@ -18,8 +18,7 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.settings import get_settings
-from hitl_dashboard.teams.catalogue import find_tool
-from hitl_dashboard.teams.model import ToolDef
+from hitl_dashboard.teams.model import TeamDefinition, ToolDef
 
 
 class DeployArgs(BaseModel):
@@ -52,18 +51,24 @@ class ToolUnavailable(ValueError):
     """A declared tool cannot be set up (bad import path, MCP not supported yet...)."""
 
 
-@lru_cache(maxsize=256)
-def tool_spec(team: str, name: str) -> ToolSpec:
-    """The tool `name` as the team `team` declares it."""
-    definition = find_tool(team, name)
+def team_tool(team: TeamDefinition, name: str) -> ToolSpec:
+    """The tool `name` as the team (the version a conversation runs on) declares it."""
+    definition = team.tools.get(name)
     if definition is None:
-        raise InvalidInput(f"team '{team}' has no tool '{name}'", "tool")
-    if definition.function is None:
+        raise InvalidInput(f"team '{team.name}' has no tool '{name}'", "tool")
+    args_model, run, described = _spec(name, definition.function, definition.description)
+    return ToolSpec(name, described, args_model, run, definition)
+
+
+# By what makes the tool (a version of a team that changed only a tool's approval mode shares it).
+@lru_cache(maxsize=256)
+def _spec(name: str, function: str | None, description: str | None) -> tuple[type[BaseModel], Any, str]:
+    if function is None:
         raise ToolUnavailable(f"tool '{name}' is an MCP server tool; MCP tools are not supported yet")
-    function = _import(definition.function)
-    args_model, run = _adapt(name, function)
-    doc = (inspect.getdoc(function) or "").split("\n\n")[0].replace("\n", " ")
-    return ToolSpec(name, definition.description or doc or name, args_model, run, definition)
+    found = _import(function)
+    args_model, run = _adapt(name, found)
+    doc = (inspect.getdoc(found) or "").split("\n\n")[0].replace("\n", " ")
+    return args_model, run, description or doc or name
 
 
 def _import(path: str) -> Callable[..., Any]:
@@ -103,9 +108,9 @@ async def _call(function: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
     return result if isinstance(result, str) else json.dumps(result, default=str)
 
 
-def validate_tool_args(team: str, tool_name: str, arguments: Any) -> dict[str, Any]:
+def validate_tool_args(team: TeamDefinition, tool_name: str, arguments: Any) -> dict[str, Any]:
     """Check arguments against the schema of the team's tool; InvalidInput lists every field problem."""
-    spec = tool_spec(team, tool_name)
+    spec = team_tool(team, tool_name)
     if not isinstance(arguments, dict):
         raise InvalidInput("tool arguments must be a JSON object", "edited_args")
     try:
@@ -115,11 +120,11 @@ def validate_tool_args(team: str, tool_name: str, arguments: Any) -> dict[str, A
         raise InvalidInput(f"invalid arguments for {tool_name}: {problems}", "edited_args") from exc
 
 
-async def execute_tool(team: str, tool_name: str, arguments: dict[str, Any]) -> str:
+async def execute_tool(team: TeamDefinition, tool_name: str, arguments: dict[str, Any]) -> str:
     """An approved call, run by the platform: AutoGen's own execute_tool span marks it (imported
     here: only the runner, which has AutoGen loaded already, runs tools)."""
     from autogen_core import trace_tool_span
 
-    spec = tool_spec(team, tool_name)
+    spec = team_tool(team, tool_name)
     with trace_tool_span(tool_name, tool_description="approved by a reviewer, run once by the platform"):
         return await spec.run(spec.args_model.model_validate(arguments))

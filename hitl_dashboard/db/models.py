@@ -71,6 +71,9 @@ class Conversation(SQLModel, table=True):
     parent_id: int | None = Field(default=None, index=True)
     parent_turn: int | None = None
     origin: str | None = Field(default=None, max_length=8)  # fork | replay
+    # The team version it runs on (db/team_models.py). None: started before 0012 (its team's file).
+    # No foreign key, like parent_id.
+    team_version_id: int | None = None
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
@@ -115,6 +118,8 @@ class Message(SQLModel, table=True):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     created_at: datetime = Field(default_factory=utcnow)
+    # The model label of the agent's client (None: a person, a tool result, or before 0011).
+    model: str | None = Field(default=None, max_length=128)
 
 
 class CodeRevision(SQLModel, table=True):
@@ -342,3 +347,4 @@ class WebhookDelivery(SQLModel, table=True):
 # Registered with the metadata here, so everything that loads the models loads these too.
 from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding  # noqa: E402, F401
 from hitl_dashboard.db.questions_models import ReviewQuestion  # noqa: E402, F401
+from hitl_dashboard.db.team_models import TeamVersion  # noqa: E402, F401

@@ -6,6 +6,7 @@ render, once, in every tab (no gap, no duplicate)."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 
 from playwright.sync_api import Browser, Page, expect
@@ -97,6 +98,10 @@ def test_every_tab_sees_the_stream_in_small_updates_then_the_message_once(
             assert seen["stored"] == 1, seen
             assert seen["both"] == 0, f"the plan showed twice (typing card and message) {seen['both']} times"
             assert seen["gap"] == 0, f"the plan vanished before its message showed {seen['gap']} times"
+            expect(page.locator("#team-version")).to_have_text(re.compile(r"^team code v\d+$"))
+            # Which model wrote each message: the planner was routed to the OpenAI endpoint, the coder not.
+            expect(page.locator(".message[data-source='planner'] .message-model")).to_have_text("gpt-4o-mini")
+            expect(page.locator(".message[data-source='coder'] .message-model").first).to_have_text("scripted")
 
         # What the first tab received after the gate opened, while the rest of the plan streamed: every
         # update with streamed text (step-05 on) is StreamFeed alone; only the stored message (its

@@ -1,5 +1,6 @@
-"""GET /api/teams, /api/teams/schema, /api/teams/{name}: the team definitions, for every signed-in
-user. A team file holds no secret (a key value is refused when it is read), so all of it is shown."""
+"""GET /api/teams, /api/teams/schema, /api/teams/{name}, /api/teams/{name}/versions: the team
+definitions, for every signed-in user. A team file holds no secret (a key value is refused when it
+is read), so all of it is shown. PUT /api/teams/{name}: an admin saves a new version."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ from fastapi import APIRouter
 
 from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES, NOT_FOUND
-from hitl_dashboard.api.schemas.teams import TeamName, TeamSummaryPublic
+from hitl_dashboard.api.schemas.teams import (
+    SavedTeamPublic,
+    TeamFileIn,
+    TeamName,
+    TeamSummaryPublic,
+    TeamVersionPublic,
+)
+from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.services.teams import team_queries
 from hitl_dashboard.teams.model import TeamDefinition
 
@@ -34,3 +42,21 @@ def get_team(name: TeamName, actor: CurrentActor) -> dict[str, Any]:
     """The whole definition: agents and prompts, models (keys by environment variable name only),
     tools and their approval modes, speaker order, task types with sign-off chains, gates, SLAs."""
     return team_queries.team_document(actor, name)
+
+
+@router.get("/{name}/versions", response_model=list[TeamVersionPublic], responses=NOT_FOUND)
+def list_versions(name: TeamName, actor: CurrentActor) -> list[TeamVersionPublic]:
+    """Every version, newest first. A conversation runs on the version it started on to its end."""
+    return [TeamVersionPublic.model_validate(v, from_attributes=True) for v in team_queries.team_versions(actor, name)]
+
+
+@router.put("/{name}", response_model=SavedTeamPublic)
+def save_team(name: TeamName, body: TeamFileIn, actor: CurrentActor) -> SavedTeamPublic:
+    """Admins: the file becomes the team's newest version (a new team if the name is new).
+    422 names the first bad field and lists every problem; nothing is saved then. An unchanged
+    file makes no version. Every new version is in the audit trail with the fields it changed."""
+    declared = team_queries.declared_name(body.yaml)
+    if declared is not None and declared != name:
+        raise InvalidInput(f"the file is team '{declared}', not '{name}'", "name")
+    version, created = team_queries.save_team(actor, body.yaml, origin="api")
+    return SavedTeamPublic(version=TeamVersionPublic.model_validate(version, from_attributes=True), created=created)

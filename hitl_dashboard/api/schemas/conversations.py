@@ -128,6 +128,7 @@ class MessagePublic(BaseModel):
     prompt_tokens: int
     completion_tokens: int
     created_at: datetime
+    model: str | None = Field(default=None, description="The model that wrote it; null for people and tool results")
 
 
 class TranscriptPage(BaseModel):

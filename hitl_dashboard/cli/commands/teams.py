@@ -1,6 +1,8 @@
-"""`teams list`, `teams show NAME`, `teams validate FILE`, `teams export NAME [--output FILE]`.
+"""`teams list`, `teams show NAME`, `teams versions NAME`, `teams validate FILE`,
+`teams import FILE --as ADMIN`, `teams export NAME [--output FILE]`.
 
-None of them needs the database: they read the team files (built-in and TEAMS_DIR)."""
+`validate` reads only the file. The others read the teams' versions in the database, which the
+team files (built-in and TEAMS_DIR) seed; `import` saves a file as a new version (admins)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 
 from hitl_dashboard.cli.output import emit, table
 from hitl_dashboard.cli.registry import command, group, leaf
+from hitl_dashboard.services.auth.users import find_actor
 from hitl_dashboard.services.teams import team_queries
 
 
@@ -19,6 +22,11 @@ def register(sub: Any) -> None:
     p.add_argument("name")
     p = leaf(commands, "validate", "check a team file; every problem names its field", handler="teams validate")
     p.add_argument("file")
+    p = leaf(commands, "versions", "every version of a team, newest first", handler="teams versions")
+    p.add_argument("name")
+    p = leaf(commands, "import", "save a team file as the team's newest version (admins)", handler="teams import")
+    p.add_argument("file")
+    p.add_argument("--as", dest="as_user", required=True, help="an admin: the version names who saved it")
     p = leaf(commands, "export", "print a team as a YAML team file", handler="teams export")
     p.add_argument("name")
     p.add_argument("--output", "-o", help="write to this file instead of printing")
@@ -27,9 +35,28 @@ def register(sub: Any) -> None:
 @command("teams list")
 def _teams_list(args) -> int:
     teams = team_queries.list_teams()
-    emit(args, teams, table([[t.name, ", ".join(t.task_types), ", ".join(t.agents),
+    emit(args, teams, table([[t.name, str(t.version), ", ".join(t.task_types), ", ".join(t.agents),
                               ", ".join(f"{n} ({a})" for n, a in t.tools.items()) or "-", t.source] for t in teams],
-                            ["name", "task types", "agents", "tools (approval)", "source"]))
+                            ["name", "version", "task types", "agents", "tools (approval)", "source"]))
+    return 0
+
+
+@command("teams versions")
+def _teams_versions(args) -> int:
+    found = team_queries.team_versions(None, args.name)
+    emit(args, found, table([[str(v.number), v.origin, v.created_by or "-", v.created_at.isoformat(timespec="seconds"),
+                              v.content_hash[:12]] for v in found],
+                            ["version", "origin", "saved by", "saved at", "content"]))
+    return 0
+
+
+@command("teams import")
+def _teams_import(args) -> int:
+    text = team_queries.read_team_file(args.file)
+    version, created = team_queries.save_team(find_actor(args.as_user), text, origin="import")
+    emit(args, {"team": version.team, "version": version.number, "created": created},
+         f"team '{version.team}' version {version.number}" + (" saved" if created else
+                                                             " unchanged: the file equals the newest version"))
     return 0
 
 

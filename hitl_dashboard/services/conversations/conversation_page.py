@@ -7,14 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest, ToolCall, User
+from hitl_dashboard.db.team_models import TeamVersion
 from hitl_dashboard.domain.enums import ReviewKind
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations.conversation_queries import load_detail, load_messages
 from hitl_dashboard.services.findings.queries import RevisionFindings, findings_of
 from hitl_dashboard.services.questions.questions import questions_of
 from hitl_dashboard.services.reviews.review_outcomes import ReviewOutcome, recent_outcomes
+from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import reading
-from hitl_dashboard.teams.catalogue import get_team
 
 WHOLE_TRANSCRIPT = 100_000
 
@@ -37,6 +38,7 @@ class ConversationPage:
     revisions: list[CodeRevision]  # by key, then number
     findings: list[RevisionFindings] = ()  # one per revision, same order (services/findings)
     questions: dict | None = None  # open review id -> its questions to the agent, oldest first
+    team_version: int | None = None  # the number of the team version it runs on (None: before versions)
 
 
 def conversation_page(actor: Actor | None, conversation_id: int) -> ConversationPage:
@@ -48,11 +50,13 @@ def conversation_page(actor: Actor | None, conversation_id: int) -> Conversation
         outcomes = recent_outcomes(uow, conversation_id)
         findings = findings_of(uow.session, detail.revisions)
         questions = questions_of(uow.session, [r.id for r in detail.open_requests])
+        version_id = detail.conversation.team_version_id
+        version = uow.session.get(TeamVersion, version_id) if version_id is not None else None
     conversation = detail.conversation
     return ConversationPage(
-        conversation=conversation, agents=list(get_team(conversation.template).agent_names), messages=messages,
+        conversation=conversation, agents=list(pinned(conversation).agent_names), messages=messages,
         progress=detail.progress, open_reviews=open_reviews, outcomes=outcomes, revisions=detail.revisions,
-        findings=findings, questions=questions,
+        findings=findings, questions=questions, team_version=version.number if version else None,
     )
 
 

@@ -18,8 +18,8 @@ from hitl_dashboard.domain.errors import NotFound
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.domain.signoff import progress
 from hitl_dashboard.services.reviews.review_requests import signoff_approvals
+from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import reading
-from hitl_dashboard.teams.catalogue import get_team
 
 TRANSCRIPT_PAGE = 500
 
@@ -86,7 +86,7 @@ def load_detail(session: Session, conversation_id: int) -> ConversationDetail:
     open_requests = [r for r in requests if r.status in OPEN_REVIEW_STATUSES]
     signoffs = [r for r in requests if r.kind == ReviewKind.SIGNOFF and r.status != "dismissed"]
     current_hash = signoffs[-1].content_hash if signoffs else None
-    chain = get_team(conversation.template).sign_off(conversation.task_type)
+    chain = pinned(conversation).sign_off(conversation.task_type)
     steps = progress(chain, signoff_approvals(session, conversation_id), current_hash or "")
     revisions = list(session.exec(
         select(CodeRevision).where(CodeRevision.conversation_id == conversation_id)

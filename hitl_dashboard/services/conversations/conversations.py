@@ -20,9 +20,9 @@ from hitl_dashboard.services.conversations.conversation_queries import load_conv
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.reviews.review_requests import dismiss_open_requests
 from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls
+from hitl_dashboard.services.teams import versions
 from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.services.webhooks import webhooks
-from hitl_dashboard.teams.catalogue import find_team
 
 MAX_TASK_CHARS = 20_000
 MAX_REASON_CHARS = 2_000
@@ -61,9 +61,10 @@ def add_conversation(session: Session, actor: Actor, command: StartCommand) -> C
     if command.task_type not in TASK_TYPES:
         raise InvalidInput(f"task type must be one of {', '.join(sorted(TASK_TYPES))}", "task_type")
     template_name = command.template or command.task_type
-    template = find_team(template_name)
-    if template is None:
+    found = versions.current(session, template_name)  # its newest version: the conversation keeps it
+    if found is None:
         raise InvalidInput(f"unknown team template '{template_name}'", "template")
+    version, template = found
     if template.fixed_task_type and command.task_type not in (template.fixed_task_type, "auto"):
         raise InvalidInput(f"template '{template_name}' does {template.fixed_task_type} tasks", "template")
     if command.task_type != "auto" and not template.serves(command.task_type):
@@ -83,6 +84,7 @@ def add_conversation(session: Session, actor: Actor, command: StartCommand) -> C
         task=task,
         task_type=task_type,
         template=template_name,
+        team_version_id=version.id,
         gate_policy=policy.to_dict(),
         model_routing=command.model_routing,
         on_overdue=command.on_overdue,
@@ -101,7 +103,8 @@ def add_conversation(session: Session, actor: Actor, command: StartCommand) -> C
         actor=actor.username,
         action="conversation.started",
         conversation_id=conversation.id,
-        details={"task_type": task_type, "template": template_name, "gate_policy": policy.to_dict()},
+        details={"task_type": task_type, "template": template_name, "team_version": version.number,
+                 "gate_policy": policy.to_dict()},
     )
     return conversation
 

@@ -25,8 +25,8 @@ from hitl_dashboard.services.conversations.conversation_queries import load_conv
 from hitl_dashboard.services.conversations.proposed_code import add_revisions, proposed_code
 from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.live import live
+from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import reading, transaction
-from hitl_dashboard.teams.catalogue import get_team
 
 FORK, REPLAY = "fork", "replay"
 MAX_INSTRUCTIONS_CHARS = 20_000
@@ -49,7 +49,7 @@ def fork(actor: Actor, conversation_id: int, turn: int, instructions: str | None
         _check_turn(parent, turn, lowest=1)
         next_input = None
         if instructions:
-            team = get_team(parent.template)
+            team = pinned(parent)
             agents = team.agent_names
             target = target_agent or team.producer(parent.task_type)
             if target not in agents:
@@ -162,14 +162,17 @@ def _branch(session: Session, actor: Actor, parent: Conversation, turn: int, ori
         completion_tokens=sum(m.completion_tokens for m in messages),
         checkpoint_version=turn, next_input=next_input, next_seq=last_seq + 1,
         parent_id=parent.id, parent_turn=turn, origin=origin,
+        team_version_id=parent.team_version_id,  # the parent's team, as it was
     )
     session.add(child)
     session.flush()
     copies = {}
     for m in messages:
-        content = edited_message.strip() if m.seq == edited_seq else m.content
+        edited = m.seq == edited_seq
+        content = edited_message.strip() if edited else m.content
         copy = Message(conversation_id=child.id, seq=m.seq, source=m.source, kind=m.kind, content=content,
-                       prompt_tokens=m.prompt_tokens, completion_tokens=m.completion_tokens, created_at=m.created_at)
+                       prompt_tokens=m.prompt_tokens, completion_tokens=m.completion_tokens, created_at=m.created_at,
+                       model=None if edited else m.model)  # an edited message was not written by that model
         session.add(copy)
         copies[m.id] = (copy, m.seq)
     session.flush()
@@ -179,7 +182,7 @@ def _branch(session: Session, actor: Actor, parent: Conversation, turn: int, ori
         edited = next(copy for copy, seq in copies.values() if seq == edited_seq)
         session.flush()
         enqueue_analysis(session, add_revisions(session, child.id, edited.id,
-                                                proposed_code(get_team(child.template), edited.source, edited.content)))
+                                                proposed_code(pinned(child), edited.source, edited.content)))
     if state is not None:
         session.add(TurnCheckpoint(conversation_id=child.id, turn=turn, kind=FULL, data=state, last_seq=last_seq))
     return child
@@ -192,7 +195,7 @@ def _edit_turn_message(session: Session, parent: Conversation, turn: int, state:
     if turn > 1 and previous is None:
         raise Conflict(f"turn {turn - 1} of conversation {parent.id} was stored before forks existed")
     before = previous.last_seq if previous else 1
-    agents = get_team(parent.template).agent_names
+    agents = pinned(parent).agent_names
     spoken = [m for m in messages if m.seq > before and m.kind == MessageKind.TEXT and m.source in agents]
     if len(spoken) != 1:
         raise InvalidInput(f"turn {turn} has no single agent message to edit", "edited_message")

@@ -1,13 +1,16 @@
 """What the new-conversation form offers: task types, team templates with their agents, the
-default gate policy of a template, the tools that can need approval, the default model."""
+default gate policy of a template, the tools that can need approval, the default model. The teams
+are their newest versions (services/teams/versions.py): what a conversation started now gets."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from hitl_dashboard.services.conversations.conversations import TASK_TYPES
+from hitl_dashboard.services.teams import versions
 from hitl_dashboard.settings import get_settings
-from hitl_dashboard.teams.catalogue import catalogue, find_team, get_team, team_names
+from hitl_dashboard.teams.catalogue import catalogue
+from hitl_dashboard.teams.model import TeamDefinition
 
 TASK_TYPE_ORDER = ("code", "copy", "ops", "auto")
 PROVIDERS = ("scripted", "openai")
@@ -17,30 +20,48 @@ def task_types() -> list[str]:
     return [t for t in TASK_TYPE_ORDER if t in TASK_TYPES]
 
 
+def _teams() -> dict[str, TeamDefinition]:
+    return {name: team for name, (_, team) in versions.list_current(None).items()}
+
+
 def template_names() -> list[str]:
-    return team_names()
+    return list(_teams())
+
+
+def file_template_names() -> list[str]:
+    """The teams of the team files, without the database: for menus built when the pages are
+    compiled (a team that exists only as a saved version is missing there until it has a file)."""
+    return list(catalogue().teams)
+
+
+def template_choices() -> dict[str, list[str]]:
+    """Every team with its agents, for the form's template menu."""
+    return {name: list(team.agent_names) for name, team in _teams().items()}
 
 
 def template_agents(template: str) -> list[str]:
-    found = find_team(template)
+    found = _teams().get(template)
     return list(found.agent_names) if found else []
 
 
 def tool_names() -> list[str]:
-    return catalogue().tool_names
+    """Every team's tool names (two teams may each have their own tool of one name)."""
+    return sorted({name for team in _teams().values() for name in team.tools})
 
 
 def default_template(task_type: str) -> str:
     """The team named like the task type if there is one, else the first that serves several types."""
-    if find_team(task_type) is not None:
+    teams = _teams()
+    if task_type in teams:
         return task_type
-    routing = [n for n in team_names() if get_team(n).fixed_task_type is None]
-    return routing[0] if routing else team_names()[0]
+    routing = [n for n, team in teams.items() if team.fixed_task_type is None]
+    return routing[0] if routing else next(iter(teams))
 
 
 def default_policy(template: str, task_type: str) -> dict[str, Any]:
     """The policy start_conversation would apply with no gate_policy given."""
-    found = find_team(template) or get_team(default_template("auto"))
+    teams = _teams()
+    found = teams.get(template) or teams[default_template("auto")]
     effective = found.fixed_task_type or (task_type if task_type != "auto" else "code")
     return found.default_policy(effective).to_dict()
 

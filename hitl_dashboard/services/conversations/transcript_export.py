@@ -47,7 +47,7 @@ def export_conversation(actor: Actor | None, conversation_id: int, *, public_url
             },
             "messages": [
                 {"seq": m.seq, "source": m.source, "kind": m.kind, "content": m.content,
-                 "prompt_tokens": m.prompt_tokens, "completion_tokens": m.completion_tokens,
+                 "prompt_tokens": m.prompt_tokens, "completion_tokens": m.completion_tokens, "model": m.model,
                  "created_at": _at(m.created_at), "anchor": message_anchor(m.seq),
                  "url": f"{page}#{message_anchor(m.seq)}"}
                 for m in messages

@@ -53,6 +53,8 @@ def _message(m: dict) -> Iterator[str]:
     tokens = m["prompt_tokens"] + m["completion_tokens"]
     yield f"### Message {m['seq']}: {inline(m['source'])} ({inline(m['kind'])})\n\n"
     yield f"<a id=\"{m['anchor']}\"></a>{inline(m['created_at'] or '')}" + (f", {tokens} tokens" if tokens else "")
+    if m.get("model"):
+        yield f", model {inline(m['model'])}"
     if m["url"].startswith(("http://", "https://")):
         yield f", [link]({_url(m['url'])})"
     yield "\n\n" + fenced(m["content"], _LANGUAGE_OF_KIND.get(m["kind"], "markdown")) + "\n"

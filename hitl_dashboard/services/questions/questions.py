@@ -23,9 +23,9 @@ from hitl_dashboard.services.audit.audit_context import revisions_under_review
 from hitl_dashboard.services.background_round import BackgroundRound
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.reviews.claims import get_request
+from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import reading, transaction
 from hitl_dashboard.settings import get_settings
-from hitl_dashboard.teams.catalogue import get_team
 
 log = logging.getLogger(__name__)
 MAX_ATTEMPTS = 3
@@ -48,7 +48,7 @@ def ask_question(actor: Actor, review_id: int, text: str, *, key: str | None = N
         request = get_request(uow, review_id)
         _check_can_ask(actor, request)
         conversation = session.get(Conversation, request.conversation_id)
-        agent = get_team(conversation.template).producer(conversation.task_type)
+        agent = pinned(conversation).producer(conversation.task_type)
         question = ReviewQuestion(review_request_id=request.id, conversation_id=conversation.id,
                                   asker_id=actor.user_id, agent=agent, key=(key or None) and key[:255],
                                   line=line if key else None, question=text)
@@ -133,7 +133,7 @@ def _claim(limit: int) -> list:
                 message = session.get(Message, request.subject_id)
                 files = [("message", message.content)] if message else []
             reviewer = session.get(User, q.asker_id)
-            specs = model_specs(get_team(conversation.template).agent_names, conversation.model_routing or {},
+            specs = model_specs(pinned(conversation).agent_names, conversation.model_routing or {},
                                 default_model_spec())
             context = QuestionContext(q.agent, conversation.task, files, q.question,
                                       reviewer.username if reviewer else "a reviewer", q.key, q.line)

@@ -51,9 +51,9 @@ from hitl_dashboard.services.reviews.review_requests import (
     touched_queues,
 )
 from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls, describe_call, record_tool_decision
+from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.services.webhooks import webhooks
-from hitl_dashboard.teams.catalogue import get_team
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def decide(actor: Actor, review_id: int, decision: DecisionInput, *,
 def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInput) -> DecisionOutcome:
     request = get_request(uow, review_id)
     conversation = uow.session.get(Conversation, request.conversation_id, options=without_checkpoint())
-    agents = get_team(conversation.template).agent_names
+    agents = pinned(conversation).agent_names
     validate_decision(decision, kind=ReviewKind(request.kind), agents=agents)
     is_override = check_can_decide(
         actor, required_role=request.required_role, initiator_id=conversation.initiator_id,
@@ -100,7 +100,7 @@ def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: Dec
     edited = None
     if decision.edited_args is not None:
         tool_call = uow.session.get(ToolCall, request.subject_id)
-        edited = validate_tool_args(conversation.template, tool_call.tool_name, decision.edited_args)
+        edited = validate_tool_args(pinned(conversation), tool_call.tool_name, decision.edited_args)
         edited = None if edited == tool_call.arguments else edited  # unchanged is not an edit
     new_status = ReviewStatus.PENDING if _is_signoff_skip(request, decision) else ReviewStatus.DECIDED
     result = uow.session.exec(
@@ -233,7 +233,7 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
         return None
     if decision.action == Action.REVISE:
         dismiss_open_requests(session, conversation.id, actor=actor.username, why="revision requested")
-        target = decision.target_agent or get_team(conversation.template).producer(conversation.task_type)
+        target = decision.target_agent or pinned(conversation).producer(conversation.task_type)
         message = revise_message(target=target, instructions=decision.instructions,
                                  line_comments=decision.line_comments, reviewer=actor.username,
                                  role=request.required_role)
@@ -246,7 +246,7 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
     if decision.action == Action.SKIP:  # a sign-off skip put the request back in the queue
         return None
     approvals = signoff_approvals(session, conversation.id)
-    role = next_role(get_team(conversation.template).sign_off(conversation.task_type), approvals, request.content_hash)
+    role = next_role(pinned(conversation).sign_off(conversation.task_type), approvals, request.content_hash)
     if role is None:
         _set_status(session, conversation, ConversationStatus.APPROVED, "every required role approved", actor)
         return None

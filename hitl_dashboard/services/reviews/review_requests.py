@@ -12,9 +12,9 @@ from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, Action, ReviewKind
 from hitl_dashboard.domain.signoff import Approval
 from hitl_dashboard.domain.sla import due_at
 from hitl_dashboard.domain.stored_values import short_label
+from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.webhooks import webhooks
 from hitl_dashboard.settings import get_settings
-from hitl_dashboard.teams.catalogue import find_team
 
 # The roles whose review queues the session's transaction changed (session.info), so the live
 # refresh after the commit reloads only those queues.
@@ -62,7 +62,7 @@ def open_request(
         subject_id=subject.id,
         subject_label=short_label(subject.label),
         content_hash=subject.content_hash,
-        due_at=due_at(now, role, _sla_hours(conversation.template)),
+        due_at=due_at(now, role, _sla_hours(conversation)),
         escalated_from_id=escalated_from_id,
         created_at=now,
     )
@@ -134,7 +134,6 @@ def closed_how(session: Session, request: ReviewRequest) -> str:
     return f"it is {request.status}"
 
 
-def _sla_hours(template: str) -> dict[str, float]:
-    """The server's SLA per role, overridden by what the conversation's team declares."""
-    team = find_team(template)
-    return {**get_settings().sla_hours(), **(team.sla_hours if team else {})}
+def _sla_hours(conversation: Conversation) -> dict[str, float]:
+    """The server's SLA per role, overridden by what the conversation's team (its version) declares."""
+    return {**get_settings().sla_hours(), **pinned(conversation).sla_hours}

@@ -26,13 +26,13 @@ from hitl_dashboard.domain.enums import ConversationStatus
 from hitl_dashboard.domain.findings import FindingsView
 from hitl_dashboard.domain.policies import GatePolicy, TurnView
 from hitl_dashboard.domain.revisions import extract_code_blocks
-from hitl_dashboard.domain.stored_values import SOURCE_CHARS, fit_with_hash, storable_text
+from hitl_dashboard.domain.stored_values import MODEL_CHARS, SOURCE_CHARS, fit_with_hash, storable_text
 from hitl_dashboard.observability import metrics
 from hitl_dashboard.services.conversations.checkpoints import insert_turn_checkpoint
 from hitl_dashboard.services.conversations.proposed_code import proposed_code
 from hitl_dashboard.services.runner.run_failures import LeaseLost
 from hitl_dashboard.services.runner.turns import CONTINUE
-from hitl_dashboard.teams.catalogue import get_team
+from hitl_dashboard.services.teams.versions import team_of
 from hitl_dashboard.teams.model import TeamDefinition
 
 if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGen
@@ -52,10 +52,12 @@ _CLAIM = DriverStatement(
             completion_tokens=_C.completion_tokens + bindparam("completion_tokens"),
             turns_since_review=_C.turns_since_review + 1, lease_expires_at=bindparam("lease_expires_at"),
             crash_count=0)
-    .returning(_C.template, cast(_C.gate_policy, Text), _C.checkpoint_version, _C.next_seq, _C.turns_since_review)
+    .returning(_C.template, _C.team_version_id, cast(_C.gate_policy, Text), _C.checkpoint_version, _C.next_seq,
+               _C.turns_since_review)
 )
 _INSERT_MESSAGES = DriverStatement(insert(Message.__table__), [
-    "conversation_id", "seq", "source", "kind", "content", "prompt_tokens", "completion_tokens", "created_at"])
+    "conversation_id", "seq", "source", "kind", "content", "prompt_tokens", "completion_tokens", "created_at",
+    "model"])
 
 
 def may_be_plain(turn: TurnResult, findings: FindingsView | None) -> bool:
@@ -84,8 +86,8 @@ def store(uow: CoreUnitOfWork, conversation_id: int, owner: str, turn: TurnResul
     })
     if not claimed:
         raise LeaseLost()
-    template, policy_json, number, next_seq, turns_since_review = claimed[0]
-    team = get_team(template)
+    template, version_id, policy_json, number, next_seq, turns_since_review = claimed[0]
+    team = team_of(version_id, template)
     if any(proposed_code(team, m.source, m.content) for m in turn.messages):
         return None  # the copy producer's text is a revision
     if not _gate_passes(_policy(policy_json), team, turn, turns_since_review):
@@ -96,7 +98,8 @@ def store(uow: CoreUnitOfWork, conversation_id: int, owner: str, turn: TurnResul
         rows.append({"conversation_id": conversation_id, "seq": seq,
                      "source": fit_with_hash(message.source, SOURCE_CHARS), "kind": message.kind,
                      "content": storable_text(message.content), "prompt_tokens": message.prompt_tokens,
-                     "completion_tokens": message.completion_tokens, "created_at": now})
+                     "completion_tokens": message.completion_tokens, "created_at": now,
+                     "model": fit_with_hash(message.model, MODEL_CHARS) or None})
         seq += 1
     _INSERT_MESSAGES.run(connection, rows[0] if len(rows) == 1 else rows)
     insert_turn_checkpoint(connection, conversation_id=conversation_id, turn=number, kind=turn.checkpoint_kind,

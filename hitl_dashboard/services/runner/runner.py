@@ -26,8 +26,8 @@ from hitl_dashboard.services.runner import leases, plain_turn
 from hitl_dashboard.services.runner.run_failures import LeaseLost, describe_storage_error, mark_failed, record_crash
 from hitl_dashboard.services.runner.tool_execution import run_approved_tools, tool_call_ids
 from hitl_dashboard.services.runner.turns import CONTINUE, apply_turn
+from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.settings import get_settings
-from hitl_dashboard.teams.catalogue import get_team
 
 log = logging.getLogger(__name__)
 
@@ -98,8 +98,8 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
     if task and task.get("type") == "tool_execution":
         task = await run_approved_tools(conversation_id, tool_call_ids(task), runner_id)
     try:
-        specs = model_specs(get_team(snapshot.template).agent_names, snapshot.model_routing, default_model_spec())
-        session = TeamSession(snapshot.template, snapshot.task_type, specs, stream=get_settings().model_stream)
+        specs = model_specs(snapshot.team.agent_names, snapshot.model_routing, default_model_spec())
+        session = TeamSession(snapshot.team, snapshot.task_type, specs, stream=get_settings().model_stream)
     except Exception as exc:  # noqa: BLE001 - a misconfigured model fails this conversation, not the runner loop
         mark_failed(conversation_id, runner_id, f"cannot set up the agents' models: {exc}")
         return
@@ -158,7 +158,7 @@ class _Snapshot:
     """The fields the runner needs, copied out so no ORM object crosses an await."""
 
     def __init__(self, conversation: Conversation):
-        self.template = conversation.template
+        self.team = pinned(conversation)  # the version it started on
         self.task_type = conversation.task_type
         self.model_routing = dict(conversation.model_routing or {})
         self.next_input = conversation.next_input

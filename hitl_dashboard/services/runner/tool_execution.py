@@ -12,6 +12,7 @@ from hitl_dashboard.db.models import Conversation, Message, ToolCall, utcnow, wi
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import MessageKind, ToolCallStatus
 from hitl_dashboard.services.reviews.tool_decisions import describe_arguments
+from hitl_dashboard.services.teams.versions import pinned
 
 SOURCE = "tool_runner"
 
@@ -38,7 +39,7 @@ async def _run_one(conversation_id: int, tool_call_id: int, runner_id: str) -> s
     with UnitOfWork() as uow:
         call = uow.session.get(ToolCall, tool_call_id)
         status, name, args = call.status, call.tool_name, dict(call.approved_arguments or {})
-        team = uow.session.get(Conversation, conversation_id, options=without_checkpoint()).template
+        team = pinned(uow.session.get(Conversation, conversation_id, options=without_checkpoint()))
         if status == ToolCallStatus.APPROVED:
             call.status = ToolCallStatus.EXECUTING
             uow.session.add(call)

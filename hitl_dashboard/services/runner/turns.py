@@ -13,15 +13,15 @@ from hitl_dashboard.domain.findings import FindingsView
 from hitl_dashboard.domain.hashing import content_hash
 from hitl_dashboard.domain.policies import GateHit, GatePolicy, TurnView, planned_task_type, risk_flags
 from hitl_dashboard.domain.signoff import first_role
-from hitl_dashboard.domain.stored_values import CALL_ID_CHARS, SOURCE_CHARS, fit_with_hash, storable_text
+from hitl_dashboard.domain.stored_values import CALL_ID_CHARS, MODEL_CHARS, SOURCE_CHARS, fit_with_hash, storable_text
 from hitl_dashboard.observability import metrics
 from hitl_dashboard.observability.on_commit import on_commit
 from hitl_dashboard.services.conversations.checkpoints import store_turn_checkpoint
 from hitl_dashboard.services.conversations.proposed_code import add_revisions, proposed_code
 from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
+from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.webhooks import webhooks
-from hitl_dashboard.teams.catalogue import get_team
 
 if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGen
     from hitl_dashboard.agents.team_session import ProducedMessage, TurnResult
@@ -95,7 +95,7 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult,
 
 
 def _sign_off_chain(conversation: Conversation) -> tuple[str, ...]:
-    return get_team(conversation.template).sign_off(conversation.task_type)
+    return pinned(conversation).sign_off(conversation.task_type)
 
 
 def _pause(conversation: Conversation) -> str:
@@ -113,7 +113,7 @@ def _store_message(session: Session, conversation: Conversation, produced: Produ
         conversation_id=conversation.id, seq=conversation.next_seq,
         source=fit_with_hash(produced.source, SOURCE_CHARS), kind=produced.kind,
         content=storable_text(produced.content), prompt_tokens=produced.prompt_tokens,
-        completion_tokens=produced.completion_tokens,
+        completion_tokens=produced.completion_tokens, model=fit_with_hash(produced.model, MODEL_CHARS) or None,
     )
     conversation.next_seq += 1
     session.add(row)  # flushed with the turn, or earlier by a step that needs its id
@@ -121,7 +121,7 @@ def _store_message(session: Session, conversation: Conversation, produced: Produ
 
 
 def _follow_planner_route(session: Session, conversation: Conversation, messages: list[ProducedMessage]) -> None:
-    team = get_team(conversation.template)
+    team = pinned(conversation)
     if team.fixed_task_type is not None:
         return
     for message in messages:
@@ -138,7 +138,7 @@ def _follow_planner_route(session: Session, conversation: Conversation, messages
 
 def _store_revisions(session, conversation, messages, stored) -> list[CodeRevision]:
     revisions: list[CodeRevision] = []
-    team = get_team(conversation.template)
+    team = pinned(conversation)
     for produced, row in zip(messages, stored, strict=True):
         if produced.kind != "text":
             continue
@@ -153,7 +153,7 @@ def _store_revisions(session, conversation, messages, stored) -> list[CodeRevisi
 
 def _open_tool_approvals(session, conversation, policy: GatePolicy, messages, stored) -> bool:
     opened = False
-    team = get_team(conversation.template)
+    team = pinned(conversation)
     for produced, _row in zip(messages, stored, strict=True):
         for intent in produced.tool_calls:
             # The policy names the tools that may need approval; the team's approval mode (always,

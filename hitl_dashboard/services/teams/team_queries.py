@@ -1,16 +1,23 @@
-"""What the CLI and the API say about teams: the list, one team, its file, the schema, and the
-check of a team file before it is used. Team files carry no secrets (a key value is refused at
-validation), so every signed-in user may read them."""
+"""What the CLI and the API say about teams: the list, one team, its file, the schema, the check
+of a team file before it is used, and saving one as a new version. The teams are their newest
+versions (services/teams/versions.py). Team files carry no secrets (a key value is refused at
+validation), so every signed-in user may read them; only an admin saves."""
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from hitl_dashboard.domain.errors import InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.teams.catalogue import BUILTIN_DIR, catalogue, get_team
+from hitl_dashboard.services.teams import versions
+from hitl_dashboard.services.teams.versions import VersionInfo
+from hitl_dashboard.teams.catalogue import BUILTIN_DIR
 from hitl_dashboard.teams.loading import TeamFileInvalid, dump_team, load_team_file
 from hitl_dashboard.teams.model import SCRIPTED, SERVER, TeamDefinition
 from hitl_dashboard.teams.schema import team_json_schema
@@ -24,32 +31,72 @@ class TeamSummary:
     task_types: list[str]
     tools: dict[str, str]  # name -> approval mode
     speaker_order: str
-    source: str  # "built-in" or the file it was read from
+    source: str  # where its newest version came from: "built-in", a file's path, "import" or "api"
+    version: int  # the newest version's number
+    saved_by: str | None  # who saved it (None: read from a file)
+    saved_at: datetime
 
     @classmethod
-    def of(cls, team: TeamDefinition, source: str) -> TeamSummary:
+    def of(cls, team: TeamDefinition, version: VersionInfo) -> TeamSummary:
         return cls(team.name, team.description, list(team.agent_names), list(team.task_types),
-                   {name: tool.approval for name, tool in team.tools.items()}, team.speaker_order.mode, source)
+                   {name: tool.approval for name, tool in team.tools.items()}, team.speaker_order.mode,
+                   _source(version), version.number, version.created_by, version.created_at)
 
 
-def _source(name: str) -> str:
-    path = Path(catalogue().sources[name])
-    return "built-in" if path.parent == BUILTIN_DIR else str(path)
+def _source(version: VersionInfo) -> str:
+    if version.origin != "file":
+        return version.origin
+    return "built-in" if Path(version.source).parent == BUILTIN_DIR else version.source
 
 
 def list_teams(actor: Actor | None = None) -> list[TeamSummary]:
     """actor: the signed-in user (any role may read); None for the operator's CLI."""
-    return [TeamSummary.of(team, _source(name)) for name, team in catalogue().teams.items()]
+    return [TeamSummary.of(team, version) for version, team in versions.list_current(actor).values()]
+
+
+def _newest(name: str) -> TeamDefinition:
+    found = versions.list_current(None).get(name)
+    if found is None:
+        raise NotFound(f"no team named '{name}'")
+    return found[1]
 
 
 def team_document(actor: Actor | None, name: str) -> dict[str, Any]:
-    """The whole definition as JSON data (NotFound for an unknown name)."""
-    return get_team(name).model_dump(mode="json")
+    """The whole definition of the newest version as JSON data (NotFound for an unknown name)."""
+    return _newest(name).model_dump(mode="json")
 
 
 def export_team(actor: Actor | None, name: str) -> str:
     """The team as a YAML file that `teams validate` accepts and that loads to the same team."""
-    return dump_team(get_team(name))
+    return dump_team(_newest(name))
+
+
+def team_versions(actor: Actor | None, name: str) -> list[VersionInfo]:
+    """Newest first: number, where it came from, who saved it and when."""
+    return versions.versions(actor, name)
+
+
+def read_team_file(path: str | Path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}", "file") from exc
+
+
+def declared_name(text: str) -> str | None:
+    """The name a team file gives itself, if it can be read that far (the save reports the rest)."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    name = data.get("name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def save_team(actor: Actor, text: str, *, origin: str = "api") -> tuple[VersionInfo, bool]:
+    """An admin saves a team file as the team's newest version (checked as `teams validate` checks
+    a file); (the version, whether it is new: an unchanged file makes none)."""
+    return versions.save_team(actor, text, origin=origin, check=lambda team: check_team(team, "the team"))
 
 
 def team_schema() -> dict[str, Any]:
@@ -58,7 +105,10 @@ def team_schema() -> dict[str, Any]:
 
 def check_team_file(path: str | Path) -> TeamDefinition:
     """Validate a file as a team: the format, then what the format cannot see: its function tools import."""
-    team = load_team_file(path)
+    return check_team(load_team_file(path), str(path))
+
+
+def check_team(team: TeamDefinition, source: str) -> TeamDefinition:
     problems: list[str] = []
     for name, tool in team.tools.items():
         if tool.function is not None:
@@ -79,5 +129,5 @@ def check_team_file(path: str | Path) -> TeamDefinition:
                 problems.append(f"models.{name}.provider: cannot import {model.provider} ({exc}); "
                                 "is its autogen-ext extra installed?")
     if problems:
-        raise TeamFileInvalid(str(path), problems, problems[0].split(":")[0])
+        raise TeamFileInvalid(source, problems, problems[0].split(":")[0])
     return team

@@ -55,6 +55,9 @@ def message_card(message: MessageRow) -> rx.Component:
                 rx.text(message.at, size="1", color_scheme="gray"),
                 message_link(message),
                 rx.spacer(),
+                # Which model wrote it: teams may give each agent its own model.
+                rx.cond(message.model != "", rx.code(message.model, size="1", variant="ghost", color_scheme="gray",
+                                                     class_name="message-model", title="model")),
                 rx.text(message.tokens, size="1", color_scheme="gray"),
                 fork_button(message),
                 align="center", spacing="2", width="100%", wrap="wrap",

@@ -31,7 +31,7 @@ def filters() -> rx.Component:
     return rx.hstack(
         _select("period", A.period, [(str(p), f"Last {p} day" + ("s" if p > 1 else "")) for p in PERIODS],
                 "analytics-period"),
-        _select("team", A.team, [(ALL, "Every team"), *[(t, t) for t in sorted(start_options.template_names())]],
+        _select("team", A.team, [(ALL, "Every team"), *[(t, t) for t in sorted(start_options.file_template_names())]],
                 "analytics-team"),
         _select("role", A.role, [(ALL, "Every role"), *[(r, role_label(r)) for r in QUEUE_ROLES]], "analytics-role"),
         rx.cond(A.loading, rx.spinner(size="2")),

@@ -25,6 +25,9 @@ def conversation_page() -> rx.Component:
                 rx.hstack(
                     rx.heading(Feed.title, size="5", as_="h1", id="conversation-title"),
                     rx.badge(Feed.task_type, variant="outline"),
+                    # The team version it runs on, to its end (a newer version only changes new ones).
+                    rx.cond(Feed.team != "", rx.badge(rx.icon("users", size=12), "team ", Feed.team, variant="soft",
+                                                      color_scheme="gray", id="team-version")),
                     rx.text("#", Feed.id, color_scheme="gray"),
                     rx.spacer(), export_buttons(),
                     align="center", width="100%", wrap="wrap",

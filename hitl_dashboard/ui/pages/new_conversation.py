@@ -9,7 +9,6 @@ from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.states.new_conversation import NewConversationState as New
 
 TASK_TYPE_LABELS = {"code": "Code", "copy": "Copy", "ops": "Ops", "auto": "Auto (the planner decides)"}
-TEMPLATE_LABELS = {t: f"{t}: {' + '.join(start_options.template_agents(t))}" for t in start_options.template_names()}
 MODE_LABELS = {"after_agent": "After each turn of the chosen agents", "on_done": "When the team says it is done",
                "never": "Never (only keyword, regex, confidence and tool gates)"}
 
@@ -53,8 +52,12 @@ def task_section() -> rx.Component:
         rx.grid(
             labelled("Task type", select(TASK_TYPE_LABELS, New.task_type, New.set_task_type, "new-task-type"),
                      "task_type"),
-            labelled("Team template", select(TEMPLATE_LABELS, New.template,
-                                             New.set_template, "new-template"), "template",
+            # The teams' newest versions, read when the form opens (a team saved since shows up).
+            labelled("Team template", rx.select.root(
+                rx.select.trigger(width="100%", id="new-template", aria_label="Template"),
+                rx.select.content(rx.foreach(New.template_options,
+                                             lambda option: rx.select.item(option[1], value=option[0]))),
+                value=New.template, on_change=New.set_template, size="2"), "template",
                      hint="Defaults to the task type; auto can do all three."),
             labelled("When a review is overdue", select({"escalate": "Escalate to an admin", "abort": "Abort"},
                                                         New.on_overdue, lambda v: New.set_choice("on_overdue", v),
@@ -91,7 +94,7 @@ def policy_section() -> rx.Component:
                      "min_confidence", hint="Gate when an agent reports less."),
             columns="3", spacing="3", width="100%", grid_template_columns="2fr 1fr 1fr",
         ),
-        labelled("Tools that need approval", checkbox_row(start_options.tool_names(), New.tools, New.toggle_tool,
+        labelled("Tools that need approval", checkbox_row(New.tool_options, New.tools, New.toggle_tool,
                                                           "tool"), "tools"),
         error_for("gate_policy"),
         spacing="3",

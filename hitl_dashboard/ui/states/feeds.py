@@ -124,6 +124,7 @@ class ConversationFeed(rx.SharedState):
     banner: str = ""
     initiator_id: int = 0
     tokens: str = ""
+    team: str = ""
     agents: list[str] = []
     messages: list[MessageRow] = []
     steps: list[StepRow] = []

@@ -30,12 +30,17 @@ class NewConversationState(AppState):
     min_confidence: str = ""
     tools: list[str] = []
     agents: list[str] = []
+    template_options: list[list[str]] = []  # [name, "name: agent + agent"]
+    tool_options: list[str] = []
     providers: dict[str, str] = {}
     models: dict[str, str] = {}
     errors: dict[str, str] = {}
     submitting: bool = False
 
     def _apply_template(self) -> None:
+        self.template_options = [[name, f"{name}: {' + '.join(agents)}"]
+                                 for name, agents in start_options.template_choices().items()]
+        self.tool_options = start_options.tool_names()
         policy = start_options.default_policy(self.template, self.task_type)
         provider, model = start_options.default_model()
         self.agents = start_options.template_agents(self.template)

@@ -36,6 +36,7 @@ class MessageRow:
     at: str = ""
     tokens: str = ""
     is_agent: bool = False
+    model: str = ""
 
 
 @dataclass
@@ -104,6 +105,7 @@ class ConversationView:
     banner: str = ""
     initiator_id: int = 0
     tokens: str = ""
+    team: str = ""  # "code v2": the team version it runs on
     agents: list[str] = field(default_factory=list)
     messages: list[MessageRow] = field(default_factory=list)
     steps: list[StepRow] = field(default_factory=list)
@@ -123,6 +125,7 @@ def message_row(m) -> MessageRow:
         color=AGENT_COLORS.get(m.source, "gray" if m.kind != "decision" else "green"), kind=m.kind,
         content=m.content, at=stamp(m.created_at),
         tokens=f"{m.prompt_tokens + m.completion_tokens:,} tokens" if m.completion_tokens else "", is_agent=agent,
+        model=m.model or "",
     )
 
 
@@ -134,6 +137,7 @@ def conversation_view(actor: Actor | None, conversation_id: int) -> Conversation
         id=c.id, title=c.title, task=c.task, task_type=c.task_type, status=c.status,
         banner=_banner(c.status, c.status_reason, reviews), initiator_id=c.initiator_id,
         tokens=f"{c.prompt_tokens + c.completion_tokens:,}", agents=page.agents,
+        team=c.template + (f" v{page.team_version}" if page.team_version else ""),
         messages=[message_row(m) for m in page.messages],
         steps=[StepRow(s.role, role_label(s.role), s.approved) for s in page.progress],
         reviews=reviews, revisions=_revision_rows(page),

@@ -1,0 +1,101 @@
+"""A team whose planner and coder use two different OpenAI-protocol endpoints (issue 10): two stub
+servers on 127.0.0.1, each with its own model name and key variable. Each stub sees only its own
+agent's requests, with its model name; each stored message names the model that wrote it, and the
+conversation page's view shows it; the keys appear in no stored row and no log line."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from hitl_dashboard.settings import reset_settings_cache
+from hitl_dashboard.teams.catalogue import reset_catalogue
+from hitl_dashboard.ui.views.conversation_view import conversation_view
+from tests.support import flow
+from tests.support.openai_stub import OpenAIStub
+
+PLANNER_KEY = "sk-planner-7d1e0c-never-stored"
+CODER_KEY = "sk-coder-93b2aa-never-stored"
+MODEL_INFO = "{vision: false, function_calling: true, json_output: false, family: unknown, structured_output: false}"
+CODE = "```python\n# file: app/retry.py\ndef retry(call):\n    return call()\n```\nCONFIDENCE: 0.9\nReady for review."
+
+
+def team_file(planner_url: str, coder_url: str) -> str:
+    return f"""
+name: two-models
+description: Plans on one endpoint, codes on another.
+agents:
+  - name: planner
+    description: Plans the work
+    system_prompt: "You are the planner of two-models. Start with 'TASK TYPE: code'."
+    model: planning
+  - name: coder
+    description: Writes the code
+    system_prompt: "You are the coder of two-models. Propose files in fenced blocks."
+    model: coding
+models:
+  planning:
+    provider: autogen_ext.models.openai.OpenAIChatCompletionClient
+    config: {{model: plan-model-a, base_url: "{planner_url}", model_info: {MODEL_INFO}}}
+    api_key_env: TEAM_PLANNER_KEY
+  coding:
+    provider: autogen_ext.models.openai.OpenAIChatCompletionClient
+    config: {{model: code-model-b, base_url: "{coder_url}", model_info: {MODEL_INFO}}}
+    api_key_env: TEAM_CODER_KEY
+speaker_order: {{mode: planner_then_producer, planner: planner}}
+task_types:
+  code: {{producer: coder, sign_off: [security_reviewer, final_approver]}}
+gates: {{mode: after_agent}}
+"""
+
+
+@pytest.fixture
+def stubs(tmp_path: Path, monkeypatch, sqlite_url) -> Iterator[tuple[OpenAIStub, OpenAIStub]]:
+    with OpenAIStub() as planner_stub, OpenAIStub() as coder_stub:
+        folder = tmp_path / "teams"
+        folder.mkdir()
+        (folder / "two-models.yaml").write_text(team_file(planner_stub.base_url, coder_stub.base_url))
+        monkeypatch.setenv("TEAMS_DIR", str(folder))
+        monkeypatch.setenv("TEAM_PLANNER_KEY", PLANNER_KEY)
+        monkeypatch.setenv("TEAM_CODER_KEY", CODER_KEY)
+        reset_settings_cache()
+        reset_catalogue()
+        yield planner_stub, coder_stub
+    reset_settings_cache()
+    reset_catalogue()
+
+
+def test_each_agent_reaches_only_its_own_endpoint_and_the_keys_stay_out(stubs, sqlite_url, caplog) -> None:
+    planner_stub, coder_stub = stubs
+    planner_stub.enqueue("TASK TYPE: code\n1. Add a retry helper.\nCONFIDENCE: 0.8")
+    coder_stub.enqueue(CODE)
+    caplog.set_level(logging.DEBUG)  # every logger, the HTTP clients' included
+    flow.make_people()
+    cid = flow.start("Add a retry helper to the payments client", template="two-models")
+    flow.work()
+
+    assert len(planner_stub.requests) == 1 and len(coder_stub.requests) == 1
+    planner_request, coder_request = planner_stub.requests[0], coder_stub.requests[0]
+    assert planner_request["model"] == "plan-model-a" and coder_request["model"] == "code-model-b"
+    assert "You are the planner of two-models" in planner_request["messages"][0]["content"]
+    assert "You are the coder of two-models" in coder_request["messages"][0]["content"]
+    assert not any("coder of two-models" in str(m.get("content")) for m in planner_request["messages"])
+
+    stored = {m.source: m.model for m in flow.messages(cid) if m.source in ("planner", "coder")}
+    assert stored == {"planner": "plan-model-a", "coder": "code-model-b"}
+    assert flow.only_open_review(cid).required_role == "security_reviewer"
+    shown = {m.source: m.model for m in conversation_view(flow.actor("alice"), cid).messages if m.is_agent}
+    assert shown == {"planner": "plan-model-a", "coder": "code-model-b"}
+
+    database = Path(create_engine(sqlite_url).url.database).read_bytes()
+    with create_engine(sqlite_url).connect() as connection:  # the write-ahead log too, checkpointed
+        connection.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
+    database += Path(create_engine(sqlite_url).url.database).read_bytes()
+    for key in (PLANNER_KEY, CODER_KEY):
+        assert key.encode() not in database
+        assert key not in caplog.text
+    assert caplog.records  # the check above read real log lines
