@@ -48,7 +48,7 @@ class ToolSpec:
 
 
 class ToolUnavailable(ValueError):
-    """A declared tool cannot be set up (bad import path, MCP not supported yet...)."""
+    """A declared tool cannot be set up (a bad import path...)."""
 
 
 def team_tool(team: TeamDefinition, name: str) -> ToolSpec:
@@ -56,15 +56,29 @@ def team_tool(team: TeamDefinition, name: str) -> ToolSpec:
     definition = team.tools.get(name)
     if definition is None:
         raise InvalidInput(f"team '{team.name}' has no tool '{name}'", "tool")
-    args_model, run, described = _spec(name, definition.function, definition.description)
+    if definition.mcp is not None:
+        from hitl_dashboard.agents import mcp_tools  # autogen-ext's MCP adapters: loaded for MCP tools only
+
+        args_model, run, described = mcp_tools.spec_parts(name, definition)
+    else:
+        args_model, run, described = _spec(name, definition.function, definition.description)
     return ToolSpec(name, described, args_model, run, definition)
+
+
+async def prepare_tools(team: TeamDefinition) -> None:
+    """Before a team is built: reads the schemas of its MCP tools from their servers (once per
+    process). A server that is down fails here, with its reason, before any agent speaks."""
+    for name, definition in team.tools.items():
+        if definition.mcp is not None:
+            from hitl_dashboard.agents import mcp_tools
+
+            await mcp_tools.prepare(name, definition)
 
 
 # By what makes the tool (a version of a team that changed only a tool's approval mode shares it).
 @lru_cache(maxsize=256)
 def _spec(name: str, function: str | None, description: str | None) -> tuple[type[BaseModel], Any, str]:
-    if function is None:
-        raise ToolUnavailable(f"tool '{name}' is an MCP server tool; MCP tools are not supported yet")
+    assert function is not None
     found = _import(function)
     args_model, run = _adapt(name, found)
     doc = (inspect.getdoc(found) or "").split("\n\n")[0].replace("\n", " ")
@@ -110,6 +124,11 @@ async def _call(function: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
 
 def validate_tool_args(team: TeamDefinition, tool_name: str, arguments: Any) -> dict[str, Any]:
     """Check arguments against the schema of the team's tool; InvalidInput lists every field problem."""
+    definition = team.tools.get(tool_name)
+    if definition is not None and definition.mcp is not None:
+        from hitl_dashboard.agents import mcp_tools
+
+        mcp_tools.prepare_blocking(tool_name, definition)  # the schema, from the server, once per process
     spec = team_tool(team, tool_name)
     if not isinstance(arguments, dict):
         raise InvalidInput("tool arguments must be a JSON object", "edited_args")
@@ -125,6 +144,7 @@ async def execute_tool(team: TeamDefinition, tool_name: str, arguments: dict[str
     here: only the runner, which has AutoGen loaded already, runs tools)."""
     from autogen_core import trace_tool_span
 
+    await prepare_tools(team)
     spec = team_tool(team, tool_name)
     with trace_tool_span(tool_name, tool_description="approved by a reviewer, run once by the platform"):
         return await spec.run(spec.args_model.model_validate(arguments))

@@ -15,6 +15,7 @@ import uuid
 from hitl_dashboard.agents.errors import ModelCallFailed
 from hitl_dashboard.agents.model_clients import ModelSpec
 from hitl_dashboard.agents.team_session import TeamSession, TurnFailed, model_specs
+from hitl_dashboard.agents.tools import prepare_tools
 from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.db.uow import CoreUnitOfWork, UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
@@ -99,9 +100,10 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
         task = await run_approved_tools(conversation_id, tool_call_ids(task), runner_id)
     try:
         specs = model_specs(snapshot.team.agent_names, snapshot.model_routing, default_model_spec())
+        await prepare_tools(snapshot.team)  # an MCP server that is down fails this conversation, retryably
         session = TeamSession(snapshot.team, snapshot.task_type, specs, stream=get_settings().model_stream)
     except Exception as exc:  # noqa: BLE001 - a misconfigured model fails this conversation, not the runner loop
-        mark_failed(conversation_id, runner_id, f"cannot set up the agents' models: {exc}")
+        mark_failed(conversation_id, runner_id, f"cannot set up the agents' models or tools: {exc}")
         return
     try:
         await session.restore(state)

@@ -1,0 +1,108 @@
+"""Tools of an MCP server (issue 10), through autogen-ext's MCP adapters: stdio (a command the
+server runs), streamable HTTP or SSE (a URL). The agent never calls the server itself: it holds
+the approval wrapper (agents/tool_approval.py) with the tool's schema, and the call runs once,
+through the platform, after a reviewer approved it (or at once when its approval mode says so).
+
+A tool's schema is read from its server once per process and kept (prepare). Each call opens its
+own session to the server, as autogen-ext's adapters do. The server gets only the environment
+variables its definition passes (env_from), besides the MCP SDK's safe defaults (PATH, HOME...);
+header values come from environment variables too, so no secret is in a team file."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from autogen_core import CancellationToken
+from autogen_ext.tools.mcp import (
+    SseMcpToolAdapter,
+    SseServerParams,
+    StdioMcpToolAdapter,
+    StdioServerParams,
+    StreamableHttpMcpToolAdapter,
+    StreamableHttpServerParams,
+)
+from mcp.client.stdio import get_default_environment
+from pydantic import BaseModel
+
+from hitl_dashboard.teams.model import McpServerDef, ToolDef
+
+CONNECT_TIMEOUT_S = 20.0
+_adapters: dict[str, Any] = {}
+
+
+class McpToolUnavailable(RuntimeError):
+    """The server could not be started or reached, or has no such tool."""
+
+
+def _key(name: str, definition: McpServerDef) -> str:
+    return name + "\n" + json.dumps(definition.model_dump(mode="json"), sort_keys=True)
+
+
+def _variables(mapping: dict[str, str]) -> dict[str, str]:
+    missing = sorted(source for source in mapping.values() if source not in os.environ)
+    if missing:
+        raise McpToolUnavailable(f"the MCP server needs the environment variable(s) {', '.join(missing)}")
+    return {target: os.environ[source] for target, source in mapping.items()}
+
+
+def _params(server: McpServerDef):
+    if server.transport == "stdio":
+        assert server.command is not None
+        return StdioServerParams(command=server.command, args=list(server.args),
+                                 env={**get_default_environment(), **_variables(server.env_from)},
+                                 read_timeout_seconds=CONNECT_TIMEOUT_S)
+    headers = _variables(server.headers_env)
+    if server.transport == "sse":
+        return SseServerParams(url=server.url, headers=headers)
+    return StreamableHttpServerParams(url=server.url, headers=headers)
+
+
+_ADAPTERS = {"stdio": StdioMcpToolAdapter, "sse": SseMcpToolAdapter, "streamable_http": StreamableHttpMcpToolAdapter}
+
+
+async def prepare(name: str, definition: ToolDef) -> None:
+    """Reads the tool's schema from its server (once per process); McpToolUnavailable says why not."""
+    assert definition.mcp is not None
+    key = _key(name, definition.mcp)
+    if key in _adapters:
+        return
+    server = definition.mcp
+    adapter_type = _ADAPTERS[server.transport]
+    where = server.command if server.transport == "stdio" else server.url
+    try:
+        adapter = await asyncio.wait_for(adapter_type.from_server_params(_params(server), server.tool or name),
+                                         CONNECT_TIMEOUT_S)
+    except McpToolUnavailable:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure to reach the server is this tool's problem
+        raise McpToolUnavailable(f"MCP tool '{name}' ({server.transport} {where}): "
+                                 f"{type(exc).__name__}: {exc}"[:500]) from None
+    _adapters[key] = adapter
+
+
+def prepare_blocking(name: str, definition: ToolDef) -> None:
+    """prepare, from synchronous code (a decision validating edited arguments in a web worker)."""
+    assert definition.mcp is not None
+    if _key(name, definition.mcp) in _adapters:
+        return
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # its own event loop, whatever the caller runs
+        pool.submit(asyncio.run, prepare(name, definition)).result(timeout=CONNECT_TIMEOUT_S * 2)
+
+
+def spec_parts(name: str, definition: ToolDef) -> tuple[type[BaseModel], Callable[[Any], Awaitable[str]], str]:
+    """(arguments model, run, description) of a prepared tool."""
+    assert definition.mcp is not None
+    adapter = _adapters.get(_key(name, definition.mcp))
+    if adapter is None:
+        raise McpToolUnavailable(f"MCP tool '{name}' was not prepared")
+
+    async def run(args: BaseModel) -> str:
+        result = await adapter.run_json(args.model_dump(exclude_unset=True), CancellationToken())
+        return adapter.return_value_as_string(result)
+
+    return adapter.args_type(), run, definition.description or adapter.description or name
