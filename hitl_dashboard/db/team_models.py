@@ -19,7 +19,7 @@ class TeamVersion(SQLModel, table=True):
     number: int  # 1, 2, 3... per team
     definition: str = Field(sa_column=Column(Text, nullable=False))  # the team file (YAML), as saved
     content_hash: str = Field(max_length=64)  # of the definition: a save that changes nothing is no version
-    origin: str = Field(max_length=8)  # file (read from a team file) | import (CLI) | api
+    origin: str = Field(max_length=8)  # file (read from a team file) | import (CLI) | api | browser
     source: str = Field(default="", max_length=300)  # the file it came from, for origin file
     created_by: int | None = Field(default=None, foreign_key="users.id")  # None: read from a file
     created_at: datetime = Field(default_factory=utcnow)

@@ -9,6 +9,7 @@ NEW_CONVERSATION = "/new"
 AUDIT = "/audit"
 ANALYTICS = "/analytics"
 ADMIN_USERS = "/admin/users"
+ADMIN_TEAMS = "/admin/teams"
 REVIEW_LINK = "/reviews/[rid]"  # webhook and Slack links land here
 
 

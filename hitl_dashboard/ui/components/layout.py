@@ -28,6 +28,7 @@ NAV_ITEMS = (  # label, route, icon, element id, shown when
     ("Audit", routes.AUDIT, "scroll-text", "nav-audit", AppState.can_read_audit),
     ("Analytics", routes.ANALYTICS, "chart-column", "nav-analytics", AppState.can_read_audit),
     ("Users", routes.ADMIN_USERS, "users", "nav-users", AppState.is_admin),
+    ("Teams", routes.ADMIN_TEAMS, "bot", "nav-teams", AppState.is_admin),
 )
 
 
