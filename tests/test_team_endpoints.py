@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from hitl_dashboard.settings import reset_settings_cache
-from hitl_dashboard.teams.catalogue import reset_catalogue
+from hitl_dashboard.services.teams import team_queries
 from hitl_dashboard.ui.views.conversation_view import conversation_view
 from tests.support import flow
 from tests.support.openai_stub import OpenAIStub
@@ -54,19 +53,15 @@ gates: {{mode: after_agent}}
 
 
 @pytest.fixture
-def stubs(tmp_path: Path, monkeypatch, sqlite_url) -> Iterator[tuple[OpenAIStub, OpenAIStub]]:
+def stubs(monkeypatch, sqlite_url) -> Iterator[tuple[OpenAIStub, OpenAIStub]]:
+    """The team imported by an admin (as `teams import` does), its keys in the environment."""
     with OpenAIStub() as planner_stub, OpenAIStub() as coder_stub:
-        folder = tmp_path / "teams"
-        folder.mkdir()
-        (folder / "two-models.yaml").write_text(team_file(planner_stub.base_url, coder_stub.base_url))
-        monkeypatch.setenv("TEAMS_DIR", str(folder))
         monkeypatch.setenv("TEAM_PLANNER_KEY", PLANNER_KEY)
         monkeypatch.setenv("TEAM_CODER_KEY", CODER_KEY)
-        reset_settings_cache()
-        reset_catalogue()
+        flow.make_people()
+        team_queries.save_team(flow.actor("erin"), team_file(planner_stub.base_url, coder_stub.base_url),
+                               origin="import")
         yield planner_stub, coder_stub
-    reset_settings_cache()
-    reset_catalogue()
 
 
 def test_each_agent_reaches_only_its_own_endpoint_and_the_keys_stay_out(stubs, sqlite_url, caplog) -> None:
@@ -74,7 +69,6 @@ def test_each_agent_reaches_only_its_own_endpoint_and_the_keys_stay_out(stubs, s
     planner_stub.enqueue("TASK TYPE: code\n1. Add a retry helper.\nCONFIDENCE: 0.8")
     coder_stub.enqueue(CODE)
     caplog.set_level(logging.DEBUG)  # every logger, the HTTP clients' included
-    flow.make_people()
     cid = flow.start("Add a retry helper to the payments client", template="two-models")
     flow.work()
 

@@ -150,3 +150,14 @@ def test_the_team_in_the_docs_is_valid() -> None:
     example = docs.split("```yaml\n", 1)[1].split("```", 1)[0]
     team = parse_team(example, "docs/teams.md")
     assert team.name == "careful-ops" and team.tools["deploy_to_prod"].approval == "when"
+
+
+def test_the_readme_team_file_is_valid_and_uses_two_models() -> None:
+    """The README's example is what newcomers copy: it must load as it stands."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme[readme.index("## Bring your own team"):]
+    team = parse_team(re.search(r"```yaml\n(.*?)```", section, re.S).group(1), "README.md")
+    assert {team.agent("planner").model, team.agent("coder").model} == {"local", "gpt"}
+    assert team.models["gpt"].api_key_env == "OPENAI_API_KEY" and "api_key" not in team.models["gpt"].config

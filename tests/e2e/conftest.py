@@ -18,6 +18,8 @@ SCREENSHOT_DIR = ROOT / "docs" / "screenshots"
 
 
 OWN_APP_TESTS = ("test_hosted_live", "test_reconnect")
+# The shared app's model key: conversations routed to the OpenAI stub send it; it must show nowhere.
+OPENAI_KEY = "sk-e2e-5f0c2a7d9e41-must-not-leak"
 
 
 # trylast: pytest's own fixture-based reordering (it groups parametrized tests) runs in this hook
@@ -68,7 +70,7 @@ def app_server(tmp_path_factory: pytest.TempPathFactory, openai_stub: OpenAIStub
         "OPENAI_BASE_URL": openai_stub.base_url,
         # Tests read what the deploy tool really ran from here (outside the database).
         "DEPLOY_LOG_PATH": str(workdir / "deploys.jsonl"),
-        "OPENAI_API_KEY": "e2e-test-key",
+        "OPENAI_API_KEY": OPENAI_KEY,  # test_secrets_stay_out.py looks for it everywhere
         # Every browser here signs in from 127.0.0.1: the per-address count must not end the suite.
         # The per-account limit keeps its default (tests/e2e/test_sign_in.py meets it).
         "SIGN_IN_ADDRESS_LIMIT": "10000/minute",

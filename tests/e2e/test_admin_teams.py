@@ -1,7 +1,8 @@
 """The admin teams page (issue 10): an admin changes the code team's keyword gate and the security
 SLA in the browser and saves; a conversation started afterwards has the new rule firing and the new
 due time; one started before keeps its version. A bad value is refused at its field, nothing saved.
-The code team is put back as it was at the end (through the page's YAML view), for the later tests."""
+"Try it" runs the draft offline before it is saved. The code team is put back as it was at the end
+(through the page's YAML view), for the later tests."""
 
 from __future__ import annotations
 
@@ -61,6 +62,12 @@ def test_an_admin_edits_the_code_teams_rules_in_the_browser(app_server: RunningA
 
         page.fill("#team-keywords", page.locator("#team-keywords").input_value() + ", " + KEYWORD)
         page.fill("#sla-security_reviewer", "2")
+        # Try the draft first: offline, nothing saved; the new keyword would stop the coder's turn.
+        page.fill("#trial-task", TASK.format("mailer"))
+        page.click("#try-team")
+        expect(page.locator(".trial-message").last).to_contain_text("coder")
+        expect(page.locator(".trial-stop").last).to_contain_text(f"keyword: '{KEYWORD}'")
+        expect(page.locator("#team-title")).to_have_text(f"code · version {number}")
         assert f"Saved as version {number + 1}" in save(page)
         expect(page.locator("#team-title")).to_have_text(f"code · version {number + 1}")
         expect(page.locator(".team-row[data-team='code']")).to_contain_text("browser")

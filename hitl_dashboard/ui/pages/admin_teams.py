@@ -9,7 +9,7 @@ import reflex as rx
 from hitl_dashboard.ui.components.access import guarded
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.states.admin_teams import AdminTeamsState as Teams
-from hitl_dashboard.ui.states.admin_teams import TeamRow
+from hitl_dashboard.ui.states.admin_teams import TeamRow, TrialRow
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.views.formatting import ROLE_LABELS
 from hitl_dashboard.ui.views.team_form import APPROVALS, AgentRow, ChainRow, SlaRow, ToolRow
@@ -187,6 +187,38 @@ def editor() -> rx.Component:
     ), size="2", width="100%")
 
 
+def trial_row(row: TrialRow) -> rx.Component:
+    return rx.box(
+        rx.hstack(rx.badge(row.agent, variant="soft"), rx.cond(row.kind != "text", rx.badge(row.kind, size="1")),
+                  rx.cond(row.stop != "", rx.badge("stops for a human: ", row.stop, color_scheme="amber",
+                                                   class_name="trial-stop", style={"white_space": "normal"})),
+                  spacing="2", align="center", wrap="wrap"),
+        # Agent text: plain text, never markup.
+        rx.text(row.text, size="2", style={"white_space": "pre-wrap"}, class_name="trial-text"),
+        class_name="trial-message", padding="0.5em 0", border_bottom=f"1px solid {rx.color('gray', 4)}",
+        width="100%",
+    )
+
+
+def trial_card() -> rx.Component:
+    return rx.card(rx.vstack(
+        rx.heading("Try it", size="3", as_="h2"),
+        rx.text("Runs the draft above on the scripted model (offline, nothing spent, nothing saved) until its "
+                "gate would stop for a human.", size="1", color_scheme="gray"),
+        rx.hstack(
+            rx.input(value=Teams.trial_task, on_change=Teams.set_trial_task, size="2", width="100%",
+                     placeholder="a task, e.g. Add retry with exponential backoff to the payments client",
+                     aria_label="Task to try", id="trial-task"),
+            rx.button(rx.icon("play", size=14), "Try it", on_click=Teams.try_draft, loading=Teams.trying, size="2",
+                      variant="soft", id="try-team"),
+            width="100%", spacing="2",
+        ),
+        rx.cond(Teams.trial.length() > 0, rx.vstack(rx.foreach(Teams.trial, trial_row), spacing="0", width="100%",
+                                                    id="trial-messages")),
+        spacing="3", width="100%",
+    ), size="2", width="100%")
+
+
 def admin_teams_page() -> rx.Component:
     return page_layout(
         rx.heading("Teams", size="6", as_="h1"),
@@ -200,6 +232,7 @@ def admin_teams_page() -> rx.Component:
                     size="1", variant="surface", width="100%", id="teams-table",
                 ),
                 rx.cond(Teams.selected != "", editor()),
+                rx.cond(Teams.selected != "", trial_card()),
                 spacing="4", width="100%",
             ),
         ),

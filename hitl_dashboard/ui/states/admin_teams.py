@@ -13,7 +13,7 @@ import yaml
 
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.teams import team_queries
+from hitl_dashboard.services.teams import team_queries, trial
 from hitl_dashboard.teams.loading import TeamFileInvalid
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.views.formatting import stamp
@@ -30,6 +30,14 @@ from hitl_dashboard.ui.views.team_form import (
 
 SCALARS = ("gate_mode", "keywords", "regex", "min_confidence", "max_turns", "tool_approver")
 MAX_TEXT = 100_000
+
+
+@dataclasses.dataclass
+class TrialRow:
+    agent: str = ""
+    kind: str = ""
+    text: str = ""
+    stop: str = ""
 
 
 @dataclasses.dataclass
@@ -79,6 +87,10 @@ class AdminTeamsState(AppState):
     tools: list[ToolRow] = []
     chains: list[ChainRow] = []
     sla: list[SlaRow] = []
+    # "Try it": the draft on the scripted model (services/teams/trial.py); nothing is stored.
+    trial_task: str = ""
+    trial: list[TrialRow] = []
+    trying: bool = False
     _document: dict[str, Any] = {}  # the selected team's newest version, as saved
 
     async def _admin(self) -> Actor | None:
@@ -202,26 +214,57 @@ class AdminTeamsState(AppState):
         self.errors, self.problems = {}, []
         self.view = view
 
-    # -- saving -----------------------------------------------------------------------------------
-    @rx.event
-    async def save(self):
-        actor = await self._admin()
-        if actor is None or self.saving or not self.selected:
-            return
+    # -- trying and saving -------------------------------------------------------------------------
+    def _draft(self) -> str | None:
+        """The draft as a team file, from the view in use; None (with the problems shown) if unreadable."""
         self.errors, self.problems, self.saved_message = {}, [], ""
         if self.view == "form":
             document, problems = apply_form(self._document, self._form())
             if problems:
                 self.errors, self.problems = problems, [f"{k}: {v}" for k, v in problems.items()]
-                return
-            text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+                return None
+            return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+        declared = team_queries.declared_name(self.yaml_text)
+        if declared is not None and declared != self.selected:
+            self.errors = {"name": f"the file is team '{declared}', not '{self.selected}'"}
+            self.problems = list(self.errors.values())
+            return None
+        return self.yaml_text
+
+    @rx.event
+    def set_trial_task(self, value: str):
+        if self.is_admin:
+            self.trial_task = str(value)[:5_000]
+
+    @rx.event
+    async def try_draft(self):
+        actor = await self._admin()
+        if actor is None or self.trying or not self.selected:
+            return
+        text = self._draft()
+        if text is None:
+            return
+        self.trying, self.trial = True, []
+        yield
+        try:
+            said = await trial.try_team(actor, text, self.trial_task)
+        except TeamFileInvalid as exc:
+            self.errors, self.problems = problems_by_field(exc), list(exc.problems)
+        except (DomainError, ValueError, RuntimeError) as exc:  # a tool that cannot be set up, a model error
+            self.errors, self.problems = {"": str(exc)[:500]}, [str(exc)[:500]]
         else:
-            text = self.yaml_text
-            declared = team_queries.declared_name(text)
-            if declared is not None and declared != self.selected:
-                self.errors = {"name": f"the file is team '{declared}', not '{self.selected}'"}
-                self.problems = list(self.errors.values())
-                return
+            self.trial = [TrialRow(m.agent, m.kind, m.text, m.stop) for m in said]
+        finally:
+            self.trying = False
+
+    @rx.event
+    async def save(self):
+        actor = await self._admin()
+        if actor is None or self.saving or not self.selected:
+            return
+        text = self._draft()
+        if text is None:
+            return
         self.saving = True
         yield
         try:

@@ -1,0 +1,70 @@
+""""Try it" on the admin page (issue 10): a draft team, before it is saved, runs a task on the
+scripted model (every agent, whatever model the draft names: offline, no key, nothing spent) until
+its gate would stop it for a human, or a few turns. Nothing is stored: no conversation, no version;
+the answer says what each agent said and which rule would have fired."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hitl_dashboard.domain.errors import PermissionDenied
+from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.domain.policies import GateHit, TurnView
+from hitl_dashboard.domain.stored_values import storable_text
+from hitl_dashboard.services.teams.team_queries import check_team
+from hitl_dashboard.teams.loading import parse_team
+from hitl_dashboard.teams.model import ModelDef, TeamDefinition
+
+MAX_TURNS = 4
+EXCERPT_CHARS = 1_500
+
+
+@dataclass(frozen=True)
+class TrialMessage:
+    agent: str
+    kind: str
+    text: str
+    stop: str  # the rule that would stop here for a human ("" : it would go on)
+
+
+def offline_copy(team: TeamDefinition) -> TeamDefinition:
+    """The same team with every model replaced by the scripted one."""
+    scripted = ModelDef(provider="scripted", config={"delay_ms": 0, "chunk_delay_ms": 0})
+    return team.model_copy(update={"models": {name: scripted for name in team.models}})
+
+
+async def try_team(actor: Actor, text: str, task: str) -> list[TrialMessage]:
+    """A bad draft raises TeamFileInvalid naming the field, as saving it would."""
+    from hitl_dashboard.agents.model_clients import ModelSpec  # AutoGen: only when someone tries a draft
+    from hitl_dashboard.agents.team_session import TeamSession, model_specs
+
+    if not actor.is_admin:
+        raise PermissionDenied("only an admin may try a team")
+    team = check_team(parse_team(text, "the team"), "the team")
+    task = task.strip() or "Add retry with exponential backoff to the payments client"
+    task_type = team.fixed_task_type or next(iter(team.task_types))
+    policy = team.default_policy(task_type)
+    specs = model_specs(team.agent_names, {}, ModelSpec(provider="scripted", delay_ms=0, chunk_delay_ms=0))
+    session = TeamSession(offline_copy(team), task_type, specs, stream=False)
+    out: list[TrialMessage] = []
+    try:
+        message: dict[str, str] | None = {"source": "user", "content": task[:5_000]}
+        for _ in range(MAX_TURNS):
+            turn = await session.run_turn(message)
+            message = None
+            stopped = False
+            for produced in turn.messages:
+                hits = policy.evaluate(TurnView(produced.source, produced.content)) if produced.kind == "text" else []
+                if produced.tool_calls and any(c.name in policy.tools and team.needs_approval(c.name, c.arguments)
+                                               for c in produced.tool_calls):
+                    hits.append(GateHit("tool", "a call waits for approval"))
+                stop = "; ".join(h.describe() for h in hits)
+                out.append(TrialMessage(produced.source, produced.kind,
+                                        storable_text(produced.content)[:EXCERPT_CHARS], stop))
+                stopped = stopped or bool(hits)
+            if stopped or not turn.messages:
+                break
+    finally:
+        await session.close()
+    return out
+

@@ -1,0 +1,60 @@
+"""The model key stays out of everything a user, an auditor or an operator reads (issue 10): after
+the browser tests before this one have run conversations against the OpenAI-protocol stub with the
+key in the app's environment, it is in no byte of the database, no line of the server's log, no API
+answer and no rendered page. (Runs after the live-stream and team tests: the file names sort so.)"""
+
+from __future__ import annotations
+
+import httpx
+from playwright.sync_api import Page, expect
+from sqlalchemy import text
+from sqlmodel import select
+
+from hitl_dashboard.db.models import Conversation, User
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.services.auth.tokens import issue_token
+from tests.e2e.app_process import RunningApp
+from tests.e2e.conftest import OPENAI_KEY
+from tests.e2e.support import make_user, sign_in
+from tests.support.openai_stub import OpenAIStub
+
+
+def _token(app: RunningApp, username: str) -> str:
+    with UnitOfWork(app.engine) as uow:
+        user = uow.session.exec(select(User).where(User.username == username)).one()
+        _, token = issue_token(uow, user_id=user.id, name="secrets")
+        uow.commit()
+    return token
+
+
+def test_the_model_key_is_nowhere(app_server: RunningApp, page: Page, openai_stub: OpenAIStub) -> None:
+    with UnitOfWork(app_server.engine) as uow:
+        routed = [c.id for c in uow.session.exec(select(Conversation)).all() if c.model_routing]
+    assert routed and openai_stub.requests, "no conversation used the OpenAI endpoint: nothing to check"
+
+    with app_server.engine.connect() as connection:  # the write-ahead log into the file, then read it
+        connection.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
+    assert OPENAI_KEY.encode() not in open(app_server.engine.url.database, "rb").read()
+    assert OPENAI_KEY not in app_server.log_path.read_text(errors="replace")
+
+    admin = make_user(app_server, "admin", prefix="secrets-admin")
+    auth = {"Authorization": f"Bearer {_token(app_server, admin)}"}
+    answers = []
+    with httpx.Client(base_url=app_server.base_url, headers=auth, timeout=30) as client:
+        paths = ["/api/teams", "/api/teams/code", "/api/teams/auto/versions", "/api/conversations?limit=200",
+                 "/api/audit", "/api/health"]
+        for cid in routed:
+            paths += [f"/api/conversations/{cid}", f"/api/conversations/{cid}/transcript",
+                      f"/api/conversations/{cid}/export?format=json"]
+        for path in paths:
+            response = client.get(path)
+            assert response.status_code == 200, (path, response.status_code, response.text[:200])
+            answers.append(response.text)
+    assert not [a for a in answers if OPENAI_KEY in a]
+
+    sign_in(page, app_server, admin)
+    for path in [f"/conversations/{cid}" for cid in routed[:3]] + ["/admin/teams?team=code", "/audit", "/new"]:
+        page.goto(app_server.base_url + path)
+        expect(page.locator("main")).to_be_visible()
+        page.wait_for_load_state("networkidle")
+        assert OPENAI_KEY not in page.content(), path

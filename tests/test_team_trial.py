@@ -1,0 +1,52 @@
+""""Try it" (issue 10): a draft team runs on the scripted model, offline, until its gate would stop
+for a human; nothing is stored; only admins; a bad draft names its field."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import yaml
+from sqlmodel import func, select
+
+from hitl_dashboard.db.models import Conversation
+from hitl_dashboard.db.team_models import TeamVersion
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.errors import PermissionDenied
+from hitl_dashboard.services.teams import team_queries
+from hitl_dashboard.services.teams.trial import try_team
+from hitl_dashboard.teams.loading import TeamFileInvalid
+from tests.support import flow
+
+
+def draft(**gates) -> str:
+    data = yaml.safe_load(team_queries.export_team(None, "code"))
+    data["models"] = {"server": {"provider": "autogen_ext.models.openai.OpenAIChatCompletionClient",
+                                 "config": {"model": "gpt-4o"}, "api_key_env": "NO_SUCH_KEY_ANYWHERE"}}
+    data["gates"].update(gates)
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+def counts() -> tuple[int, int]:
+    with UnitOfWork() as uow:
+        return (uow.session.exec(select(func.count()).select_from(Conversation)).one(),
+                uow.session.exec(select(func.count()).select_from(TeamVersion)).one())
+
+
+def test_a_draft_runs_offline_until_its_gate_would_stop(sqlite_url) -> None:
+    flow.make_people()
+    text = draft(mode="on_done", keywords=["call_with_retry"])
+    before = counts()
+    said = asyncio.run(try_team(flow.actor("erin"), text, "Add retry with exponential backoff to the sync"))
+    assert [m.agent for m in said] == ["planner", "coder"]  # a real model with no key was never asked
+    assert said[0].stop == "" and "keyword: 'call_with_retry' in coder's message" in said[1].stop
+    assert counts() == before  # no conversation, no version
+
+
+def test_only_admins_try_and_a_bad_draft_names_its_field(sqlite_url) -> None:
+    flow.make_people()
+    with pytest.raises(PermissionDenied):
+        asyncio.run(try_team(flow.actor("dave"), draft(), "task"))
+    with pytest.raises(TeamFileInvalid) as bad:
+        asyncio.run(try_team(flow.actor("erin"), draft(max_turns_without_review=0), "task"))
+    assert bad.value.field == "gates.max_turns_without_review"
