@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import object_session
 from sqlmodel import Session, func, select
 
 from hitl_dashboard.db.audit import append_audit
@@ -51,23 +52,31 @@ class VersionInfo:
 
 # -- reading --------------------------------------------------------------------------------------
 def pinned(conversation: Conversation) -> TeamDefinition:
-    """The team a conversation runs on: the version it started on (its file's, before 0012)."""
-    return team_of(conversation.team_version_id, conversation.template)
+    """The team a conversation runs on: the version it started on (its file's, before 0012). Read
+    in the conversation's own session when it has one: its database, its transaction."""
+    return team_of(conversation.team_version_id, conversation.template, object_session(conversation))
 
 
-def team_of(version_id: int | None, template: str) -> TeamDefinition:
-    return get_team(template) if version_id is None else definition(version_id)
+def team_of(version_id: int | None, template: str, session: Session | None = None) -> TeamDefinition:
+    return get_team(template) if version_id is None else definition(version_id, session)
 
 
-def definition(version_id: int) -> TeamDefinition:
-    found = _definitions.get((_database(), version_id))
-    if found is None:
-        with reading() as uow:
-            row = uow.session.get(TeamVersion, version_id)
-            if row is None:
-                raise NotFound(f"no team version {version_id}")
-            found = _remember(uow.session, row)
-    return found
+def definition(version_id: int, session: Session | None = None) -> TeamDefinition:
+    database = str(session.get_bind().url) if session is not None else _database()
+    found = _definitions.get((database, version_id))
+    if found is not None:
+        return found
+    if session is not None:
+        return _remember(session, _row(session, version_id))
+    with reading() as uow:
+        return _remember(uow.session, _row(uow.session, version_id))
+
+
+def _row(session: Session, version_id: int) -> TeamVersion:
+    row = session.get(TeamVersion, version_id)
+    if row is None:
+        raise NotFound(f"no team version {version_id}")
+    return row
 
 
 def current(session: Session, name: str) -> tuple[TeamVersion, TeamDefinition] | None:
