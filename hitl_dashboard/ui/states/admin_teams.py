@@ -11,7 +11,7 @@ from typing import Any
 import reflex as rx
 import yaml
 
-from hitl_dashboard.domain.errors import DomainError, PermissionDenied
+from hitl_dashboard.domain.errors import DomainError
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.teams import team_queries, trial
 from hitl_dashboard.teams.loading import TeamFileInvalid
@@ -93,16 +93,9 @@ class AdminTeamsState(AppState):
     trying: bool = False
     _document: dict[str, Any] = {}  # the selected team's newest version, as saved
 
-    async def _admin(self) -> Actor | None:
-        try:
-            actor = await self._signed_in_actor()
-        except PermissionDenied:
-            return None
-        return actor if self.is_admin else None
-
     @rx.event
     async def load(self):
-        actor = await self._admin()
+        actor = await self._signed_in_admin()
         if actor is None:
             return
         self.rows = await asyncio.to_thread(team_rows, actor)
@@ -112,7 +105,7 @@ class AdminTeamsState(AppState):
 
     @rx.event
     async def select(self, name: str):
-        actor = await self._admin()
+        actor = await self._signed_in_admin()
         if actor is not None and name in [r.name for r in self.rows]:
             self.saved_message = ""
             await self._select(actor, name)
@@ -238,7 +231,7 @@ class AdminTeamsState(AppState):
 
     @rx.event
     async def try_draft(self):
-        actor = await self._admin()
+        actor = await self._signed_in_admin()
         if actor is None or self.trying or not self.selected:
             return
         text = self._draft()
@@ -259,7 +252,7 @@ class AdminTeamsState(AppState):
 
     @rx.event
     async def save(self):
-        actor = await self._admin()
+        actor = await self._signed_in_admin()
         if actor is None or self.saving or not self.selected:
             return
         text = self._draft()

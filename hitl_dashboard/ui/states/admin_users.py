@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import reflex as rx
 
 from hitl_dashboard.domain.enums import Role
-from hitl_dashboard.domain.errors import DomainError, InvalidInput, PermissionDenied
+from hitl_dashboard.domain.errors import DomainError, InvalidInput
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.auth import users
 from hitl_dashboard.ui.states.app_state import AppState
@@ -50,16 +50,9 @@ class AdminUsersState(AppState):
     edit_roles: list[str] = []
     edit_error: str = ""
 
-    async def _admin(self) -> Actor | None:
-        try:
-            actor = await self._signed_in_actor()
-        except PermissionDenied:
-            return None
-        return actor if self.is_admin else None
-
     @rx.event
     async def load(self):
-        actor = await self._admin()
+        actor = await self._signed_in_admin()
         if actor is not None:
             self.rows = await asyncio.to_thread(user_rows, actor)
 
@@ -81,7 +74,7 @@ class AdminUsersState(AppState):
 
     @rx.event
     async def add_user(self, _form: dict):
-        actor = await self._admin()
+        actor = await self._signed_in_admin()
         if actor is None:
             self.add_error, self.add_error_field = "Only an admin may add users.", ""
             return
@@ -114,7 +107,7 @@ class AdminUsersState(AppState):
 
     @rx.event
     async def save_roles(self):
-        actor = await self._admin()
+        actor = await self._signed_in_admin()
         if actor is None or not self.editing:
             return
         try:

@@ -50,6 +50,14 @@ class AppState(rx.State):
         self.user_id, self.username, self.roles = actor.user_id, actor.username, sorted(actor.roles)
         return actor
 
+    async def _signed_in_admin(self) -> Actor | None:
+        """The signed-in user if they hold the admin role now; None otherwise (the admin pages)."""
+        try:
+            actor = await self._signed_in_actor()
+        except PermissionDenied:
+            return None
+        return actor if actor.is_admin else None
+
     @rx.event
     async def require_login(self):
         """on_load of every protected page: unknown or expired session -> sign-in page."""
