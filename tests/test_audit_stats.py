@@ -155,7 +155,8 @@ def test_known_actions_and_events_without_a_review(people):
     assert context.event.action == "user.created" and context.reviewed is None
 
 
-def test_start_options_route_only_what_differs_from_the_default():
+def test_start_options_route_only_what_differs_from_the_default(sqlite_url):
+    """The teams are their newest versions in the database (seeded from the team files)."""
     assert start_options.task_types() == ["code", "copy", "ops", "auto"]
     assert start_options.template_agents("auto") == ["planner", "coder", "copywriter", "operator"]
     assert start_options.default_policy("copy", "copy")["agents"] == ("copywriter",)
