@@ -158,9 +158,10 @@ def test_known_actions_and_events_without_a_review(people):
 def test_start_options_route_only_what_differs_from_the_default(sqlite_url):
     """The teams are their newest versions in the database (seeded from the team files)."""
     assert start_options.task_types() == ["code", "copy", "ops", "auto"]
-    assert start_options.template_agents("auto") == ["planner", "coder", "copywriter", "operator"]
-    assert start_options.default_policy("copy", "copy")["agents"] == ("copywriter",)
-    assert start_options.default_policy("auto", "auto")["agents"] == ("coder", "copywriter", "operator")
-    assert "deploy_to_prod" in start_options.tool_names()
+    auto = start_options.form_choices("auto", "auto")
+    assert auto.templates["auto"] == ["planner", "coder", "copywriter", "operator"]
+    assert start_options.form_choices("copy", "copy").policy["agents"] == ("copywriter",)
+    assert auto.policy["agents"] == ("coder", "copywriter", "operator")
+    assert "deploy_to_prod" in auto.tools
     routing = start_options.model_routing({"planner": ("scripted", "scripted"), "coder": ("openai", "gpt-4o")})
     assert routing == {"coder": {"provider": "openai", "model": "gpt-4o"}}

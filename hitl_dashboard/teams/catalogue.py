@@ -10,7 +10,7 @@ from pathlib import Path
 from hitl_dashboard.domain.errors import InvalidInput, NotFound
 from hitl_dashboard.settings import get_settings
 from hitl_dashboard.teams.loading import load_team_file
-from hitl_dashboard.teams.model import TeamDefinition, ToolDef
+from hitl_dashboard.teams.model import TeamDefinition
 
 BUILTIN_DIR = Path(__file__).resolve().parent
 
@@ -19,11 +19,6 @@ BUILTIN_DIR = Path(__file__).resolve().parent
 class TeamCatalogue:
     teams: dict[str, TeamDefinition]
     sources: dict[str, str]  # team name -> the file it came from
-
-    @property
-    def tool_names(self) -> list[str]:
-        """Every team's tool names (two teams may each have their own tool of one name)."""
-        return sorted({name for team in self.teams.values() for name in team.tools})
 
 
 def _files() -> list[Path]:
@@ -73,7 +68,3 @@ def get_team(name: str) -> TeamDefinition:
         raise NotFound(f"no team named '{name}'")
     return team
 
-
-def find_tool(team: str, name: str) -> ToolDef | None:
-    found = find_team(team)
-    return found.tools.get(name) if found else None

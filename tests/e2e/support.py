@@ -11,6 +11,7 @@ from sqlmodel import select
 
 from hitl_dashboard.db.models import ReviewRequest, User
 from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.services.auth.tokens import issue_token
 from hitl_dashboard.services.auth.users import actor_of, insert_user
 from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
 from tests.e2e.app_process import RunningApp
@@ -35,6 +36,15 @@ def start(app: RunningApp, username: str, task: str, task_type: str = "code",
         conversation = add_conversation(uow.session, actor_of(user), command)
         uow.commit()
         return conversation.id
+
+
+def api_token(app: RunningApp, username: str) -> str:
+    """A fresh API token of `username`, issued in the app's database."""
+    with UnitOfWork(app.engine) as uow:
+        user = uow.session.exec(select(User).where(User.username == username)).one()
+        _, token = issue_token(uow, user_id=user.id, name="e2e")
+        uow.commit()
+    return token
 
 
 def open_reviews(app: RunningApp, conversation_id: int) -> list[ReviewRequest]:

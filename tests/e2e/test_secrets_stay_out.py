@@ -11,21 +11,12 @@ import httpx
 from playwright.sync_api import Page, expect
 from sqlmodel import select
 
-from hitl_dashboard.db.models import Conversation, User
+from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.auth.tokens import issue_token
 from tests.e2e.app_process import RunningApp
 from tests.e2e.conftest import OPENAI_KEY
-from tests.e2e.support import make_user, sign_in
+from tests.e2e.support import api_token, make_user, sign_in
 from tests.support.openai_stub import OpenAIStub
-
-
-def _token(app: RunningApp, username: str) -> str:
-    with UnitOfWork(app.engine) as uow:
-        user = uow.session.exec(select(User).where(User.username == username)).one()
-        _, token = issue_token(uow, user_id=user.id, name="secrets")
-        uow.commit()
-    return token
 
 
 def test_the_model_key_is_nowhere(app_server: RunningApp, page: Page, openai_stub: OpenAIStub) -> None:
@@ -40,7 +31,7 @@ def test_the_model_key_is_nowhere(app_server: RunningApp, page: Page, openai_stu
     assert OPENAI_KEY not in app_server.log_path.read_text(errors="replace")
 
     admin = make_user(app_server, "admin", prefix="secrets-admin")
-    auth = {"Authorization": f"Bearer {_token(app_server, admin)}"}
+    auth = {"Authorization": f"Bearer {api_token(app_server, admin)}"}
     answers = []
     with httpx.Client(base_url=app_server.base_url, headers=auth, timeout=30) as client:
         paths = ["/api/teams", "/api/teams/code", "/api/teams/auto/versions", "/api/conversations?limit=200",

@@ -9,13 +9,11 @@ from pathlib import Path
 import httpx
 from markdown_it import MarkdownIt
 from playwright.sync_api import Page, expect
-from sqlmodel import select
 
-from hitl_dashboard.db.models import Conversation, Message, User
+from hitl_dashboard.db.models import Conversation, Message
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.auth.tokens import issue_token
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import api_token, make_user, open_reviews, sign_in, start, wait_for
 
 PAYLOAD = ("<img src=x onerror=\"window.__xss = 1\"> ``` <script>window.__xss = 2</script> "
            "[x](javascript:window.__xss=3)")
@@ -30,13 +28,6 @@ def _agent_says(app: RunningApp, conversation_id: int, text: str) -> int:
         uow.commit()
         return c.next_seq - 1
 
-
-def _token(app: RunningApp, username: str) -> str:
-    with UnitOfWork(app.engine) as uow:
-        user = uow.session.exec(select(User).where(User.username == username)).one()
-        _, token = issue_token(uow, user_id=user.id, name="e2e")
-        uow.commit()
-    return token
 
 
 def test_download_the_transcript_and_link_to_a_message(app_server: RunningApp, page: Page):
@@ -76,7 +67,7 @@ def test_the_api_exports_json_and_markdown(app_server: RunningApp):
     cid = start(app_server, make_user(app_server, "product_reviewer"), "Add a readiness probe")
     wait_for(lambda: open_reviews(app_server, cid), what="the first review")
     with httpx.Client(base_url=app_server.base_url, timeout=30) as client:
-        auth = {"Authorization": f"Bearer {_token(app_server, reader)}"}
+        auth = {"Authorization": f"Bearer {api_token(app_server, reader)}"}
         response = client.get(f"/api/conversations/{cid}/export", params={"format": "json"}, headers=auth)
         assert response.status_code == 200, response.text
         assert response.headers["content-disposition"] == f'attachment; filename="conversation-{cid}.json"'
@@ -85,7 +76,7 @@ def test_the_api_exports_json_and_markdown(app_server: RunningApp):
         assert [m["source"] for m in doc["messages"]][:2] == [doc["conversation"]["initiator"], "planner"]
         assert doc["messages"][0]["url"].endswith(f"/conversations/{cid}#message-1")
 
-        manager_auth = {"Authorization": f"Bearer {_token(app_server, manager)}"}
+        manager_auth = {"Authorization": f"Bearer {api_token(app_server, manager)}"}
         markdown = client.get(f"/api/conversations/{cid}/export", headers=manager_auth)
         assert markdown.headers["content-type"].startswith("text/markdown")
         assert "## Audit events" in markdown.text and "conversation.started" in markdown.text.replace("\\", "")

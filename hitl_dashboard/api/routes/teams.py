@@ -17,7 +17,6 @@ from hitl_dashboard.api.schemas.teams import (
     TeamSummaryPublic,
     TeamVersionPublic,
 )
-from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.services.teams import team_queries
 from hitl_dashboard.teams.model import TeamDefinition
 
@@ -55,8 +54,6 @@ def save_team(name: TeamName, body: TeamFileIn, actor: CurrentActor) -> SavedTea
     """Admins: the file becomes the team's newest version (a new team if the name is new).
     422 names the first bad field and lists every problem; nothing is saved then. An unchanged
     file makes no version. Every new version is in the audit trail with the fields it changed."""
-    declared = team_queries.declared_name(body.yaml)
-    if declared is not None and declared != name:
-        raise InvalidInput(f"the file is team '{declared}', not '{name}'", "name")
+    team_queries.check_declared_name(body.yaml, name)
     version, created = team_queries.save_team(actor, body.yaml, origin="api")
     return SavedTeamPublic(version=TeamVersionPublic.model_validate(version, from_attributes=True), created=created)

@@ -4,6 +4,7 @@ are their newest versions (services/teams/versions.py): what a conversation star
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from hitl_dashboard.services.conversations.conversations import TASK_TYPES
@@ -24,46 +25,39 @@ def _teams() -> dict[str, TeamDefinition]:
     return {name: team for name, (_, team) in versions.list_current(None).items()}
 
 
-def template_names() -> list[str]:
-    return list(_teams())
-
-
 def file_template_names() -> list[str]:
     """The teams of the team files, without the database: for menus built when the pages are
     compiled (a team that exists only as a saved version is missing there until it has a file)."""
     return list(catalogue().teams)
 
 
-def template_choices() -> dict[str, list[str]]:
-    """Every team with its agents, for the form's template menu."""
-    return {name: list(team.agent_names) for name, team in _teams().items()}
+@dataclass(frozen=True)
+class FormChoices:
+    templates: dict[str, list[str]]  # every team with its agents, for the template menu
+    tools: list[str]  # every team's tool names (two teams may each have their own tool of one name)
+    policy: dict[str, Any]  # the policy start_conversation would apply to `template` with no gate_policy
 
 
-def template_agents(template: str) -> list[str]:
-    found = _teams().get(template)
-    return list(found.agent_names) if found else []
-
-
-def tool_names() -> list[str]:
-    """Every team's tool names (two teams may each have their own tool of one name)."""
-    return sorted({name for team in _teams().values() for name in team.tools})
+def form_choices(template: str, task_type: str) -> FormChoices:
+    """What the form shows for a template, from one read of the teams."""
+    teams = _teams()
+    found = teams.get(template) or teams[_default_template(teams, "auto")]
+    effective = found.fixed_task_type or (task_type if task_type != "auto" else "code")
+    return FormChoices({name: list(team.agent_names) for name, team in teams.items()},
+                       sorted({name for team in teams.values() for name in team.tools}),
+                       found.default_policy(effective).to_dict())
 
 
 def default_template(task_type: str) -> str:
     """The team named like the task type if there is one, else the first that serves several types."""
-    teams = _teams()
+    return _default_template(_teams(), task_type)
+
+
+def _default_template(teams: dict[str, TeamDefinition], task_type: str) -> str:
     if task_type in teams:
         return task_type
     routing = [n for n, team in teams.items() if team.fixed_task_type is None]
     return routing[0] if routing else next(iter(teams))
-
-
-def default_policy(template: str, task_type: str) -> dict[str, Any]:
-    """The policy start_conversation would apply with no gate_policy given."""
-    teams = _teams()
-    found = teams.get(template) or teams[default_template("auto")]
-    effective = found.fixed_task_type or (task_type if task_type != "auto" else "code")
-    return found.default_policy(effective).to_dict()
 
 
 def default_model() -> tuple[str, str]:

@@ -83,14 +83,16 @@ def read_team_file(path: str | Path) -> str:
         raise InvalidInput(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}", "file") from exc
 
 
-def declared_name(text: str) -> str | None:
-    """The name a team file gives itself, if it can be read that far (the save reports the rest)."""
+def check_declared_name(text: str, name: str) -> None:
+    """A file saved as team `name` must call itself that (InvalidInput at 'name'). A file that cannot
+    be read that far passes here: the save reports what is wrong with it."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError:
-        return None
-    name = data.get("name") if isinstance(data, dict) else None
-    return name if isinstance(name, str) else None
+        return
+    declared = data.get("name") if isinstance(data, dict) else None
+    if isinstance(declared, str) and declared != name:
+        raise InvalidInput(f"the file is team '{declared}', not '{name}'", "name")
 
 
 def save_team(actor: Actor, text: str, *, origin: str = "api") -> tuple[VersionInfo, bool]:

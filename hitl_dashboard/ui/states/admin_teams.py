@@ -11,7 +11,7 @@ from typing import Any
 import reflex as rx
 import yaml
 
-from hitl_dashboard.domain.errors import DomainError
+from hitl_dashboard.domain.errors import DomainError, InvalidInput
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.teams import team_queries, trial
 from hitl_dashboard.teams.loading import TeamFileInvalid
@@ -217,10 +217,10 @@ class AdminTeamsState(AppState):
                 self.errors, self.problems = problems, [f"{k}: {v}" for k, v in problems.items()]
                 return None
             return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
-        declared = team_queries.declared_name(self.yaml_text)
-        if declared is not None and declared != self.selected:
-            self.errors = {"name": f"the file is team '{declared}', not '{self.selected}'"}
-            self.problems = list(self.errors.values())
+        try:
+            team_queries.check_declared_name(self.yaml_text, self.selected)
+        except InvalidInput as exc:
+            self.errors, self.problems = {"name": str(exc)}, [str(exc)]
             return None
         return self.yaml_text
 

@@ -38,12 +38,12 @@ class NewConversationState(AppState):
     submitting: bool = False
 
     def _apply_template(self) -> None:
-        self.template_options = [[name, f"{name}: {' + '.join(agents)}"]
-                                 for name, agents in start_options.template_choices().items()]
-        self.tool_options = start_options.tool_names()
-        policy = start_options.default_policy(self.template, self.task_type)
+        choices = start_options.form_choices(self.template, self.task_type)
+        self.template_options = [[name, f"{name}: {' + '.join(agents)}"] for name, agents in choices.templates.items()]
+        self.tool_options = choices.tools
+        policy = choices.policy
         provider, model = start_options.default_model()
-        self.agents = start_options.template_agents(self.template)
+        self.agents = choices.templates.get(self.template, [])
         self.mode, self.gate_agents = policy["mode"], list(policy["agents"])
         self.keywords, self.regex = ", ".join(policy["keywords"]), policy["regex"] or ""
         self.min_confidence = "" if policy["min_confidence"] is None else str(policy["min_confidence"])
