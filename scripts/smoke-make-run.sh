@@ -19,17 +19,30 @@ cleanup() {
     pkill -KILL -f "frontend-port $port" 2>/dev/null || true
 }
 trap cleanup EXIT
-# Ready means both the API and the compiled page answer (one CI run saw /login fail right after
-# the health route first answered). Ten minutes covers a first install and frontend build.
-status() { curl -s -o /dev/null -w '%{http_code}' -L "http://127.0.0.1:$port$1" 2>/dev/null || true; }
+# Ready means the API reports a healthy database and /login serves the compiled page. The
+# body goes to a file and is checked there: `curl | grep -q` under pipefail fails whenever grep
+# exits on its match before curl has written the rest (curl exit 23), which one CI run took for
+# a missing page while /login answered 200.
+body="$clone/smoke-body"
+# fetch PATH: sets $code (HTTP status), $fetch_rc (curl's exit code); the body lands in $body.
+fetch() {
+    fetch_rc=0
+    code="$(curl -sS -o "$body" -w '%{http_code}' -L --max-time 20 "http://127.0.0.1:$port$1" 2>"$body.err")" || fetch_rc=$?
+}
+health_ok() { fetch /api/health; [[ "$code" == 200 ]] && grep -q '"database":"ok"' "$body"; }
+login_ok() { fetch /login; [[ "$code" == 200 ]] && grep -qi "<html" "$body"; }
+what() { echo "HTTP $code, curl exit $fetch_rc: $(head -c 300 "$body" 2>/dev/null) $(cat "$body.err" 2>/dev/null)"; }
+ready=0
 for _ in $(seq 1 600); do
     kill -0 "$runner" 2>/dev/null || { tail -40 "$clone/make-run.log"; die "make run exited before serving"; }
-    [[ "$(status /api/health)" == 200 && "$(status /login)" == 200 ]] && break
+    if health_ok && login_ok; then ready=1; break; fi
     sleep 1
 done
-curl -sf "http://127.0.0.1:$port/api/health" | grep -q '"database":"ok"' \
-    || { tail -40 "$clone/make-run.log"; die "no healthy /api/health (HTTP $(status /api/health))"; }
-curl -sfL "http://127.0.0.1:$port/login" | grep -qi "<html" \
-    || { tail -40 "$clone/make-run.log"; die "no page at /login (HTTP $(status /login))"; }
+if [[ "$ready" != 1 ]]; then
+    tail -40 "$clone/make-run.log"
+    health_ok || die "no healthy /api/health ($(what))"
+    login_ok || die "no page at /login ($(what))"
+    die "/api/health and /login answered only now, after ten minutes"
+fi
 grep -q "alice/demo" "$clone/make-run.log" || die "make run did not print the demo logins"
 log "smoke test passed: make run served /login and /api/health from a fresh clone"
