@@ -189,13 +189,13 @@ async def reviewer(client: Client, http, deadline: float, index: int) -> None:  
 
 
 async def _post(http, path: str, headers: dict, body: dict | None, client: Client, retries: int = 0):  # noqa: ANN001
-    import httpx
+    from bench._http import TransportError
 
     for attempt in range(retries + 1):
         try:
-            response = await http.post(path, headers=headers, json=body)
-        except httpx.TransportError as exc:
-            client.statuses[f"transport error ({type(exc).__name__})"] += 1
+            response = await http.post(path, headers, body)
+        except TransportError as exc:
+            client.statuses[f"transport error ({exc})"] += 1
             if attempt == retries:
                 return None
             continue
@@ -207,21 +207,25 @@ async def _post(http, path: str, headers: dict, body: dict | None, client: Clien
 
 
 async def load(base: str, clients: list[Client], seconds: float) -> float:
-    import httpx
+    from urllib.parse import urlsplit
 
-    # One client (one keep-alive connection) per reviewer, as 200 separate reviewers would have. One
-    # shared client with a pool of 200 connections spends most of its CPU in httpcore's pool scan (it
-    # looks at every connection on every request and response): measured 18-21 ms of client CPU per
-    # decision, enough on 2 cores to starve the server it measures.
-    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-    async with contextlib.AsyncExitStack() as stack:
-        https = [await stack.enter_async_context(httpx.AsyncClient(base_url=base, limits=limits, timeout=120))
-                 for _ in clients]
-        start = time.monotonic()
-        deadline = start + seconds
+    from bench._http import Connection
+
+    # One keep-alive connection per reviewer, as 200 separate reviewers would have, through the lean
+    # client in bench/_http.py: httpx (one AsyncClient per reviewer) spent 15.6 ms of this process's
+    # CPU per decision, on the 2 cores the server needs (one shared httpx client with a 200-connection
+    # pool: 18-21 ms, in its pool scan).
+    address = urlsplit(base)
+    connections = [Connection(address.hostname, address.port, timeout=120) for _ in clients]
+    start = time.monotonic()
+    deadline = start + seconds
+    try:
         await asyncio.gather(*(reviewer(c, http, deadline, i)
-                               for i, (c, http) in enumerate(zip(clients, https, strict=True))))
-        return time.monotonic() - start
+                               for i, (c, http) in enumerate(zip(clients, connections, strict=True))))
+    finally:
+        for connection in connections:
+            await connection.close()
+    return time.monotonic() - start
 
 
 def check_database(clients: list[Client]) -> dict[str, int | bool | str]:

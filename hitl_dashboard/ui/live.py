@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 import reflex as rx
 
@@ -31,8 +32,9 @@ STREAM_FLUSH_S = 0.08
 
 
 class ReflexLiveSink:
-    def __init__(self, app: rx.App, loop: asyncio.AbstractEventLoop):
-        self.app, self.loop = app, loop
+    def __init__(self, app: rx.App, loop: asyncio.AbstractEventLoop, *,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
+        self.app, self.loop, self._sleep = app, loop, sleep
         self._pending: set[int] = set()
         self._pending_roles: set[str] = set()
         self._wake = asyncio.Event()
@@ -57,7 +59,6 @@ class ReflexLiveSink:
         touched, and passes never overlap (an older read can never overwrite a newer one)."""
         while True:
             await self._wake.wait()
-            await asyncio.sleep(REFRESH_COALESCE_S)  # coalesce a burst (decision + dismissals + new request)
             self._wake.clear()
             conversations, roles = self._pending, self._pending_roles
             self._pending, self._pending_roles = set(), set()
@@ -70,6 +71,11 @@ class ReflexLiveSink:
                 await refresh_queues(self.app, tuple(r for r in QUEUE_ROLES if r in roles))
             except Exception:  # noqa: BLE001
                 log.exception("live refresh of the queues %s failed", sorted(roles))
+            # Leading edge: a change after a quiet spell goes out at once (a stored message is on
+            # screen without waiting out a window); what arrives during a pass or within
+            # REFRESH_COALESCE_S after it is taken together in the next pass, so a burst of
+            # decisions still costs one read per conversation and per queue per pass.
+            await self._sleep(REFRESH_COALESCE_S)
 
     # -- streaming tokens -------------------------------------------------------------------
     async def chunk(self, conversation_id: int, source: str, message_id: str, text: str) -> None:
