@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from sqlmodel import select
 
-from hitl_dashboard.db.models import Decision, ReviewRequest, ToolCall
+from hitl_dashboard.db.models import AuditEvent, Decision, ReviewRequest, ToolCall, User
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewKind, ToolCallStatus
-from hitl_dashboard.services.reviews.review_requests import closed_how
+from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewKind, ReviewStatus, ToolCallStatus
+from hitl_dashboard.services.reviews.review_requests import describe_closed
 from hitl_dashboard.services.reviews.tool_decisions import describe_arguments
 
 
@@ -26,24 +26,45 @@ class ReviewOutcome:
 
 
 def recent_outcomes(uow: UnitOfWork, conversation_id: int, *, limit: int = 6) -> list[ReviewOutcome]:
-    closed = uow.session.exec(
+    """Five statements whatever the number of outcomes (the live refresh runs this for every
+    change of a watched conversation; one lookup per outcome made it the page's slowest part)."""
+    session = uow.session
+    closed = session.exec(
         select(ReviewRequest).where(ReviewRequest.conversation_id == conversation_id,
                                     ReviewRequest.status.not_in(OPEN_REVIEW_STATUSES))
         .order_by(ReviewRequest.closed_at.desc(), ReviewRequest.id.desc()).limit(limit)
     ).all()
-    return [_outcome(uow, r) for r in closed]
+    if not closed:
+        return []
+    ids = [r.id for r in closed]
+    latest: dict[int, Decision] = {}
+    for decision in session.exec(select(Decision).where(Decision.review_request_id.in_(ids)).order_by(Decision.id)):
+        latest[decision.review_request_id] = decision  # ascending ids: the last one wins
+    reviewers = {d.reviewer_id for d in latest.values()}
+    names = dict(session.exec(select(User.id, User.username).where(User.id.in_(reviewers))).all()) if reviewers else {}
+    dismissed = [r.id for r in closed if r.status == ReviewStatus.DISMISSED]
+    dismissals: dict[int, tuple[str, dict | None]] = {}
+    if dismissed:
+        for request_id, actor, details in session.exec(
+            select(AuditEvent.review_request_id, AuditEvent.actor, AuditEvent.details)
+            .where(AuditEvent.review_request_id.in_(dismissed), AuditEvent.action == "review.dismissed")
+            .order_by(AuditEvent.seq)
+        ):
+            dismissals[request_id] = (actor, details)
+    call_ids = [r.subject_id for r in closed if r.kind == ReviewKind.TOOL_CALL]
+    calls = {c.id: c for c in session.exec(select(ToolCall).where(ToolCall.id.in_(call_ids)))} if call_ids else {}
+    return [_outcome(r, latest.get(r.id), names, dismissals.get(r.id), calls) for r in closed]
 
 
-def _outcome(uow: UnitOfWork, request: ReviewRequest) -> ReviewOutcome:
-    decision = uow.session.exec(
-        select(Decision).where(Decision.review_request_id == request.id).order_by(Decision.id.desc()).limit(1)
-    ).first()
+def _outcome(request: ReviewRequest, decision: Decision | None, names: dict[int, str],
+             dismissal: tuple[str, dict | None] | None, calls: dict[int, ToolCall]) -> ReviewOutcome:
     override = decision.override_reason if decision is not None and decision.is_override else ""
     tool = ""
-    if request.kind == ReviewKind.TOOL_CALL:
-        tool = _tool_state(uow.session.get(ToolCall, request.subject_id))
+    if request.kind == ReviewKind.TOOL_CALL and request.subject_id in calls:
+        tool = _tool_state(calls[request.subject_id])
+    reviewer = names.get(decision.reviewer_id) if decision is not None else None
     return ReviewOutcome(request.id, request.kind, request.required_role, request.subject_label,
-                         closed_how(uow.session, request), override or "", tool)
+                         describe_closed(request, decision, reviewer, dismissal), override or "", tool)
 
 
 def _tool_state(call: ToolCall) -> str:

@@ -120,17 +120,29 @@ def closed_how(session: Session, request: ReviewRequest) -> str:
     decision = session.exec(
         select(Decision).where(Decision.review_request_id == request.id).order_by(Decision.id.desc()).limit(1)
     ).first()
-    if decision is not None and request.status == ReviewStatus.DECIDED:
-        who = session.get(User, decision.reviewer_id)
-        when = decision.created_at.strftime("%H:%M:%S UTC")
-        return f"{decision.action.upper()} by {who.username if who else 'a reviewer'} at {when}"
+    who = session.get(User, decision.reviewer_id) if decision is not None else None
+    dismissal = None
     if request.status == ReviewStatus.DISMISSED:
-        event = session.exec(
-            select(AuditEvent).where(AuditEvent.review_request_id == request.id,
-                                     AuditEvent.action == "review.dismissed").order_by(AuditEvent.seq.desc()).limit(1)
+        dismissal = session.exec(
+            select(AuditEvent.actor, AuditEvent.details)
+            .where(AuditEvent.review_request_id == request.id, AuditEvent.action == "review.dismissed")
+            .order_by(AuditEvent.seq.desc()).limit(1)
         ).first()
-        why = (event.details or {}).get("why") if event else None
-        return f"dismissed ({why}) by {event.actor}" if event else "dismissed"
+    return describe_closed(request, decision, who.username if who else None, dismissal)
+
+
+def describe_closed(request: ReviewRequest, decision: Decision | None, reviewer: str | None,
+                    dismissal: tuple[str, dict | None] | None) -> str:
+    """closed_how's wording, from rows the caller read: the request's latest decision, its
+    reviewer's name, and the (actor, details) of its latest review.dismissed event."""
+    if decision is not None and request.status == ReviewStatus.DECIDED:
+        when = decision.created_at.strftime("%H:%M:%S UTC")
+        return f"{decision.action.upper()} by {reviewer or 'a reviewer'} at {when}"
+    if request.status == ReviewStatus.DISMISSED:
+        if dismissal is None:
+            return "dismissed"
+        actor, details = dismissal
+        return f"dismissed ({(details or {}).get('why')}) by {actor}"
     return f"it is {request.status}"
 
 
