@@ -94,7 +94,11 @@ def _streaming(source: rx.Var[str], text: rx.Var[str], started: rx.Var[float], *
                           rx.icon("pencil", size=12, color=rx.color("gray", 9)),
                           rx.text("is typing", size="1", color_scheme="gray"),
                           align="center", spacing="2"),
-                rx.text(text, white_space="pre-wrap", size="2", color_scheme="gray", class_name="streaming-text"),
+                # A window of at most a few lines that keeps the newest text in view (app.css,
+                # .streaming-text): a card that grew with every chunk moved the page under the
+                # reader and made Chromium redraw the whole window each time.
+                rx.text(text, white_space="pre-wrap", size="2", color_scheme="gray", class_name="streaming-text",
+                        custom_attrs={"tabIndex": 0, "aria-label": "Text written so far"}),
                 width="100%", padding="0.6em 0.9em", border=f"1px dashed {rx.color('gray', 6)}",
                 border_radius="6px",
             ),
