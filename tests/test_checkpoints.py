@@ -1,11 +1,13 @@
 """Team checkpoints turn by turn (domain/checkpoints.py, agents/checkpoint_tracker.py): the state
-rebuilt from the rows equals AutoGen's own save_state() after every turn, each turn stores only what
-it changed, and a conversation paused before revision 0008 resumes after it (SQLite, PostgreSQL)."""
+rebuilt from the rows equals AutoGen's own save_state() after every turn (code, copy and ops teams, a
+tool call included), each turn stores only what it changed, and a conversation paused before revision
+0008 resumes after it (SQLite, PostgreSQL)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -16,6 +18,7 @@ from hitl_dashboard.db.migrations import alembic_config
 from hitl_dashboard.db.models import TurnCheckpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.checkpoints import DELTA, FULL, CheckpointError, apply_delta, rebuild
+from hitl_dashboard.domain.revise_message import revise_message
 from hitl_dashboard.services.conversations.checkpoints import state_at
 from hitl_dashboard.teams.catalogue import get_team
 from tests.support import flow
@@ -25,30 +28,80 @@ def _json(value):
     return json.loads(json.dumps(value))
 
 
-def test_the_rebuilt_state_is_autogens_own_after_every_turn_through_resumes_and_restores():
-    async def scenario():
-        specs = {name: ModelSpec(provider="scripted") for name in ("planner", "coder")}
-        session = TeamSession(get_team("code"), "code", specs, stream=False)
-        rows, sizes = [], []
-        inputs = {0: {"source": "user", "content": "Write a rate limiter"},
-                  4: {"source": "security_reviewer", "content": "REVISE @coder\nInstructions: add a lock"},
-                  9: {"source": "final_approver", "content": "APPROVED by carol: continue."}}
-        for turn in range(14):
-            result = await session.run_turn(inputs.get(turn))
+def _revise(agent: str, instructions: str, reviewer: str) -> dict[str, str]:
+    return {"source": reviewer, "content": revise_message(target=agent, instructions=instructions, line_comments=(),
+                                                          reviewer=reviewer, role="security_reviewer")}
+
+
+DEPLOYED = ("APPROVED tool call deploy_to_prod(environment='production', service='payments-api', version='2.4.2') "
+            "ran. Result: deployed payments-api 2.4.2 to production")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One team's conversation, turn by turn: the inputs it resumes with (by turn index, 0-based),
+    the turn after which a new process restores it, and what its turns must have produced."""
+
+    team: str
+    agents: tuple[str, ...]
+    turns: int
+    inputs: dict[int, dict[str, str]]
+    restore_after: int
+    kinds: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # turn -> (source, kind) it produced
+
+
+SCENARIOS = [
+    Scenario("code", ("planner", "coder"), 14, {
+        0: {"source": "user", "content": "Write a rate limiter"},
+        4: {"source": "security_reviewer", "content": "REVISE @coder\nInstructions: add a lock"},
+        9: {"source": "final_approver", "content": "APPROVED by carol: continue."},
+    }, restore_after=6),
+    Scenario("copy", ("planner", "copywriter"), 10, {
+        0: {"source": "user", "content": "Write the release note for the new export button"},
+        3: _revise("copywriter", "make it shorter and mention the CSV format", "dana"),
+        6: {"source": "final_approver", "content": "APPROVED by carol: continue."},
+    }, restore_after=4),
+    # A tool call: the operator asks for deploy_to_prod (the approval wrapper answers "pending"); the
+    # conversation pauses there, so that is where a new process restores it; a reviewer revises the
+    # arguments (a second call), then the approved call's result comes back and the operator reports.
+    Scenario("ops", ("planner", "operator"), 8, {
+        0: {"source": "user", "content": "Deploy payments-api 2.4.1 to production"},
+        2: _revise("operator", "deploy version 2.4.2 instead", "erin"),
+        3: {"source": "tool_runner", "content": DEPLOYED},
+    }, restore_after=1, kinds={
+        1: [("operator", "tool_call"), ("operator", "tool_result")],
+        2: [("operator", "tool_call"), ("operator", "tool_result")],
+        3: [("operator", "text")],
+    }),
+]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.team for s in SCENARIOS])
+def test_the_rebuilt_state_is_autogens_own_after_every_turn_through_resumes_and_restores(scenario: Scenario):
+    async def run():
+        specs = {name: ModelSpec(provider="scripted") for name in scenario.agents}
+        session = TeamSession(get_team(scenario.team), scenario.team, specs, stream=False)
+        rows, sizes, produced = [], [], []
+        for turn in range(scenario.turns):
+            result = await session.run_turn(scenario.inputs.get(turn))
             assert result.checkpoint_kind == (FULL if turn == 0 else DELTA)
             rows.append((result.checkpoint_kind, _json(result.checkpoint)))
             sizes.append(len(json.dumps(result.checkpoint)))
+            produced.append([(m.source, m.kind) for m in result.messages])
             assert rebuild(rows, {}) == _json(await session.save_state()), f"after turn {turn + 1}"
-            if turn == 6:  # a new process: a fresh team restored from the rebuilt state
+            if turn == scenario.restore_after:  # a new process: a fresh team restored from the rebuilt state
                 await session.close()
-                session = TeamSession(get_team("code"), "code", specs, stream=False)
+                session = TeamSession(get_team(scenario.team), scenario.team, specs, stream=False)
                 await session.restore(rebuild(rows, {}))
         await session.close()
-        return sizes
+        return sizes, produced
 
-    sizes = asyncio.run(scenario())
+    sizes, produced = asyncio.run(run())
+    for turn, kinds in scenario.kinds.items():
+        assert produced[turn] == kinds, f"turn {turn + 1}"
+    assert {source for turn in produced for source, _ in turn} == set(scenario.agents)
     # What a turn stores does not grow with the conversation (the whole state does).
-    assert max(sizes[10:]) < 3 * max(sizes[1:4])
+    assert max(sizes[-4:]) < 3 * max(sizes[1:4])
 
 
 def test_a_delta_that_does_not_fit_is_refused():

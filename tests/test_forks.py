@@ -170,3 +170,24 @@ def test_a_fork_from_an_edited_message_keeps_the_earlier_revisions_and_proposes_
     edited_row = [m for m in flow.messages(edited.id) if m.source == "coder"][-1]
     assert revisions[1].message_id == edited_row.id
     assert flow.open_reviews(edited.id) == []
+
+
+def test_the_fork_dialog_starts_from_the_agent_message_of_the_turn(sqlite_url):
+    """forks.turn_message: the text the dialog offers to edit; none for a turn of tool calls."""
+    flow.make_people()
+    cid = flow.start("Add retry with exponential backoff to the payments client")
+    flow.work()
+    task, plan, code = flow.messages(cid)
+    assert [forks.turn_of_message(None, cid, m.seq) for m in (plan, code)] == [1, 2]
+    assert forks.turn_message(None, cid, 1) == plan.content
+    assert forks.turn_message(None, cid, 2) == code.content
+    assert forks.turn_message(None, cid, 3) is None  # not run yet
+
+    ops = flow.start("Deploy payments-api 2.4.1 to production", task_type="ops")
+    flow.work()
+    [call] = [m for m in flow.messages(ops) if m.kind == "tool_call"]
+    assert forks.turn_message(None, ops, forks.turn_of_message(None, ops, call.seq)) is None
+    with pytest.raises(InvalidInput, match="no single agent message"):
+        forks.fork(flow.actor("alice"), ops, forks.turn_of_message(None, ops, call.seq), edited_message="deployed")
+    with pytest.raises(InvalidInput, match="longer than"):
+        forks.fork(flow.actor("alice"), cid, 2, edited_message="x" * (forks.MAX_EDITED_MESSAGE_CHARS + 1))

@@ -30,6 +30,7 @@ from hitl_dashboard.services.transactions import reading, transaction
 
 FORK, REPLAY = "fork", "replay"
 MAX_INSTRUCTIONS_CHARS = 20_000
+MAX_EDITED_MESSAGE_CHARS = 100_000
 FORK_ROLE = "fork"  # the signature on a fork's instructions: "(from alice, fork)"
 
 
@@ -44,6 +45,9 @@ def fork(actor: Actor, conversation_id: int, turn: int, instructions: str | None
         raise InvalidInput("a target agent needs instructions to send it", "target_agent")
     if edited_message is not None and not edited_message.strip():
         raise InvalidInput("the edited message is empty", "edited_message")
+    if edited_message is not None and len(edited_message) > MAX_EDITED_MESSAGE_CHARS:
+        raise InvalidInput(f"the edited message is longer than {MAX_EDITED_MESSAGE_CHARS} characters",
+                           "edited_message")
     with transaction() as uow:
         parent = load_conversation(uow.session, conversation_id)
         _check_turn(parent, turn, lowest=1)
@@ -133,6 +137,15 @@ def turn_of_message(actor: Actor | None, conversation_id: int, seq: int) -> int:
     return turn
 
 
+def turn_message(actor: Actor | None, conversation_id: int, turn: int) -> str | None:
+    """The agent message of `turn`: what a fork with an edited message replaces (the fork dialog
+    starts from it). None when that turn has no single agent message to edit (a tool call, say)."""
+    with reading() as uow:
+        conversation = load_conversation(uow.session, conversation_id)
+        spoken = _spoken_in_turn(uow.session, conversation, turn)
+    return spoken[0].content if spoken is not None and len(spoken) == 1 else None
+
+
 def _check_turn(parent: Conversation, turn: int, *, lowest: int) -> None:
     if isinstance(turn, bool) or not isinstance(turn, int) or turn < lowest:
         raise InvalidInput(f"the turn must be a whole number from {lowest}", "turn")
@@ -152,7 +165,7 @@ def _branch(session: Session, actor: Actor, parent: Conversation, turn: int, ori
                                                        Message.seq <= last_seq).order_by(Message.seq)))
     edited_seq = None
     if edited_message is not None:
-        edited_seq = _edit_turn_message(session, parent, turn, state, messages, edited_message.strip())
+        edited_seq = _edit_turn_message(session, parent, turn, state, edited_message.strip())
     suffix = f" ({origin} of #{parent.id} at turn {turn})"
     child = Conversation(
         title=parent.title[:200 - len(suffix)] + suffix, task=parent.task, task_type=parent.task_type,
@@ -189,19 +202,31 @@ def _branch(session: Session, actor: Actor, parent: Conversation, turn: int, ori
 
 
 def _edit_turn_message(session: Session, parent: Conversation, turn: int, state: dict | None,
-                       messages: list[Message], new_text: str) -> int:
+                       new_text: str) -> int:
     """Put the edited text in place of the agent message of `turn`, in the state; returns its seq."""
-    previous = turn_row(session, parent.id, turn - 1) if turn > 1 else None
-    if turn > 1 and previous is None:
+    spoken = _spoken_in_turn(session, parent, turn)
+    if spoken is None:
         raise Conflict(f"turn {turn - 1} of conversation {parent.id} was stored before forks existed")
-    before = previous.last_seq if previous else 1
-    agents = pinned(parent).agent_names
-    spoken = [m for m in messages if m.seq > before and m.kind == MessageKind.TEXT and m.source in agents]
     if len(spoken) != 1:
         raise InvalidInput(f"turn {turn} has no single agent message to edit", "edited_message")
     if state is None or replace_content(state, spoken[0].content, new_text) == 0:
         raise Conflict(f"the message of turn {turn} is not in the team state as stored; it cannot be edited")
     return spoken[0].seq
+
+
+def _spoken_in_turn(session: Session, conversation: Conversation, turn: int) -> list[Message] | None:
+    """The text messages the agents wrote in `turn` (None when that turn or the one before it is not
+    stored turn by turn: where the turn begins is unknown)."""
+    row = turn_row(session, conversation.id, turn) if turn >= 1 else None
+    previous = turn_row(session, conversation.id, turn - 1) if turn > 1 else None
+    if row is None or (turn > 1 and previous is None):
+        return None
+    before = previous.last_seq if previous else 1
+    return list(session.exec(
+        select(Message).where(Message.conversation_id == conversation.id, Message.seq > before,
+                              Message.seq <= row.last_seq, Message.kind == MessageKind.TEXT,
+                              col(Message.source).in_(pinned(conversation).agent_names))
+        .order_by(Message.seq)))
 
 
 def _copy_revisions(session: Session, parent_id: int, child_id: int, message_ids: dict[int, int]) -> None:

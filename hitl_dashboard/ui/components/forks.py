@@ -1,5 +1,6 @@
-"""Time travel on the conversation page: the "Fork from here" button on an agent's message, the
-dialog it opens, and the fork tree (parent and children, with the turn each started after)."""
+"""Time travel on the conversation page: "Fork from here" and "Replay from here" on an agent's
+message, the dialogs they open, and the fork tree (parent and children, with the turn each started
+after). Every input of the dialogs has a visible label tied to it (not only a placeholder)."""
 
 from __future__ import annotations
 
@@ -9,18 +10,51 @@ from hitl_dashboard.ui.components.diff_viewer import diff_viewer
 from hitl_dashboard.ui.states.feeds import ConversationFeed
 from hitl_dashboard.ui.states.forks import DEFAULT_TARGET, BranchRow
 from hitl_dashboard.ui.states.forks import ForkState as F
+from hitl_dashboard.ui.states.replays import ReplayState as R
 from hitl_dashboard.ui.views.conversation_view import MessageRow
 
 
-def fork_button(message: MessageRow) -> rx.Component:
+def time_travel_buttons(message: MessageRow) -> rx.Component:
+    """On an agent's message: fork after its turn, or run its turn again."""
     return rx.cond(
         message.is_agent,
-        rx.tooltip(
-            rx.icon_button(rx.icon("git-branch", size=14), size="1", variant="ghost", color_scheme="gray",
-                           on_click=F.open_fork(message.seq), class_name="fork-from-here",
-                           aria_label="Fork from here"),
-            content="Fork from here: a new conversation from the state after this turn",
+        rx.hstack(
+            rx.tooltip(
+                rx.icon_button(rx.icon("git-branch", size=14), size="1", variant="ghost", color_scheme="gray",
+                               on_click=F.open_fork(message.seq), class_name="fork-from-here",
+                               aria_label="Fork from here"),
+                content="Fork from here: a new conversation from the state after this turn",
+            ),
+            rx.tooltip(
+                rx.icon_button(rx.icon("rotate-ccw", size=14), size="1", variant="ghost", color_scheme="gray",
+                               on_click=R.open_replay(message.seq), class_name="replay-from-here",
+                               aria_label="Replay from here"),
+                content="Replay from here: run this turn again with the same input, as a new conversation",
+            ),
+            spacing="1",
         ),
+    )
+
+
+def _label(text: str, for_id: str) -> rx.Component:
+    return rx.el.label(text, html_for=for_id, id=f"{for_id}-label",
+                       style={"fontSize": "var(--font-size-2)", "fontWeight": "500"})
+
+
+def _edited_message() -> rx.Component:
+    return rx.cond(
+        F.can_edit,
+        rx.vstack(
+            _label("This turn's message (edit it to fork from your version)", "fork-edited-message"),
+            rx.text_area(value=F.edited_message, on_change=F.set_edited_message, id="fork-edited-message",
+                         width="100%", rows="8", aria_describedby="fork-edited-message-hint",
+                         style={"fontFamily": "var(--code-font-family)", "fontSize": "12px"}),
+            rx.text("Left as it is, the fork starts from the message as the agent wrote it.", size="1",
+                    color_scheme="gray", id="fork-edited-message-hint"),
+            spacing="1", width="100%",
+        ),
+        rx.text("This turn has no single agent message to edit (a tool call, say).", size="1", color_scheme="gray",
+                id="fork-edited-message-none"),
     )
 
 
@@ -29,26 +63,32 @@ def fork_dialog() -> rx.Component:
         rx.dialog.content(
             rx.dialog.title("Fork from here"),
             rx.dialog.description(
-                "A new conversation starts from exactly the team state after this turn, with the transcript up "
+                rx.cond(F.fork_turn > 0, rx.text.span("After turn ", F.fork_turn, ": ")),
+                "a new conversation starts from exactly the team state after this turn, with the transcript up "
                 "to it. Reviews and approvals do not carry over, and you cannot sign off a fork you started.",
                 size="2",
             ),
             rx.vstack(
-                rx.text_area(value=F.instructions, on_change=F.set_instructions, id="fork-instructions",
-                             placeholder="New instructions for the agents (optional)", width="100%", rows="4"),
+                rx.vstack(
+                    _label("New instructions for the agents (optional)", "fork-instructions"),
+                    rx.text_area(value=F.instructions, on_change=F.set_instructions, id="fork-instructions",
+                                 placeholder="e.g. add a timeout to every call", width="100%", rows="4"),
+                    spacing="1", width="100%",
+                ),
                 rx.hstack(
-                    rx.text("For", size="2"),
+                    _label("Agent the instructions are for", "fork-target"),
                     rx.select.root(
-                        rx.select.trigger(id="fork-target", aria_label="Agent the instructions are for"),
+                        rx.select.trigger(id="fork-target", aria_labelledby="fork-target-label"),
                         rx.select.content(
                             rx.select.item(DEFAULT_TARGET, value=DEFAULT_TARGET),
                             rx.foreach(ConversationFeed.agents, lambda agent: rx.select.item(agent, value=agent)),
                         ),
                         value=F.target, on_change=F.set_target, size="2",
                     ),
-                    align="center", spacing="2",
+                    align="center", spacing="2", wrap="wrap",
                 ),
-                rx.cond(F.error != "", rx.text(F.error, color_scheme="red", size="2", id="fork-error")),
+                _edited_message(),
+                rx.cond(F.error != "", rx.text(F.error, color_scheme="red", size="2", id="fork-error", role="alert")),
                 rx.hstack(
                     rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray")),
                     rx.button("Fork", on_click=F.submit_fork, loading=F.forking, id="fork-submit"),
@@ -56,10 +96,38 @@ def fork_dialog() -> rx.Component:
                 ),
                 spacing="3", width="100%", margin_top="0.8em",
             ),
-            max_width="520px",
+            max_width="640px",
         ),
         open=F.dialog_open,
         on_open_change=F.set_dialog_open,
+    )
+
+
+def replay_dialog() -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title("Replay from here"),
+            rx.dialog.description(
+                rx.cond(R.replay_turn > 0, rx.text.span("Turn ", R.replay_turn, " runs again: ")),
+                "a new conversation starts from the team state before this turn, with the transcript up to it, and "
+                "the agents get the same input this turn had (new model calls), so you can compare their answers. "
+                "Reviews and approvals do not carry over.",
+                size="2",
+            ),
+            rx.vstack(
+                rx.cond(R.replay_error != "", rx.text(R.replay_error, color_scheme="red", size="2", id="replay-error",
+                                                      role="alert")),
+                rx.hstack(
+                    rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray")),
+                    rx.button("Replay", on_click=R.submit_replay, loading=R.replaying, id="replay-submit"),
+                    justify="end", width="100%", spacing="2",
+                ),
+                spacing="3", width="100%", margin_top="0.8em",
+            ),
+            max_width="520px",
+        ),
+        open=R.replay_open,
+        on_open_change=R.set_replay_open,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from hitl_dashboard.ui.components.forks import fork_button
+from hitl_dashboard.ui.components.forks import time_travel_buttons
 from hitl_dashboard.ui.components.transcript_export import message_anchor_id, message_link
 from hitl_dashboard.ui.states.feeds import ConversationFeed
 from hitl_dashboard.ui.states.stream_feed import StreamFeed
@@ -59,7 +59,7 @@ def message_card(message: MessageRow) -> rx.Component:
                 rx.cond(message.model != "", rx.code(message.model, size="1", variant="ghost", color_scheme="gray",
                                                      class_name="message-model", title="model")),
                 rx.text(message.tokens, size="1", color_scheme="gray"),
-                fork_button(message),
+                time_travel_buttons(message),
                 align="center", spacing="2", width="100%", wrap="wrap",
             ),
             message_body(message),

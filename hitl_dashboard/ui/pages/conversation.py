@@ -7,7 +7,7 @@ import reflex as rx
 from hitl_dashboard.ui.components.admin_abort import admin_abort
 from hitl_dashboard.ui.components.decision_panel import decision_panel
 from hitl_dashboard.ui.components.diff_panel import diff_panel
-from hitl_dashboard.ui.components.forks import fork_dialog, fork_tree
+from hitl_dashboard.ui.components.forks import fork_dialog, fork_tree, replay_dialog
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.components.signoff import banner, signoff_progress
 from hitl_dashboard.ui.components.transcript import transcript
@@ -35,6 +35,7 @@ def conversation_page() -> rx.Component:
                 banner(),
                 fork_tree(),
                 fork_dialog(),
+                replay_dialog(),
                 admin_abort(),
                 signoff_progress(),
                 # Below 768 px one column: decisions and the diff come before the transcript, in the

@@ -1,5 +1,6 @@
 """Time travel on the conversation page: "Fork from here" on an agent's message (optionally with
-instructions aimed at an agent), and the fork tree (where this conversation came from, its forks).
+instructions aimed at an agent, or an edited copy of that turn's message), and the fork tree (where
+this conversation came from, its forks). "Replay from here" is ui/states/replays.py.
 
 Public events are endpoints any browser can call: the conversation id comes from the page's URL,
 the signed-in user is checked again, and the service refuses what the user may not do."""
@@ -13,12 +14,14 @@ import reflex as rx
 
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.services.conversations.forks import (
+    MAX_EDITED_MESSAGE_CHARS,
     MAX_INSTRUCTIONS_CHARS,
     Branch,
     compare_with_parent,
     fork,
     fork_tree,
     parent_revisions,
+    turn_message,
     turn_of_message,
 )
 from hitl_dashboard.ui import routes
@@ -50,8 +53,14 @@ def _branch_row(branch: Branch, *, parent: bool = False) -> BranchRow:
 class ForkState(AppState):
     dialog_open: bool = False
     fork_seq: int = 0
+    fork_turn: int = 0
     instructions: str = ""
     target: str = DEFAULT_TARGET
+    # The turn's agent message, to fork from an edited copy of it: the dialog opens with the text as the
+    # agent wrote it; a changed text is sent as the edited message. can_edit: the turn has one to edit.
+    edited_message: str = ""
+    can_edit: bool = False
+    _original_message: str = ""  # backend only: what the agent wrote, to tell an edit from no change
     error: str = ""
     forking: bool = False
     parent: list[BranchRow] = []  # none or one
@@ -108,9 +117,22 @@ class ForkState(AppState):
         self.compare_titles = [f"parent: {theirs.key} r{theirs.number}", f"this fork: {ours.key} r{ours.number}"]
 
     @rx.event
-    def open_fork(self, seq: int):
+    async def open_fork(self, seq: int):
         self.fork_seq, self.dialog_open, self.error = int(seq), True, ""
-        self.instructions, self.target = "", DEFAULT_TARGET
+        self.fork_turn, self.instructions, self.target = 0, "", DEFAULT_TARGET
+        self.edited_message, self._original_message, self.can_edit = "", "", False
+        conversation_id = path_id(self.router.url.path)
+        if conversation_id is None:
+            return
+        try:
+            actor = await self._signed_in_actor()
+            self.fork_turn = await asyncio.to_thread(turn_of_message, actor, conversation_id, self.fork_seq)
+            text = await asyncio.to_thread(turn_message, actor, conversation_id, self.fork_turn)
+        except DomainError as exc:  # signed out, a message of no stored turn
+            self.error = str(exc)
+            return
+        self.can_edit = text is not None
+        self.edited_message = self._original_message = text or ""
 
     @rx.event
     def set_dialog_open(self, value: bool):
@@ -119,6 +141,10 @@ class ForkState(AppState):
     @rx.event
     def set_instructions(self, value: str):
         self.instructions, self.error = str(value)[:MAX_INSTRUCTIONS_CHARS], ""
+
+    @rx.event
+    def set_edited_message(self, value: str):
+        self.edited_message, self.error = str(value)[:MAX_EDITED_MESSAGE_CHARS], ""
 
     @rx.event
     def set_target(self, value: str):
@@ -132,12 +158,15 @@ class ForkState(AppState):
         self.forking, self.error = True, ""
         yield
         target = None if self.target == DEFAULT_TARGET else self.target
+        # Unchanged (but for surrounding blank space): a plain fork, not one from an "edited" copy.
+        edited = (self.edited_message if self.can_edit and self.edited_message.strip() != self._original_message.strip()
+                  else None)
         try:
             actor = await self._signed_in_actor()
             turn = await asyncio.to_thread(turn_of_message, actor, conversation_id, self.fork_seq)
             child = await asyncio.to_thread(fork, actor, conversation_id, turn, self.instructions or None,
-                                            target if self.instructions.strip() else None)
-        except DomainError as exc:  # signed out, bad turn or agent, too long
+                                            target if self.instructions.strip() else None, edited)
+        except DomainError as exc:  # signed out, bad turn or agent, too long, an empty edit
             self.error = str(exc)
             return
         finally:
