@@ -1,6 +1,7 @@
 """Two tool calls in one agent turn, through a real OpenAI-protocol endpoint: each call has its own
 review and its own arguments; deciding one never dismisses the other; the team resumes once,
-when both are decided; each approved call runs exactly once with its own arguments."""
+when both are decided (one run, one model call, one message with both outcomes); each approved call
+runs exactly once with its own arguments."""
 
 from __future__ import annotations
 
@@ -55,28 +56,44 @@ def _deployed() -> list[tuple[str, str]]:
     return sorted((d["environment"], d["version"]) for d in deploys())
 
 
+def _outcome_messages(request: dict) -> list[str]:
+    """The messages of a model request that report tool-call outcomes to the team."""
+    return [str(m.get("content")) for m in request["messages"] if "tool call deploy_to_prod" in str(m.get("content"))]
+
+
+def assert_resumed_once(stub: OpenAIStub, requests_before: int, runs: int) -> None:
+    """The team resumed exactly once after the last decision: one runner run, one model call (the
+    operator's report), and in it one message that hands over both outcomes."""
+    assert runs == 1, f"the runner ran the conversation {runs} times after the last decision"
+    assert len(stub.requests) == requests_before + 1, [_outcome_messages(r) for r in stub.requests[requests_before:]]
+    [outcomes] = _outcome_messages(stub.requests[-1])
+    assert outcomes.count("tool call deploy_to_prod") == 2, outcomes
+    assert flow.work() == 0 and len(stub.requests) == requests_before + 1  # and never again
+
+
 @pytest.mark.parametrize("first", ["production", "staging"])
 def test_each_call_runs_once_with_its_own_edited_arguments_in_either_order(db_url, stub, first):
     cid, review = _two_calls_waiting(stub)
     edits = {"staging": {**STAGING, "version": "9.9.9"}, "production": {**PRODUCTION, "version": "2.4.2"}}
     second = "staging" if first == "production" else "production"
 
+    asked = len(stub.requests)
     flow.decide_as("alice", review[first].id, "approve", edited_args=edits[first])
     # The other call's review is untouched and the team waits for it: nothing ran yet.
     assert [r.status for r in flow.open_reviews(cid)] == ["pending"]
     assert flow.conversation(cid).status == "awaiting_review"
-    assert flow.work() == 0 and deploys() == []
+    assert flow.work() == 0 and deploys() == [] and len(stub.requests) == asked
 
     stub.enqueue(REPORT)
     flow.decide_as("alice", review[second].id, "approve", edited_args=edits[second])
-    flow.work()
+    assert_resumed_once(stub, asked, flow.work())
     assert _deployed() == [("production", "2.4.2"), ("staging", "9.9.9")]
     for env in ("staging", "production"):
         call = tool_call(review[env].subject_id)
         assert call.status == "executed" and call.approved_arguments == edits[env]
     assert not any(r.status == "dismissed" for r in reviews_of(cid))
     # The operator heard both outcomes in one message, each with its own arguments.
-    told = "\n".join(str(m.get("content")) for m in stub.requests[-1]["messages"])
+    [told] = _outcome_messages(stub.requests[-1])
     assert '"version": "9.9.9"' in told and '"version": "2.4.2"' in told
     flow.work()
     assert len(deploys()) == 2  # never a second time
@@ -84,11 +101,13 @@ def test_each_call_runs_once_with_its_own_edited_arguments_in_either_order(db_ur
 
 def test_a_denied_call_never_runs_and_the_approved_one_runs_once(db_url, stub):
     cid, review = _two_calls_waiting(stub)
+    asked = len(stub.requests)
     flow.decide_as("alice", review["production"].id, "revise", instructions="not on a Friday")
     assert deploys() == [] and flow.conversation(cid).status == "awaiting_review"
+    assert flow.work() == 0 and len(stub.requests) == asked
     stub.enqueue(REPORT)
     flow.decide_as("alice", review["staging"].id, "approve")
-    flow.work()
+    assert_resumed_once(stub, asked, flow.work())
     assert _deployed() == [("staging", "2.4.1")]
     assert tool_call(review["production"].subject_id).status == "denied"
     told = "\n".join(str(m.get("content")) for m in stub.requests[-1]["messages"])
