@@ -1,7 +1,8 @@
 """A team whose planner and coder use two different OpenAI-protocol endpoints (issue 10): two stub
 servers on 127.0.0.1, each with its own model name and key variable. Each stub sees only its own
 agent's requests, with its model name; each stored message names the model that wrote it, and the
-conversation page's view shows it; the keys appear in no stored row and no log line."""
+conversation page's view shows it; the keys appear in no stored row and no log line, and a server that
+takes no key never gets one from the environment."""
 
 from __future__ import annotations
 
@@ -73,6 +74,8 @@ def test_each_agent_reaches_only_its_own_endpoint_and_the_keys_stay_out(stubs, s
     flow.work()
 
     assert len(planner_stub.requests) == 1 and len(coder_stub.requests) == 1
+    assert (planner_stub.authorizations, coder_stub.authorizations) == ([f"Bearer {PLANNER_KEY}"],
+                                                                        [f"Bearer {CODER_KEY}"])
     planner_request, coder_request = planner_stub.requests[0], coder_stub.requests[0]
     assert planner_request["model"] == "plan-model-a" and coder_request["model"] == "code-model-b"
     assert "You are the planner of two-models" in planner_request["messages"][0]["content"]
@@ -93,3 +96,22 @@ def test_each_agent_reaches_only_its_own_endpoint_and_the_keys_stay_out(stubs, s
         assert key.encode() not in database
         assert key not in caplog.text
     assert caplog.records  # the check above read real log lines
+
+
+def test_a_server_that_takes_no_key_never_gets_the_operators_key(sqlite_url, monkeypatch) -> None:
+    """api_key: "" (README's local model): the SDK would otherwise send OPENAI_API_KEY to the gateway."""
+    operator_key = "sk-operator-4f0a77-only-for-openai"
+    monkeypatch.setenv("OPENAI_API_KEY", operator_key)
+    monkeypatch.setenv("TEAM_CODER_KEY", CODER_KEY)
+    with OpenAIStub() as gateway, OpenAIStub() as coder_stub:
+        text = team_file(gateway.base_url, coder_stub.base_url)
+        text = text.replace("model: plan-model-a,", 'model: plan-model-a, api_key: "",')
+        text = text.replace("    api_key_env: TEAM_PLANNER_KEY\n", "")
+        flow.make_people()
+        team_queries.save_team(flow.actor("erin"), text, origin="import")
+        gateway.enqueue("TASK TYPE: code\n1. Add a retry helper.\nCONFIDENCE: 0.8")
+        coder_stub.enqueue(CODE)
+        cid = flow.start("Add a retry helper to the payments client", template="two-models")
+        flow.work()
+    assert flow.only_open_review(cid).required_role == "security_reviewer"
+    assert gateway.authorizations == ["Bearer unused"] and coder_stub.authorizations == [f"Bearer {CODER_KEY}"]

@@ -26,6 +26,14 @@ def test_a_component_model_reads_its_key_from_the_named_variable(monkeypatch) ->
     assert label == "gpt-4o-mini" and type(client).__name__ == "OpenAIChatCompletionClient"
 
 
+def test_a_server_that_takes_no_key_never_gets_one_from_the_environment(monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-operator-secret-000")
+    config = {"model": "gpt-4o-mini", "base_url": "http://127.0.0.1:9/v1", "api_key": ""}  # "takes no key"
+    model = ModelDef(provider=OPENAI, config=config)
+    client, _ = build_declared_client(model, "coder", ModelSpec())
+    assert client._client.api_key == "unused"
+
+
 def test_a_model_that_cannot_load_says_so_without_the_key(monkeypatch) -> None:
     monkeypatch.setenv("TEAM_TEST_KEY", "sk-team-test-123456")
     model = ModelDef(provider=OPENAI, config={"no_such_option": True}, api_key_env="TEAM_TEST_KEY")

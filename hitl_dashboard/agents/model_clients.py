@@ -12,8 +12,10 @@ from hitl_dashboard.agents.retrying import RetryingChatCompletionClient
 from hitl_dashboard.agents.scripted.model import ScriptedChatCompletionClient
 from hitl_dashboard.settings import get_settings
 from hitl_dashboard.teams.model import SCRIPTED, ModelDef
+from hitl_dashboard.teams.providers import NO_KEY, is_openai_sdk
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+NO_KEY_PLACEHOLDER = "unused"  # local OpenAI-protocol servers ignore the key, but the SDK requires one
 
 # We cannot know what an arbitrary OpenAI-protocol server supports; tool calls are what the agents need.
 GENERIC_MODEL_INFO = ModelInfo(
@@ -48,7 +50,7 @@ def _build_openai_client(spec: ModelSpec) -> ChatCompletionClient:
     if not api_key:
         if not spec.base_url:
             raise ValueError("the openai provider needs an api_key (or OPENAI_API_KEY) when no base_url is set")
-        api_key = "unused"  # local OpenAI-protocol servers usually ignore the key but the SDK requires one
+        api_key = NO_KEY_PLACEHOLDER
     inner = OpenAIChatCompletionClient(
         model=spec.model,
         base_url=spec.base_url or OPENAI_DEFAULT_BASE_URL,
@@ -82,6 +84,10 @@ def build_declared_client(model: ModelDef, agent_role: str, defaults: ModelSpec)
                                                                               defaults.chunk_delay_ms))
         return client, "scripted"
     config = dict(model.config)
+    if is_openai_sdk(model.provider) and config.get("api_key") == NO_KEY and not model.api_key_env:
+        # "This server takes no key" (teams/providers.py): the SDK refuses an empty key, and
+        # without one it would read OPENAI_API_KEY; a placeholder is neither.
+        config["api_key"] = NO_KEY_PLACEHOLDER
     key = None
     if model.api_key_env:
         key = os.environ.get(model.api_key_env)
