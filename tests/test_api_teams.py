@@ -19,7 +19,8 @@ def test_any_signed_in_user_reads_the_teams(api_app: ApiApp) -> None:
         listed = client.get("/api/teams")
         assert listed.status_code == 200, listed.text
         teams = {t["name"]: t for t in listed.json()}
-        assert list(teams) == ["code", "copy", "ops", "auto"]
+        # The app is shared by the session's API tests, some of which save teams of their own.
+        assert [name for name in teams if name in ("code", "copy", "ops", "auto")] == ["code", "copy", "ops", "auto"]
         assert teams["ops"]["tools"] == {"deploy_to_prod": "always"} and teams["ops"]["source"] == "built-in"
         assert teams["auto"]["task_types"] == ["code", "copy", "ops"]
 

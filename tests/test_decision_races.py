@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 
 import pytest
 from sqlmodel import select
@@ -33,6 +32,7 @@ from tests.support.db_state import (
     use_cheap_passwords,
 )
 from tests.support.flow import actor, conversation, decide_as, make_people, only_open_review, start, work
+from tests.support.races import race
 
 TASK = "Write a function that parses CSV rows"
 
@@ -49,27 +49,6 @@ def _open_security_reviews(n: int) -> list[int]:
     ids = [start(f"{TASK} (#{i})") for i in range(n)]
     work()
     return [only_open_review(c).id for c in ids]
-
-
-def _race(calls: list) -> list:
-    """Run the calls at the same instant from threads; each result is a value or the exception."""
-    barrier = threading.Barrier(len(calls))
-    results: list = [None] * len(calls)
-
-    def run(index, call):
-        barrier.wait()
-        try:
-            results[index] = call()
-        except Exception as exc:  # noqa: BLE001 - the test inspects what each racer got
-            results[index] = exc
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not any(t.is_alive() for t in threads), "a racing decision hung"
-    return results
 
 
 def _decision_messages(conversation_id: int) -> list[Message]:
@@ -102,7 +81,7 @@ def _assert_applied_once(review_id: int, *, by: str, action: str) -> None:
 
 def test_two_reviewers_racing_from_threads_one_wins_one_conflicts(people):
     for review_id in _open_security_reviews(3):
-        results = _race([
+        results = race([
             lambda review_id=review_id: decide_as("alice", review_id, "approve"),
             lambda review_id=review_id: decide_as("sam", review_id, "revise", instructions="add a timeout"),
         ])
@@ -149,7 +128,7 @@ def test_a_repeated_idempotency_key_applies_once(people):
 
 def test_the_same_key_sent_concurrently_applies_once_and_every_sender_gets_the_outcome(people):
     [review_id] = _open_security_reviews(1)
-    results = _race([lambda: decide_as("alice", review_id, "approve", idempotency_key="double-click")] * 5)
+    results = race([lambda: decide_as("alice", review_id, "approve", idempotency_key="double-click")] * 5)
     assert not [r for r in results if isinstance(r, Exception)], results
     assert sorted(r.replayed for r in results) == [False, True, True, True, True]
     assert len({r.decision_id for r in results}) == 1
@@ -180,7 +159,7 @@ def test_twenty_racers_with_distinct_keys_apply_exactly_one_decision(people):
     def attempt(name: str):
         return decide(actors[name], review_id, DecisionInput(Action.APPROVE, idempotency_key=f"{name}-key"))
 
-    results = _race([lambda name=name: attempt(name) for name in names])
+    results = race([lambda name=name: attempt(name) for name in names])
     wins = [(name, r) for name, r in zip(names, results, strict=True) if not isinstance(r, Exception)]
     assert len(wins) == 1, results
     assert all(isinstance(r, Conflict) for r in results if r is not wins[0][1]), results

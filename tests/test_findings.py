@@ -20,7 +20,7 @@ from hitl_dashboard.services.findings.analysers import analysed_name
 from hitl_dashboard.services.findings.queries import revision_findings
 from hitl_dashboard.services.findings.queue import analyse_pending
 from hitl_dashboard.settings import reset_settings_cache
-from tests.support.flow import conversation, make_people, only_open_review, start, work
+from tests.support.flow import actor, conversation, make_people, only_open_review, start, work
 
 SHELL_TASK = "Write a helper to run a shell command"
 NEVER = {"mode": "never", "agents": [], "keywords": []}
@@ -122,7 +122,7 @@ def test_findings_rows_survive_for_every_revision_of_the_text(db_url):
 def test_the_audit_context_of_a_decision_lists_the_findings_shown(db_url):
     from hitl_dashboard.db.models import AuditEvent
     from hitl_dashboard.services.audit.audit_context import event_context
-    from tests.support.flow import actor, decide_as
+    from tests.support.flow import decide_as
 
     make_people()
     cid = start(SHELL_TASK)
@@ -135,3 +135,56 @@ def test_the_audit_context_of_a_decision_lists_the_findings_shown(db_url):
     shown = event_context(actor("dave"), event.seq).event.details["findings_shown"]
     assert [(s["file"], s["status"]) for s in shown] == [("app/shell_runner.py", "analysed")]
     assert {"B602", "F401"} <= {f["rule"] for f in shown[0]["findings"]}
+
+
+# The team's planner is `lead`; the agent whose code is reviewed is called `planner`: the gate goes
+# by the roles the team file gives, never by a name.
+NAMES_SWAPPED = """
+name: names-swapped
+description: The planner is called lead; the coder is called planner.
+agents:
+  - {name: lead, description: Plans, model: plans, system_prompt: Plan it.}
+  - {name: planner, description: Writes the code, model: codes, system_prompt: Write it.}
+models:
+  plans: {provider: scripted, config: {plays: planner}}
+  codes: {provider: scripted, config: {plays: coder}}
+speaker_order: {mode: planner_then_producer, planner: lead}
+task_types:
+  code: {producer: planner, sign_off: [security_reviewer, final_approver]}
+gates: {mode: never, min_finding_severity: high}
+"""
+
+
+def _names_swapped_team() -> None:
+    from hitl_dashboard.services.teams import team_queries
+
+    make_people()
+    team_queries.save_team(actor("erin"), NAMES_SWAPPED, origin="import")
+
+
+def test_the_findings_gate_judges_the_producers_code_whatever_the_agent_is_called(sqlite_url):
+    _names_swapped_team()
+    cid = start(SHELL_TASK, template="names-swapped")
+    work()
+    review = only_open_review(cid)  # gate mode never: only the findings can stop it
+    assert (review.rule, review.required_role, review.subject_type) == ("findings", "security_reviewer",
+                                                                          "code_revision")
+    assert "in app/shell_runner.py" in review.reason
+
+
+def test_the_teams_planner_proposes_no_code_for_the_gate_whatever_it_is_called(sqlite_url):
+    from hitl_dashboard.agents.team_session import ProducedMessage, TurnResult
+    from hitl_dashboard.services.findings.gate import findings_for_turn
+    from hitl_dashboard.services.teams.versions import pinned
+
+    _names_swapped_team()
+    cid = start(SHELL_TASK, template="names-swapped")
+    code = "```python\n# file: app/run.py\nimport subprocess\nsubprocess.run(cmd, shell=True)\n```"
+    by_lead = TurnResult([ProducedMessage("lead", "text", code)], "full", {}, None)
+    team = pinned(conversation(cid))
+    assert asyncio.run(findings_for_turn(cid, by_lead, team)) is None
+    with UnitOfWork() as uow:
+        assert uow.session.exec(select(CodeAnalysis)).all() == []  # nothing was analysed, nothing waited
+    by_producer = TurnResult([ProducedMessage("planner", "text", code)], "full", {}, None)
+    found = asyncio.run(findings_for_turn(cid, by_producer, team))
+    assert found is not None and found.files == ("app/run.py",) and found.counts.get("high", 0) >= 1

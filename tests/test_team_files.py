@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from hitl_dashboard.teams.loading import TeamFileInvalid, dump_team, load_team_file, parse_team
+from hitl_dashboard.teams.providers import implicit_key_variable
 from hitl_dashboard.teams.schema import SCHEMA_PATH, schema_text
 
 BUILTIN = Path(__file__).resolve().parents[1] / "hitl_dashboard" / "teams"
@@ -97,6 +98,31 @@ def test_a_literal_api_key_is_refused_and_not_echoed() -> None:
     assert problems == ["models.strong.api_key: unknown field (a key value is never stored: use api_key_env)"]
 
 
+@pytest.mark.parametrize("config", [
+    {"model": "llama3.1", "base_url": "http://127.0.0.1:11434/v1"},  # a local gateway: it would get OPENAI_API_KEY
+    {"model": "llama3.1", "base_url": "http://127.0.0.1:11434/v1", "api_key": None},  # null: the SDK reads the env
+    {"model": "gpt-4o-mini"},  # OpenAI itself: still say which variable
+], ids=["local-gateway", "null-key", "openai"])
+def test_a_model_whose_sdk_would_read_a_key_by_itself_must_say_where_its_key_comes_from(config) -> None:
+    def change(data):
+        data["models"]["strong"] = {"provider": "autogen_ext.models.openai.OpenAIChatCompletionClient",
+                                    "config": config}
+
+    with pytest.raises(TeamFileInvalid) as caught:
+        parse_team(_with(change), "team.yaml")
+    [problem] = caught.value.problems
+    assert caught.value.field == "models.strong"
+    assert problem.startswith("models.strong: api_key_env is missing: say where the key comes from, with "
+                              "api_key_env: OPENAI_API_KEY (or another variable), or with api_key: \"\" under config")
+    assert f"would send the OPENAI_API_KEY of the server's environment to {config.get('base_url', 'its endpoint')}" \
+        in problem
+    # Either answer is valid: a named variable, or "this server takes no key".
+    for fix in ({"api_key_env": "LOCAL_GATEWAY_KEY"}, {"config": {**config, "api_key": ""}}):
+        parse_team(_with(lambda d, fix=fix: (change(d), d["models"]["strong"].update(fix))))
+    azure = {"provider": "AzureOpenAIChatCompletionClient", "config": {"azure_endpoint": "https://x.openai.azure.com"}}
+    assert "AZURE_OPENAI_API_KEY" in _problems(_with(lambda d: d["models"].update(strong=azure)))[0]
+
+
 def test_references_must_resolve() -> None:
     assert _problems(_with(lambda d: d["agents"][0].update(model="nope"))) == [
         "agents.planner.model: 'nope' is not under models"]
@@ -161,3 +187,9 @@ def test_the_readme_team_file_is_valid_and_uses_two_models() -> None:
     team = parse_team(re.search(r"```yaml\n(.*?)```", section, re.S).group(1), "README.md")
     assert {team.agent("planner").model, team.agent("coder").model} == {"local", "gpt"}
     assert team.models["gpt"].api_key_env == "OPENAI_API_KEY" and "api_key" not in team.models["gpt"].config
+    # A model whose SDK reads a key by itself says where its key comes from (parse_team refuses it
+    # otherwise): the local server takes none, so the operator's OPENAI_API_KEY never goes to it.
+    for name, model in team.models.items():
+        if implicit_key_variable(model.provider):
+            assert model.api_key_env or model.config.get("api_key") == "", name
+    assert team.models["local"].config["api_key"] == "" and team.models["local"].api_key_env is None

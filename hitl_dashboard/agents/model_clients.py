@@ -12,8 +12,10 @@ from hitl_dashboard.agents.retrying import RetryingChatCompletionClient
 from hitl_dashboard.agents.scripted.model import ScriptedChatCompletionClient
 from hitl_dashboard.settings import get_settings
 from hitl_dashboard.teams.model import SCRIPTED, ModelDef
+from hitl_dashboard.teams.providers import NO_KEY, is_openai_sdk
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+NO_KEY_PLACEHOLDER = "unused"  # local OpenAI-protocol servers ignore the key, but the SDK requires one
 
 # We cannot know what an arbitrary OpenAI-protocol server supports; tool calls are what the agents need.
 GENERIC_MODEL_INFO = ModelInfo(
@@ -48,7 +50,7 @@ def _build_openai_client(spec: ModelSpec) -> ChatCompletionClient:
     if not api_key:
         if not spec.base_url:
             raise ValueError("the openai provider needs an api_key (or OPENAI_API_KEY) when no base_url is set")
-        api_key = "unused"  # local OpenAI-protocol servers usually ignore the key but the SDK requires one
+        api_key = NO_KEY_PLACEHOLDER
     inner = OpenAIChatCompletionClient(
         model=spec.model,
         base_url=spec.base_url or OPENAI_DEFAULT_BASE_URL,
@@ -72,7 +74,9 @@ def _build_openai_client(spec: ModelSpec) -> ChatCompletionClient:
 def build_declared_client(model: ModelDef, agent_role: str, defaults: ModelSpec) -> tuple[ChatCompletionClient, str]:
     """A client for a model a team file declares (not the server's): (client, model label).
     The key is read from the environment variable the file names, at the last moment, and never
-    appears in an error message."""
+    appears in an error message. Like the server's own model, it is wrapped in our retries with the
+    server's timeout (MODEL_TIMEOUT_S, MODEL_MAX_RETRIES, MODEL_RETRY_BASE_S: `defaults`), so an
+    endpoint that hangs or answers garbage fails the conversation, retryably, instead of the runner."""
     if model.provider == SCRIPTED:
         # `plays`: the built-in role whose script an agent of another name follows (planner, coder,
         # copywriter, operator); by default the agent's own name.
@@ -82,6 +86,15 @@ def build_declared_client(model: ModelDef, agent_role: str, defaults: ModelSpec)
                                                                               defaults.chunk_delay_ms))
         return client, "scripted"
     config = dict(model.config)
+    openai_sdk = is_openai_sdk(model.provider)
+    if openai_sdk:
+        # The file's own timeout wins; retries are ours (below), not the SDK's on top of them.
+        config.setdefault("timeout", defaults.timeout_s)
+        config.setdefault("max_retries", 0)
+        if config.get("api_key") == NO_KEY and not model.api_key_env:
+            # "This server takes no key" (teams/providers.py): the SDK refuses an empty key, and
+            # without one it would read OPENAI_API_KEY; a placeholder is neither.
+            config["api_key"] = NO_KEY_PLACEHOLDER
     key = None
     if model.api_key_env:
         key = os.environ.get(model.api_key_env)
@@ -94,4 +107,28 @@ def build_declared_client(model: ModelDef, agent_role: str, defaults: ModelSpec)
         text = f"{type(exc).__name__}: {exc}"
         raise ValueError(f"cannot load the model {model.provider}: "
                          f"{text.replace(key, '***') if key else text}"[:500]) from None
-    return client, str(model.config.get("model") or model.provider.rsplit(".", 1)[-1])
+    timeout_s = _seconds(config.get("timeout"), defaults.timeout_s)
+    retrying = RetryingChatCompletionClient(
+        client,
+        endpoint=_endpoint(model, openai_sdk),
+        timeout_s=timeout_s,
+        max_attempts=defaults.max_retries,
+        base_delay_s=defaults.retry_base_delay_s,
+        # Any provider: a bound of our own on each attempt, whatever timeout its client has (or lacks).
+        attempt_timeout_s=timeout_s,
+        stream_extra_create_args={"stream_options": {"include_usage": True}} if openai_sdk else None,
+    )
+    return retrying, str(model.config.get("model") or model.provider.rsplit(".", 1)[-1])
+
+
+def _seconds(value: object, default: float) -> float:
+    try:
+        return float(value) if value else default  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return default
+
+
+def _endpoint(model: ModelDef, openai_sdk: bool) -> str:
+    """Where the model is, for error messages (never with the key: the file holds none)."""
+    where = model.config.get("base_url") or model.config.get("azure_endpoint") or model.config.get("host")
+    return str(where or (OPENAI_DEFAULT_BASE_URL if openai_sdk else model.provider))

@@ -7,9 +7,10 @@ is retried, waits with jittered exponential backoff, and turns the last failure 
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncGenerator, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
 
 import openai
 import pydantic
@@ -27,6 +28,7 @@ from hitl_dashboard.agents.delegating_client import DelegatingChatCompletionClie
 from hitl_dashboard.agents.errors import ModelCallFailed
 
 FailureKind = Literal["status", "timeout", "connection", "malformed"]
+T = TypeVar("T")
 
 
 class MalformedReply(Exception):
@@ -35,7 +37,8 @@ class MalformedReply(Exception):
 
 def classify_failure(exc: BaseException) -> FailureKind | None:
     """What kind of model failure ``exc`` is; None for errors that are not the model's (e.g. bad arguments)."""
-    if isinstance(exc, openai.APITimeoutError):  # subclass of APIConnectionError: check first
+    # TimeoutError: our own bound on an attempt (attempt_timeout_s), for clients without a timeout.
+    if isinstance(exc, (openai.APITimeoutError, TimeoutError)):  # APITimeoutError: before APIConnectionError
         return "timeout"
     if isinstance(exc, openai.APIConnectionError):
         return "connection"
@@ -120,8 +123,12 @@ class RetryingChatCompletionClient(DelegatingChatCompletionClient):
         base_delay_s: float = 0.5,
         max_delay_s: float = 8.0,
         stream_extra_create_args: Mapping[str, Any] | None = None,
+        attempt_timeout_s: float | None = None,
     ) -> None:
+        """attempt_timeout_s: a bound on each attempt (a stream: until its first item), for a client
+        whose own timeout we cannot set (any provider a team file names); None: the client's own."""
         super().__init__(inner)
+        self._attempt_timeout_s = attempt_timeout_s
         self._endpoint = endpoint
         self._timeout_s = timeout_s
         self._max_attempts = max(1, max_attempts)
@@ -139,6 +146,11 @@ class RetryingChatCompletionClient(DelegatingChatCompletionClient):
             retry=retry_if_exception(is_retryable),
             reraise=True,
         )
+
+    async def _bounded(self, call: Awaitable[T]) -> T:
+        if self._attempt_timeout_s is None:
+            return await call
+        return await asyncio.wait_for(call, self._attempt_timeout_s)
 
     def _failed(self, failures: Sequence[BaseException]) -> ModelCallFailed:
         return ModelCallFailed(describe_failures(failures, endpoint=self._endpoint, timeout_s=self._timeout_s))
@@ -158,10 +170,10 @@ class RetryingChatCompletionClient(DelegatingChatCompletionClient):
             async for attempt in self._retrying():
                 with attempt:
                     try:
-                        return await self.inner.create(
+                        return await self._bounded(self.inner.create(
                             messages, tools=tools, tool_choice=tool_choice, json_output=json_output,
                             extra_create_args=extra_create_args, cancellation_token=cancellation_token,
-                        )
+                        ))
                     except Exception as exc:
                         failures.append(exc)
                         raise
@@ -190,7 +202,7 @@ class RetryingChatCompletionClient(DelegatingChatCompletionClient):
                 extra_create_args=extra, cancellation_token=cancellation_token,
             )
             try:
-                first = await anext(stream)
+                first = await self._bounded(anext(stream))
                 if isinstance(first, CreateResult) and _looks_empty(first):
                     raise MalformedReply("the stream carried no content")
             except Exception as exc:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.findings import SEVERITIES
 from hitl_dashboard.domain.policies import GatePolicy
+from hitl_dashboard.teams.providers import implicit_key_problem
 
 FORMAT_VERSION = 1
 # AutoGen agent names must be Python identifiers; they are also what @mentions name.
@@ -29,7 +30,6 @@ SECRET_KEYS = frozenset({"api_key", "azure_ad_token", "password", "secret", "tok
 SCRIPTED, SERVER = "scripted", "server"
 RESERVED_NAMES = frozenset({"schema"})
 
-
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -43,7 +43,9 @@ class ModelDef(_Strict):
     provider: str = Field(min_length=1, max_length=200)
     config: dict[str, Any] = Field(default_factory=dict)
     api_key_env: EnvVarName | None = Field(
-        default=None, description="the environment variable that holds the key; the key itself is never in the file")
+        default=None, description="the environment variable that holds the key; the key itself is never in the file. "
+                                  "An OpenAI, Azure OpenAI or Anthropic model needs it, or api_key: \"\" under config "
+                                  "for a server that takes no key (never an implicit OPENAI_API_KEY)")
     description: str = ""
 
     @field_validator("config")
@@ -58,6 +60,13 @@ class ModelDef(_Strict):
     def _builtin_providers_take_no_key(self) -> ModelDef:
         if self.provider in (SCRIPTED, SERVER) and self.api_key_env:
             raise ValueError(f"the {self.provider} provider takes no api_key_env")
+        return self
+
+    @model_validator(mode="after")
+    def _says_where_its_key_comes_from(self) -> ModelDef:
+        problem = implicit_key_problem(self.provider, self.config, self.api_key_env)
+        if problem:
+            raise ValueError(problem)
         return self
 
 

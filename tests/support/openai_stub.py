@@ -94,6 +94,7 @@ class OpenAIStub:
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.authorizations: list[str] = []  # each request's Authorization header ("" when none)
         self._replies: collections.deque[Reply] = collections.deque()
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -122,9 +123,10 @@ class OpenAIStub:
         self._thread.join(timeout=5)
 
     # -- called from handler threads -------------------------------------------------------
-    def _record_and_pick(self, body: dict[str, Any]) -> Reply:
+    def _record_and_pick(self, body: dict[str, Any], authorization: str = "") -> Reply:
         with self._lock:
             self.requests.append(body)
+            self.authorizations.append(authorization)
             if self._replies:
                 return self._replies.popleft()
         return TextReply(f"Stub echo: {_last_user_text(body)[:200]}")
@@ -153,7 +155,7 @@ def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
                 return
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             body = json.loads(raw or b"{}")
-            reply = stub._record_and_pick(body)
+            reply = stub._record_and_pick(body, self.headers.get("Authorization") or "")
             # The client may have given up (timeout) before we answer.
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self._answer(body, reply)

@@ -46,6 +46,9 @@ def Text(max_length: int, min_length: int = 0):  # capitalised: it reads as a ty
     return Annotated[str, StringConstraints(min_length=min_length, max_length=max_length), AfterValidator(_storable)]
 
 
+# Teams are data (docs/teams.md): which agents a team has is checked by the service against the
+# conversation's pinned team (422 naming the field); the request only bounds the name's shape.
+AgentName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 UtcDatetime = Annotated[datetime, BeforeValidator(_iso_only), AfterValidator(_utc)]
 IdPath = Annotated[int, Path(ge=1, le=MAX_ID)]
 Limit = Annotated[int, Query(ge=1, le=500)]

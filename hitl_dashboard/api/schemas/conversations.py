@@ -7,11 +7,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from hitl_dashboard.api.schemas.common import Text
+from hitl_dashboard.api.schemas.common import AgentName, Text
 from hitl_dashboard.api.schemas.reviews import ReviewPublic
 
 # Teams are data (docs/teams.md): which agents and teams exist is checked by the service (422).
-AgentName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 TeamNameIn = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_-]{0,39}$")]
 ToolNameIn = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 TaskTypeIn = Literal["code", "copy", "ops", "auto"]

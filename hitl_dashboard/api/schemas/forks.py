@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hitl_dashboard.api.schemas.common import Text
-from hitl_dashboard.api.schemas.conversations import AgentName
+from hitl_dashboard.api.schemas.common import AgentName, Text
 
 
 class ForkCreate(BaseModel):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from hitl_dashboard.api.schemas.common import MAX_ID, Text
+from hitl_dashboard.api.schemas.common import MAX_ID, AgentName, Text
 from hitl_dashboard.domain.enums import Action
 
 
@@ -71,7 +71,9 @@ class DecisionCreate(BaseModel):
     action: Action
     reason: Text(20_000) | None = None
     instructions: Text(20_000) | None = None
-    target_agent: Literal["planner", "coder", "copywriter", "operator"] | None = None
+    target_agent: AgentName | None = Field(
+        default=None, description="revise: the agent of the conversation's team that gets the instructions "
+                                  "(default: the one producing the work); another name is refused (422)")
     edited_args: dict[str, Any] | None = Field(default=None, description="Tool call reviews: approved arguments")
     line_comments: list[LineCommentCreate] = Field(default_factory=list, max_length=200)
     expected_version: int | None = Field(default=None, ge=1, le=MAX_ID, strict=True)

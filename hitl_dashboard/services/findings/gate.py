@@ -3,10 +3,11 @@
 Analysis is asynchronous, the gate is not: when (and only when) the conversation's gate policy has
 min_finding_severity and the turn proposes Python code, the runner awaits the analysis of that
 code before it stores the turn, so the turn's gate sees the findings in the same transaction that
-opens the review. The wait is bounded by the analysers' own timeout; a text that cannot be analysed
-in time is "not analysed" and does not stop the conversation (the diff says so). Texts analysed
-before (same content hash) cost one query. Without the predicate nothing waits: the runner loop
-analyses after the commit."""
+opens the review. The code is what the turn's revisions will hold (proposed_code: the team's
+planner, whatever its name, proposes none), so the gate judges the files the review shows. The wait
+is bounded by the analysers' own timeout; a text that cannot be analysed in time is "not analysed"
+and does not stop the conversation (the diff says so). Texts analysed before (same content hash)
+cost one query. Without the predicate nothing waits: the runner loop analyses after the commit."""
 
 from __future__ import annotations
 
@@ -19,10 +20,11 @@ from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
 from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.domain.findings import FindingsView, is_python
 from hitl_dashboard.domain.policies import GatePolicy
-from hitl_dashboard.domain.revisions import extract_code_blocks
+from hitl_dashboard.services.conversations.proposed_code import proposed_code
 from hitl_dashboard.services.findings.analysers import NOT_ANALYSED
 from hitl_dashboard.services.findings.queue import analyse_one
 from hitl_dashboard.services.transactions import reading
+from hitl_dashboard.teams.model import TeamDefinition
 
 if TYPE_CHECKING:  # the runner hands us its turn; importing it would load AutoGen
     from hitl_dashboard.agents.team_session import TurnResult
@@ -30,11 +32,12 @@ if TYPE_CHECKING:  # the runner hands us its turn; importing it would load AutoG
 DONE = ("analysed", NOT_ANALYSED)
 
 
-async def findings_for_turn(conversation_id: int, turn: TurnResult) -> FindingsView | None:
+async def findings_for_turn(conversation_id: int, turn: TurnResult, team: TeamDefinition) -> FindingsView | None:
+    """team: the conversation's pinned team."""
     blocks = {}
     for message in turn.messages:
-        if message.kind == "text" and message.source != "planner" and not message.awaiting_approval:
-            for block in extract_code_blocks(message.content):
+        if message.kind == "text" and not message.awaiting_approval:
+            for block in proposed_code(team, message.source, message.content):
                 if is_python(block.key, block.language):
                     blocks[block.content_hash] = block
     if not blocks:

@@ -84,7 +84,12 @@ def decide(actor: Actor, review_id: int, decision: DecisionInput, *,
 
 def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInput) -> DecisionOutcome:
     request = get_request(uow, review_id)
-    conversation = uow.session.get(Conversation, request.conversation_id, options=without_checkpoint())
+    # Decisions on one conversation take turns (PostgreSQL: FOR UPDATE on its row; SQLite: BEGIN
+    # IMMEDIATE already holds the write lock). Two reviewers deciding the parallel calls of one turn
+    # must each see the other's decision, or neither would resume the team; and the transcript note
+    # takes the conversation's next seq.
+    conversation = uow.session.get(Conversation, request.conversation_id, options=without_checkpoint(),
+                                   with_for_update=True, populate_existing=True)
     agents = pinned(conversation).agent_names
     validate_decision(decision, kind=ReviewKind(request.kind), agents=agents)
     is_override = check_can_decide(

@@ -34,7 +34,10 @@ def escalate_overdue_in(uow: UnitOfWork, *, limit: int = 200) -> list[int]:
     ).all()
     handled = []
     for request in overdue:
-        conversation = uow.session.get(Conversation, request.conversation_id, options=without_checkpoint())
+        # The conversation first, then its requests, as a decision and the runner lock them
+        # (PostgreSQL: FOR UPDATE), so an escalation and a decision never wait for each other in a cycle.
+        conversation = uow.session.get(Conversation, request.conversation_id, options=without_checkpoint(),
+                                       with_for_update=True)
         target = escalation_target(request.required_role)
         abort = conversation.on_overdue == "abort" or target is None
         new_status = ReviewStatus.EXPIRED if abort else ReviewStatus.ESCALATED

@@ -25,7 +25,9 @@ from hitl_dashboard.domain.permissions import Actor
 
 def record_tool_decision(session: Session, actor: Actor, conversation: Conversation, request: ReviewRequest,
                          action: Action, why: str | None, edited: dict | None) -> None:
-    """Runs after the request itself was marked decided, in the same transaction."""
+    """Runs after the request itself was marked decided, in the same transaction, which holds the
+    conversation's lock (record_decision): a decision of another call of the turn committed before
+    this one, or waits until this one has, so exactly one of them finds none left open."""
     call = session.get(ToolCall, request.subject_id)
     if action == Action.APPROVE:
         call.status = ToolCallStatus.APPROVED

@@ -115,7 +115,8 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
             except (TurnFailed, ModelCallFailed) as exc:
                 mark_failed(conversation_id, runner_id, str(exc))
                 return
-            findings = await findings_for_turn(conversation_id, turn)  # None unless the policy gates on findings
+            # None unless the policy gates on findings
+            findings = await findings_for_turn(conversation_id, turn, snapshot.team)
             try:
                 outcome = _store_turn(conversation_id, runner_id, turn, findings)
             except LeaseLost:
