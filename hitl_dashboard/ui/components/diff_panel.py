@@ -45,8 +45,9 @@ def toolbar() -> rx.Component:
             rx.button("Newest", on_click=Page.reset_view, size="1", variant="ghost"),
         )),
         rx.spacer(),
+        # Below 768 px the diff is one column whatever this says (ui/components/diff_file.py).
         rx.button(rx.cond(Page.split_view, "Unified", "Side by side"), on_click=Page.toggle_split, size="1",
-                  variant="soft"),
+                  variant="soft", display=rx.breakpoints(initial="none", sm="inline-flex"), id="diff-split-toggle"),
         align="center", spacing="2", width="100%", wrap="wrap",
     )
 
