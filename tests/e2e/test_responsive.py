@@ -128,13 +128,13 @@ def test_phone_diff_is_one_column_with_the_new_code_on_screen(app_server: Runnin
     open_conversation(page, app_server, review, PHONE)
     expect(page.locator("#diff-split-toggle")).to_be_hidden()  # no two halves to switch to here
     sections = page.locator("#diff section.diff-file")
-    expect(sections.first.locator("td > [class*='content-text']").first).to_be_visible()
+    expect(sections.first.locator("td.right > [class*='content-text']").first).to_be_visible()
     for section in sections.all():
         if section.get_attribute("data-open") != "true":
             continue
         expect(section.locator("td.left")).to_have_count(0)  # a new file: no old half at all
         expect(section.locator("th")).to_contain_text("(new file)")
-        cells = section.locator("td > [class*='content-text']")
+        cells = section.locator("td.right > [class*='content-text']")  # the new side's code
         lines = [line for cell in cells.all()[:8] for line in code_lines(cell) if line["text"].strip()][:4]
         assert lines, "no code shown"
         char_width = min(line["first"]["width"] for line in lines)
