@@ -1,7 +1,8 @@
-// Ages ("12 min ago") and SLA countdowns ("due in 3 h") keep moving between the server's refreshes,
-// with no round trip: elements carry the moment as epoch milliseconds (data-since-ms, data-due-ms)
-// and this recomputes their text every few seconds. The wording and the thresholds are those of
-// hitl_dashboard/ui/views/formatting.py (span, countdown): change both together.
+// Ages ("12 min ago") and SLA countdowns ("due in 3 h": the badges, the conversation's status banner)
+// keep moving between the server's refreshes, with no round trip: elements carry the moment as epoch
+// milliseconds (data-since-ms, data-due-ms) and this recomputes their text every few seconds. The
+// wording and the thresholds are those of hitl_dashboard/ui/views/formatting.py (span, countdown):
+// change both together.
 (function () {
   if (window.hitlTick) return;
   const URGENCY_COLORS = { ok: "gray", soon: "amber", overdue: "red" };
@@ -28,6 +29,8 @@
       const urgency = left < 0 ? "overdue" : left < SOON_S ? "soon" : "ok";
       const label = badge.querySelector(".tick-text");
       if (label) label.textContent = left < 0 ? "overdue by " + span(left) : "due in " + span(left);
+      // Only an SLA badge takes the urgency's colour; text elsewhere (the status banner) keeps its own.
+      if (!badge.classList.contains("due-badge")) return;
       badge.setAttribute("data-accent-color", URGENCY_COLORS[urgency]);
       badge.classList.toggle("rt-variant-soft", urgency === "ok");
       badge.classList.toggle("rt-variant-solid", urgency !== "ok");

@@ -25,6 +25,8 @@ def _seed() -> list[int]:
         task = f"Write the changelog entry {i}" if task_type == "copy" else f"Refactor module number {i}"
         if i == 77:
             task = "Add exponential backoff to the Zanzibar client"
+        if i == 88:  # the title is the first line: the second is in the task only
+            task = "Refactor module number 88\nAlso rename the Quokka helper it exports"
         ids.append(flow.start(task, task_type=task_type, as_user=who))
     return ids
 
@@ -64,6 +66,10 @@ def test_search_and_filters(db_url) -> None:
     [hit] = conversation_page(None, ConversationFilter(text="zanzibar BACKOFF")).rows
     assert hit.id == ids[77] and hit.initiator == "frank"
     assert conversation_page(None, ConversationFilter(text="zanzibar changelog")).rows == []  # every word must match
+    # A word of the task that is not in the title, next to one that is in both.
+    [hit] = conversation_page(None, ConversationFilter(text="quokka")).rows
+    assert hit.id == ids[88] and hit.title == "Refactor module number 88" and "quokka" not in hit.title.lower()
+    assert [r.id for r in conversation_page(None, ConversationFilter(text="QUOKKA module")).rows] == [ids[88]]
     # LIKE wildcards in a search are plain characters, not patterns.
     assert conversation_page(None, ConversationFilter(text="%")).total == 0
     assert conversation_page(None, ConversationFilter(text="_")).total == 0

@@ -175,3 +175,20 @@ def test_a_conversation_without_revisions_has_a_page(db_url) -> None:
     cid = flow.start("Describe the release process")
     view = conversation_view(None, cid)
     assert view.found and view.revisions == [] and view.title == "Describe the release process"
+
+
+def test_the_banner_names_what_it_waits_for_and_its_deadline_apart(db_url) -> None:
+    """The browser counts the deadline down (assets/ticking.js): it comes as text and as a moment,
+    outside the banner's words; a conversation that waits for nobody has none."""
+    from hitl_dashboard.ui.views.conversation_view import conversation_view
+
+    flow.make_people()
+    cid = flow.start("Add retry with exponential backoff to the payments client")
+    running = conversation_view(None, cid)
+    assert (running.banner, running.banner_due, running.banner_due_ms) == ("Agents are working", "", 0)
+    flow.work()
+    view = conversation_view(None, cid)
+    assert view.status == "awaiting_review"
+    assert view.banner == "Waiting for security review"
+    assert view.banner_due.startswith("due in 2") and view.banner_due == view.reviews[0].due
+    assert view.banner_due_ms == view.reviews[0].due_ms > 0

@@ -1,5 +1,5 @@
 """Finding a conversation in Chromium: page through 120 of them, come back, search by a word of the
-task, and keep the filters in the URL across a reload."""
+title and task and by a word of the task alone, and keep the filters in the URL across a reload."""
 
 from __future__ import annotations
 
@@ -19,13 +19,16 @@ from tests.e2e.support import make_user, sign_in
 COUNT = 120
 
 
-def seed_finished(app: RunningApp, username: str, needle: str) -> list[str]:
-    """COUNT conversations by `username`, already aborted (so no runner picks them up); titles returned."""
+def seed_finished(app: RunningApp, username: str, needle: str, task_only: str) -> list[str]:
+    """COUNT conversations by `username`, already aborted (so no runner picks them up); titles returned.
+    `needle` is in the title (and task) of #42, `task_only` in the task of #17 only (its second line)."""
     titles = []
     with UnitOfWork(app.engine) as uow:
         user = uow.session.exec(select(User).where(User.username == username)).one()
         for i in range(COUNT):
             task = f"Tidy the {needle} importer" if i == 42 else f"Routine cleanup task {i:03d}"
+            if i == 17:
+                task += f"\nAlso drop the {task_only} column"
             conversation = add_conversation(uow.session, actor_of(user), StartCommand(task=task, task_type="code"))
             conversation.status, conversation.status_reason = "aborted", "seeded for the list test"
             titles.append(conversation.title)
@@ -39,8 +42,9 @@ def visible_titles(page: Page) -> list[str]:
 
 def test_page_through_120_conversations_and_find_one_by_a_word(page: Page, app_server: RunningApp) -> None:
     starter = make_user(app_server, "product_reviewer", prefix="lister")
-    needle = f"zq{uuid.uuid4().hex[:6]}"
-    titles = seed_finished(app_server, starter, needle)
+    needle, task_only = f"zq{uuid.uuid4().hex[:6]}", f"zt{uuid.uuid4().hex[:6]}"
+    titles = seed_finished(app_server, starter, needle, task_only)
+    assert task_only not in "".join(titles)
     page.set_viewport_size({"width": 1400, "height": 900})
     sign_in(page, app_server, starter, lands_on="**/queue*")
 
@@ -71,6 +75,13 @@ def test_page_through_120_conversations_and_find_one_by_a_word(page: Page, app_s
     expect(page.get_by_text(f"Tidy the {needle} importer").first).to_be_visible()
     page.go_back()
     expect(page.locator("#conversation-q")).to_have_value(needle.upper())
+
+    # A word only the task has (its second line; the title is the first).
+    page.fill("#conversation-q", task_only)
+    page.click("#conversation-search-submit")
+    page.wait_for_url(re.compile(r".*q=" + task_only))
+    expect(page.locator("#conversation-range-top")).to_have_text("1–1 of 1")
+    expect(page.locator(".conversation-row .conversation-title")).to_have_text(["Routine cleanup task 017"])
 
     page.click("#conversation-clear-filters")
     page.wait_for_url(re.compile(r".*/conversations$"))

@@ -1,6 +1,7 @@
 """The diff panel in Chromium (issue 15): every file of the code under review on one page, each
 foldable with a "viewed" mark that survives a reload; changed words highlighted whole; the split
-view fits its panel (the new side is never cut off, a long line scrolls inside its half)."""
+view fits its panel (the new side is never cut off, a long line scrolls inside its half); a new file
+is one column (no empty old half)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,19 @@ def test_all_files_viewed_marks_word_highlights_and_fit(app_server: RunningApp, 
     expect(module).to_contain_text("def call_with_retry")
     expect(tests.locator(".diff-file-header")).to_contain_text("(nothing before) → " + TESTS + " r1")
     expect(tests).to_contain_text("def test_public_api_exists")
+
+    # A new file has no old half beside it: one column, its code from the left of the panel.
+    expect(tests.locator("th")).to_have_text(TESTS + " r1 (new file)")
+    expect(tests.locator("td.left")).to_have_count(0)
+    first_code = tests.locator("td.right > [class*='content-text']").first.bounding_box()
+    tests_panel = tests.locator(".diff-file-body").bounding_box()
+    assert first_code["x"] < tests_panel["x"] + tests_panel["width"] / 4, (first_code, tests_panel)
+    expect(module.locator("td.left").first).to_be_visible()  # a changed file keeps its two halves
+    # Its line numbers are the new side's: a comment on one needs no "older revision" note.
+    tests.locator("td").filter(has_text=re.compile(r"^2$")).first.click()
+    expect(page.locator("#line-comment-form")).to_contain_text(f"{TESTS} line 2")
+    expect(page.locator("#line-comment-form")).not_to_contain_text("older revision")
+    page.locator("#line-comment-form").get_by_role("button", name="Cancel").click()
 
     # Word level: the renamed word is marked whole, its unchanged neighbours ("_error", " = None") not.
     changed = module.locator("tr").filter(has_text="first_error = None")

@@ -121,6 +121,30 @@ def test_diff_keeps_lines_and_indentation(app_server: RunningApp, page: Page, re
     assert horizontal_overflow(page) == 0
 
 
+def test_phone_diff_is_one_column_with_the_new_code_on_screen(app_server: RunningApp, page: Page,
+                                                              review: tuple[str, int]) -> None:
+    """No empty "(nothing before)" half pushing the code off to the right: at 390 px each file is
+    one column and the first lines of its new code start inside the window, readable."""
+    open_conversation(page, app_server, review, PHONE)
+    expect(page.locator("#diff-split-toggle")).to_be_hidden()  # no two halves to switch to here
+    sections = page.locator("#diff section.diff-file")
+    expect(sections.first.locator("td.right > [class*='content-text']").first).to_be_visible()
+    for section in sections.all():
+        if section.get_attribute("data-open") != "true":
+            continue
+        expect(section.locator("td.left")).to_have_count(0)  # a new file: no old half at all
+        expect(section.locator("th")).to_contain_text("(new file)")
+        cells = section.locator("td.right > [class*='content-text']")  # the new side's code
+        lines = [line for cell in cells.all()[:8] for line in code_lines(cell) if line["text"].strip()][:4]
+        assert lines, "no code shown"
+        char_width = min(line["first"]["width"] for line in lines)
+        for line in lines:
+            start = line["first"]["left"]
+            # Starts inside the window with room for at least 20 characters before its right edge.
+            assert start >= 0 and start + 20 * char_width <= PHONE["width"], (line["text"], start, char_width)
+    assert horizontal_overflow(page) == 0
+
+
 def test_phone_header_is_a_keyboard_menu(app_server: RunningApp, page: Page, review: tuple[str, int]) -> None:
     reviewer, _ = review
     page.set_viewport_size(PHONE)

@@ -1,5 +1,6 @@
 """Ages and SLA countdowns keep moving in the browser between refreshes (assets/ticking.js), with no
-server round trip: the test moves the page's clock and checks the queue row's words and colours."""
+server round trip: the test moves the page's clock and checks the words and colours of a queue row, and of
+the conversation page's status banner and decision card."""
 
 from __future__ import annotations
 
@@ -45,3 +46,27 @@ def test_queue_ages_and_countdowns_tick_in_the_browser(app_server: RunningApp, p
     expect(row.locator(".due-badge")).to_have_text(re.compile(r"overdue by (2\d|3\d) min"))
     expect(row.locator(".due-badge")).to_have_attribute("data-accent-color", "red")
     expect(row.locator(".age-text")).to_have_text(re.compile(r"^1 d 0 h ago$"))
+
+
+def test_conversation_banner_and_card_count_down_in_the_browser(app_server: RunningApp, page: Page) -> None:
+    """The status banner's "due in ..." moves with the decision card's SLA badge; the server's clock
+    is not moved, so a changed text can only come from the browser."""
+    reviewer = make_user(app_server, "security_reviewer", prefix="tickc")
+    starter = make_user(app_server, "product_reviewer", prefix="dev")
+    cid = start(app_server, starter, "Sign the export files with the new release key")
+    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    page.set_viewport_size({"width": 1400, "height": 900})
+    sign_in(page, app_server, reviewer)
+    page.goto(f"{app_server.base_url}/conversations/{cid}")
+    banner, badge = page.locator("#status-banner"), page.locator(".review-card .due-badge")
+    expect(banner).to_have_text(re.compile(r"Waiting for security review, due in 2[34] h"))
+    expect(badge).to_have_text(re.compile(r"due in 2[34] h"))
+
+    move_clock(page, 19.5)
+    expect(banner).to_have_text(re.compile(r"Waiting for security review, due in 4 h \d+ min$"))
+    expect(badge).to_have_text(re.compile(r"due in 4 h \d+ min"))
+    expect(banner).to_have_attribute("data-accent-color", "amber")  # the banner keeps its own colour
+
+    move_clock(page, 5.0)
+    expect(banner).to_have_text(re.compile(r"Waiting for security review, overdue by (2\d|3\d) min$"))
+    expect(badge).to_have_attribute("data-accent-color", "red")

@@ -17,6 +17,7 @@ def admin_abort() -> rx.Component:
                 rx.text("Admin: stop this conversation, whatever it is doing.", size="2", weight="medium"),
                 rx.hstack(
                     rx.input(value=A.abort_reason, on_change=A.set_abort_reason, placeholder="Reason (required)",
+                             aria_label="Reason for aborting the conversation (required)",
                              id="admin-abort-reason", width="100%", size="2"),
                     rx.button("Abort conversation", on_click=A.abort, color_scheme="red", variant="soft",
                               loading=A.aborting, disabled=A.abort_reason.strip() == "", id="admin-abort-button"),

@@ -16,8 +16,10 @@ ACTION_COLORS = (
 
 
 def _field(label: str, control: rx.Component, name: str) -> rx.Component:
+    """The label names its control (id filter-<name>): a placeholder is no name."""
     return rx.vstack(
-        rx.text(label, size="1", weight="medium", color_scheme="gray"),
+        rx.el.label(rx.text(label, size="1", weight="medium", color_scheme="gray", as_="span"),
+                    html_for=f"filter-{name}"),
         control,
         rx.cond(AuditState.error_field == name, rx.text(AuditState.error, size="1", color_scheme="red")),
         spacing="1",

@@ -67,7 +67,7 @@ def tool_arguments(review: ReviewRow) -> rx.Component:
                       align="center"),
             rx.text_area(value=rx.cond(edited != "", edited, review.tool_args),
                          on_change=set_field(review, "args"), rows="6", width="100%", font_family="monospace",
-                         id=element_id("tool-args", review)),
+                         id=element_id("tool-args", review), aria_label="Arguments of the tool call (JSON)"),
             rx.cond((edited != "") & (edited != review.tool_args),
                     rx.text("Edited: the arguments above run instead of the ones the agent proposed.", size="1",
                             color_scheme="amber", class_name="args-edited")),
@@ -89,24 +89,33 @@ def target_select(review: ReviewRow) -> rx.Component:
     )
 
 
+def field_label(text: str, review: ReviewRow, control: str, **props) -> rx.Component:
+    """A visible label tied to its control (a placeholder is no name: it goes away as one types)."""
+    return rx.el.label(rx.text(text, size="2", as_="span", **props), html_for=element_id(control, review))
+
+
 def decision_form(review: ReviewRow) -> rx.Component:
     return rx.vstack(
         tool_arguments(review),
+        field_label("Instructions for the agent (for Revise)", review, "decision-instructions", weight="medium"),
         rx.text_area(value=form_value(review, "instructions"), on_change=set_field(review, "instructions"),
-                     rows="3", width="100%", placeholder="Instructions for the agent (for Revise)",
+                     rows="3", width="100%", placeholder="What should the agent change?",
                      id=element_id("decision-instructions", review)),
         field_error(review, "instructions"),
         rx.hstack(
-            rx.text("Send revision to", size="2", white_space="nowrap"),
+            field_label("Send revision to", review, "decision-target", white_space="nowrap"),
             target_select(review),
+            # No room for a visible label beside the target: the name is the aria-label.
             rx.input(value=form_value(review, "reason"), on_change=set_field(review, "reason"),
-                     placeholder="Reason (required to abort)", width="100%", id=element_id("decision-reason", review)),
+                     placeholder="Reason (required to abort)", aria_label="Reason (required to abort)",
+                     width="100%", id=element_id("decision-reason", review)),
             align="center", width="100%", wrap=rx.breakpoints(initial="wrap", sm="nowrap"),
         ),
         field_error(review, "reason"),
         rx.cond(~AppState.roles.contains(review.role),
                 rx.input(value=form_value(review, "override_reason"), on_change=set_field(review, "override_reason"),
                          width="100%", placeholder="Admin override: why you decide instead of the role",
+                         aria_label="Admin override: why you decide instead of the role",
                          id=element_id("override-reason", review))),
         field_error(review, "override_reason"),
         rx.cond((D.comments.length() > 0) & (review.kind != "tool_call"),

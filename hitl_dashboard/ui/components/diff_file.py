@@ -1,13 +1,16 @@
-"""One file of the code under review: a foldable section with its side-by-side diff (the newest
-revision of the file against the one before, or the pair the reviewer chose to compare) and a
-"viewed" mark that survives a reload (ui/states/diff_files.py)."""
+"""One file of the code under review: a foldable section with its diff (the newest revision of the
+file against the one before, or the pair the reviewer chose to compare) and a "viewed" mark that
+survives a reload (ui/states/diff_files.py).
+
+Side by side when there is an old side and room for two halves; otherwise one column (unified): a new
+file has nothing to put beside its code, and on a phone two halves leave neither readable."""
 
 from __future__ import annotations
 
 import reflex as rx
 from reflex.vars.base import Var
 
-from hitl_dashboard.ui.components.diff_viewer import diff_viewer
+from hitl_dashboard.ui.components.diff_viewer import diff_viewer, narrow_viewport
 from hitl_dashboard.ui.components.findings import render_gutter
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.conversation_page import ConversationPageState as Page
@@ -55,19 +58,31 @@ def file_header(revision: RevisionRow, viewed: Var, is_open: Var) -> rx.Componen
     )
 
 
+def split_view(old: Var) -> Var:
+    """Two halves only if the reviewer wants them, the window has room and there is an old side."""
+    return Page.split_view & ~narrow_viewport & (old != "")
+
+
+def titles(old: Var, old_title: Var | str, new_title: Var | str) -> dict:
+    """The viewer shows only left_title in one column: there it names both sides (or the new file)."""
+    old_title, new_title = rx.Var.create(old_title).to(str), rx.Var.create(new_title).to(str)
+    one_column = rx.cond(old == "", new_title + " (new file)", old_title + " → " + new_title)
+    return {"left_title": rx.cond(split_view(old), old_title, one_column), "right_title": new_title}
+
+
 def file_diff(revision: RevisionRow) -> rx.Component:
     viewer_props = dict(
-        split_view=Page.split_view,
         on_line_number_click=lambda line_id: DecisionState.pick_line(line_id, revision.key),
         use_dark_theme=rx.color_mode == "dark",
         render_gutter=render_gutter(revision.key),  # static-analysis findings on their lines
     )
+    before = _before(revision, "content", "")
     return rx.cond(
         (Page.diff_key == revision.key) & (Page.diff_key != ""),
-        diff_viewer(old_value=Page.custom_old, new_value=Page.custom_new, left_title="older",
-                    right_title="newer", **viewer_props),
-        diff_viewer(old_value=_before(revision, "content", ""), new_value=revision.content,
-                    left_title=_before(revision, "label", "(nothing before)"), right_title=revision.label,
+        diff_viewer(old_value=Page.custom_old, new_value=Page.custom_new, split_view=split_view(Page.custom_old),
+                    **titles(Page.custom_old, "older", "newer"), **viewer_props),
+        diff_viewer(old_value=before, new_value=revision.content, split_view=split_view(before),
+                    **titles(before, _before(revision, "label", "(nothing before)"), revision.label),
                     **viewer_props),
     )
 

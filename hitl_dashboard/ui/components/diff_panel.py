@@ -45,8 +45,9 @@ def toolbar() -> rx.Component:
             rx.button("Newest", on_click=Page.reset_view, size="1", variant="ghost"),
         )),
         rx.spacer(),
+        # Below 768 px the diff is one column whatever this says (ui/components/diff_file.py).
         rx.button(rx.cond(Page.split_view, "Unified", "Side by side"), on_click=Page.toggle_split, size="1",
-                  variant="soft"),
+                  variant="soft", display=rx.breakpoints(initial="none", sm="inline-flex"), id="diff-split-toggle"),
         align="center", spacing="2", width="100%", wrap="wrap",
     )
 
@@ -57,7 +58,9 @@ def comment_form() -> rx.Component:
         rx.hstack(
             rx.badge(DecisionState.comment_key, " line ", DecisionState.comment_line.to_string()),
             rx.input(value=DecisionState.comment_text, on_change=DecisionState.set_comment_text,
-                     placeholder="What should the agent change here?", width="100%", id="line-comment-text"),
+                     placeholder="What should the agent change here?", width="100%", id="line-comment-text",
+                     aria_label="Comment on " + DecisionState.comment_key + " line "
+                     + DecisionState.comment_line.to_string()),
             rx.button("Add comment", on_click=DecisionState.add_comment, size="2", id="add-line-comment"),
             ask_line_button(),  # or send the text to the agent as a question about this line
             rx.button("Cancel", on_click=DecisionState.cancel_comment, size="2", variant="ghost"),

@@ -4,6 +4,8 @@ Its text props are rendered as text by React: agent output cannot inject markup 
 from __future__ import annotations
 
 import reflex as rx
+from reflex.utils.imports import ImportVar
+from reflex.vars.base import Var, VarData
 
 # jsdiff's word mode that keeps whitespace as tokens: a changed word is highlighted whole (the
 # library's default, per character, marks scattered letters), and both sides show their own exact
@@ -52,3 +54,18 @@ class DiffViewer(rx.NoSSRComponent):
 
 
 diff_viewer = DiffViewer.create
+
+# Below 768 px (the page's own breakpoint, assets/app.css), as a React value that follows the window:
+# a phone has no room for two halves of code, so the diff shows one column there.
+PHONE_QUERY = "(max-width: 767.98px)"
+_NARROW_HOOK = (
+    "const hitlNarrowViewport = useSyncExternalStore(useCallback((changed) => {"
+    f" const query = window.matchMedia({PHONE_QUERY!r}); query.addEventListener('change', changed);"
+    " return () => query.removeEventListener('change', changed); }, []),"
+    f" () => window.matchMedia({PHONE_QUERY!r}).matches, () => false)"
+)
+narrow_viewport: Var[bool] = Var(
+    _js_expr="hitlNarrowViewport", _var_type=bool,
+    _var_data=VarData(imports={"react": [ImportVar(tag="useSyncExternalStore"), ImportVar(tag="useCallback")]},
+                      hooks={_NARROW_HOOK: None}),
+)

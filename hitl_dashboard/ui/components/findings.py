@@ -40,7 +40,8 @@ def render_gutter(key: Var) -> Var:
     (split or unified view)."""
     shown = _shown_findings_js(key)
     code = (
-        "((data) => { const n = data.prefix === 'R' ? data.lineNumber"
+        # One column: an added line comes as prefix 'R' with its number in additionalLineNumber.
+        "((data) => { const n = data.prefix === 'R' ? (data.lineNumber ?? data.additionalLineNumber)"
         " : (data.additionalPrefix === 'R' ? data.additionalLineNumber : null);"
         f" const hits = n ? {shown}.filter((f) => f.line === n) : [];"
         " return jsx('td', {className: 'finding-gutter', style: {width: '22px', textAlign: 'center'}},"

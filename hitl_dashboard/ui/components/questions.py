@@ -33,7 +33,8 @@ def question_thread(review: ReviewRow, may_ask: rx.Var[bool]) -> rx.Component:
             rx.cond(may_ask, rx.hstack(
                 rx.input(value=Q.drafts.get(rid, ""), on_change=lambda v: Q.set_draft(review.review_id, v),
                          placeholder="Ask the agent a question (the review stays open)", width="100%", size="1",
-                         class_name="ask-question-text"),
+                         aria_label="Question to the agent (the review stays open)",
+                         class_name="ask-question-text", id="ask-question-" + rid),
                 rx.button("Ask", on_click=Q.ask(review.review_id), size="1", variant="soft",
                           class_name="ask-question"),
                 width="100%", align="center")),

@@ -10,8 +10,15 @@ from hitl_dashboard.ui.views.conversation_view import StepRow
 
 
 def banner() -> rx.Component:
+    """The status; a wait's deadline counts down in the browser (assets/ticking.js, data-due-ms),
+    like the decision card's SLA badge."""
     return rx.callout(
-        ConversationFeed.banner,
+        rx.fragment(
+            ConversationFeed.banner,
+            rx.cond(ConversationFeed.banner_due_ms > 0,
+                    rx.el.span(", ", rx.el.span(ConversationFeed.banner_due, class_name="tick-text"),
+                               class_name="banner-due", custom_attrs={"data-due-ms": ConversationFeed.banner_due_ms})),
+        ),
         icon=rx.match(ConversationFeed.status, ("approved", "circle-check"), ("failed", "circle-x"),
                       ("aborted", "ban"), ("running", "loader"), "hourglass"),
         color_scheme=rx.match(ConversationFeed.status, ("approved", "green"), ("failed", "red"),

@@ -19,9 +19,12 @@ def error_for(name: str) -> rx.Component:
                            id=f"error-{name}"))
 
 
-def labelled(label: str, control: rx.Component, name: str, hint: str = "") -> rx.Component:
+def labelled(label: str, control: rx.Component, name: str, hint: str = "", for_id: str = "") -> rx.Component:
+    """A field with its label: tied to the control (`for_id`), since a placeholder is no name; a group
+    of checkboxes (no `for_id`) is named by it instead."""
+    caption = rx.text(label, size="2", weight="medium", as_="span", id=f"label-{name}")
     return rx.vstack(
-        rx.text(label, size="2", weight="medium"),
+        rx.el.label(caption, html_for=for_id) if for_id else caption,
         control,
         rx.text(hint, size="1", color_scheme="gray") if hint else rx.fragment(),
         error_for(name),
@@ -47,33 +50,34 @@ def task_section() -> rx.Component:
         labelled("Task", rx.text_area(value=New.task, on_change=lambda v: New.set_text("task", v), rows="4",
                                       width="100%", id="new-task", name="task",
                                       placeholder="What should the agents do? e.g. Add input validation to the "
-                                                  "user signup endpoint"), "task"),
-        labelled("Title", text_input("title", placeholder="optional: the first line of the task"), "title"),
+                                                  "user signup endpoint"), "task", for_id="new-task"),
+        labelled("Title", text_input("title", placeholder="optional: the first line of the task"), "title",
+                 for_id="new-title"),
         rx.grid(
             labelled("Task type", select(TASK_TYPE_LABELS, New.task_type, New.set_task_type, "new-task-type"),
-                     "task_type"),
+                     "task_type", for_id="new-task-type"),
             # The teams' newest versions, read when the form opens (a team saved since shows up).
             labelled("Team template", rx.select.root(
                 rx.select.trigger(width="100%", id="new-template", aria_label="Template"),
                 rx.select.content(rx.foreach(New.template_options,
                                              lambda option: rx.select.item(option[1], value=option[0]))),
                 value=New.template, on_change=New.set_template, size="2"), "template",
-                     hint="Defaults to the task type; auto can do all three."),
+                     hint="Defaults to the task type; auto can do all three.", for_id="new-template"),
             labelled("When a review is overdue", select({"escalate": "Escalate to an admin", "abort": "Abort"},
                                                         New.on_overdue, lambda v: New.set_choice("on_overdue", v),
-                                                        "new-on-overdue"), "on_overdue"),
+                                                        "new-on-overdue"), "on_overdue", for_id="new-on-overdue"),
             columns="3", spacing="3", width="100%",
         ),
         spacing="3",
     ), size="2", width="100%")
 
 
-def checkbox_row(items, selected, on_toggle, prefix: str) -> rx.Component:
+def checkbox_row(items, selected, on_toggle, prefix: str, labelled_by: str) -> rx.Component:
     return rx.hstack(
         rx.foreach(items, lambda item: rx.checkbox(item, checked=selected.contains(item),
                                                    on_change=lambda checked: on_toggle(item, checked),
                                                    size="2", id=f"{prefix}-" + item)),
-        spacing="4", wrap="wrap",
+        spacing="4", wrap="wrap", role="group", aria_labelledby=labelled_by,
     )
 
 
@@ -82,20 +86,21 @@ def policy_section() -> rx.Component:
         rx.heading("Gate policy", size="3", as_="h2"),
         rx.text("When the agents stop and wait for a human.", size="1", color_scheme="gray"),
         labelled("Sign-off point", select(MODE_LABELS, New.mode, lambda v: New.set_choice("mode", v), "new-mode"),
-                 "mode"),
+                 "mode", for_id="new-mode"),
         rx.cond(New.mode == "after_agent",
                 labelled("After turns of", checkbox_row(New.agents, New.gate_agents, New.toggle_gate_agent,
-                                                        "gate-agent"), "agents")),
+                                                        "gate-agent", "label-agents"), "agents")),
         rx.grid(
             labelled("Keywords", text_input("keywords", placeholder="DROP TABLE, rm -rf"), "keywords",
-                     hint="Comma separated; any of them in a message opens a review."),
-            labelled("Regex", text_input("regex", placeholder="optional, e.g. password\\s*="), "regex"),
+                     hint="Comma separated; any of them in a message opens a review.", for_id="new-keywords"),
+            labelled("Regex", text_input("regex", placeholder="optional, e.g. password\\s*="), "regex",
+                     for_id="new-regex"),
             labelled("Minimum confidence", text_input("min_confidence", placeholder="0 to 1, optional"),
-                     "min_confidence", hint="Gate when an agent reports less."),
+                     "min_confidence", hint="Gate when an agent reports less.", for_id="new-min-confidence"),
             columns="3", spacing="3", width="100%", grid_template_columns="2fr 1fr 1fr",
         ),
         labelled("Tools that need approval", checkbox_row(New.tool_options, New.tools, New.toggle_tool,
-                                                          "tool"), "tools"),
+                                                          "tool", "label-tools"), "tools"),
         error_for("gate_policy"),
         spacing="3",
     ), size="2", width="100%")
@@ -105,13 +110,13 @@ def model_row(agent: rx.Var[str]) -> rx.Component:
     return rx.table.row(
         rx.table.row_header_cell(rx.text(agent, weight="medium")),
         rx.table.cell(rx.select.root(
-            rx.select.trigger(width="9em", aria_label="Model provider"),
+            rx.select.trigger(width="9em", aria_label="Model provider of " + agent),
             rx.select.content(*[rx.select.item(p, value=p) for p in start_options.PROVIDERS]),
             value=New.providers[agent], on_change=lambda v: New.set_provider(agent, v), size="1",
         )),
         rx.table.cell(rx.input(value=New.models[agent], on_change=lambda v: New.set_model(agent, v), size="1",
                                disabled=New.providers[agent] == "scripted", width="14em",
-                               placeholder="model name, e.g. gpt-4o-mini")),
+                               placeholder="model name, e.g. gpt-4o-mini", aria_label="Model of " + agent)),
         class_name="model-row", data_agent=agent,
     )
 

@@ -105,9 +105,10 @@ def queue_page() -> rx.Component:
         rx.hstack(
             rx.heading("Review queue", size="6", as_="h1"),
             rx.spacer(),
+            # aria-label: a placeholder is no name (it goes away as one types); no room for a visible label.
             rx.input(placeholder="Filter by title or reason", value=QueueState.search,
                      on_change=QueueState.set_search, width=rx.breakpoints(initial="100%", sm="22em"),
-                     id="queue-search"),
+                     id="queue-search", aria_label="Filter the queue by title or reason"),
             notifications_button(),
             align="center", width="100%", wrap="wrap",
         ),

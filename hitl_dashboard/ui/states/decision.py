@@ -94,11 +94,12 @@ class DecisionState(AppState):
 
     @rx.event
     def pick_line(self, line_id: str, key: str):
-        """line_id from the diff viewer: 'R-12' (new side) or 'L-12' (old side)."""
+        """line_id from the diff viewer: 'R-12' (new side) or 'L-12' (old side). In one column the
+        viewer names an added line 'undefined-12' (it passes no prefix for it): the new side too."""
         side, _, number = str(line_id).partition("-")
         if number.isdigit():
             self.comment_key, self.comment_line, self.comment_text = str(key)[:255], int(number), ""
-            self.comment_note = "" if side == "R" else "Note: that line number is in the older revision."
+            self.comment_note = "Note: that line number is in the older revision." if side == "L" else ""
 
     @rx.event
     def add_comment(self):

@@ -122,6 +122,8 @@ class ConversationFeed(rx.SharedState):
     task_type: str = ""
     status: str = ""
     banner: str = ""
+    banner_due: str = ""
+    banner_due_ms: int = 0
     initiator_id: int = 0
     tokens: str = ""
     team: str = ""

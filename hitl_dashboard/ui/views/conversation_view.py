@@ -103,6 +103,10 @@ class ConversationView:
     task_type: str = ""
     status: str = ""
     banner: str = ""
+    # "due in 23 h" of the review the banner waits for, and that moment (ms since the epoch): the
+    # browser keeps it counting (assets/ticking.js); empty / 0 when the banner has no deadline.
+    banner_due: str = ""
+    banner_due_ms: int = 0
     initiator_id: int = 0
     tokens: str = ""
     team: str = ""  # "code v2": the team version it runs on
@@ -133,9 +137,12 @@ def conversation_view(actor: Actor | None, conversation_id: int) -> Conversation
     page = conversation_page(actor, conversation_id)
     c = page.conversation
     reviews = [_review_row(r, (page.questions or {}).get(r.request.id)) for r in page.open_reviews]
+    waits_for = reviews[0] if c.status == "awaiting_review" and reviews else None
     return ConversationView(
         id=c.id, title=c.title, task=c.task, task_type=c.task_type, status=c.status,
-        banner=_banner(c.status, c.status_reason, reviews), initiator_id=c.initiator_id,
+        banner=_banner(c.status, c.status_reason, reviews),
+        banner_due=waits_for.due if waits_for else "", banner_due_ms=waits_for.due_ms if waits_for else 0,
+        initiator_id=c.initiator_id,
         tokens=f"{c.prompt_tokens + c.completion_tokens:,}", agents=page.agents,
         team=c.template + (f" v{page.team_version}" if page.team_version else ""),
         messages=[message_row(m) for m in page.messages],
@@ -180,10 +187,11 @@ def _revision_row(r: CodeRevision, found) -> RevisionRow:
 
 
 def _banner(status: str, reason: str | None, reviews: list[ReviewRow]) -> str:
+    """The status in words; a wait's deadline is not part of it (banner_due: it ticks on its own)."""
     if status == "awaiting_review" and reviews:
         first = reviews[0]
         what = "tool call approval" if first.kind == "tool_call" else f"{first.role_label.lower()} review"
-        return f"Waiting for {what}, {first.due}"
+        return f"Waiting for {what}"
     if status == "running":
         return "Agents are working"
     if status == "approved":
