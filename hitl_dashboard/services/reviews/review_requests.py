@@ -120,7 +120,8 @@ def closed_how(session: Session, request: ReviewRequest) -> str:
     decision = session.exec(
         select(Decision).where(Decision.review_request_id == request.id).order_by(Decision.id.desc()).limit(1)
     ).first()
-    who = session.get(User, decision.reviewer_id) if decision is not None else None
+    decided = decision is not None and request.status == ReviewStatus.DECIDED
+    who = session.get(User, decision.reviewer_id) if decided else None
     dismissal = None
     if request.status == ReviewStatus.DISMISSED:
         dismissal = session.exec(

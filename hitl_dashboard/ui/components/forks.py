@@ -88,18 +88,23 @@ def fork_dialog() -> rx.Component:
                     align="center", spacing="2", wrap="wrap",
                 ),
                 _edited_message(),
-                rx.cond(F.error != "", rx.text(F.error, color_scheme="red", size="2", id="fork-error", role="alert")),
-                rx.hstack(
-                    rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray")),
-                    rx.button("Fork", on_click=F.submit_fork, loading=F.forking, id="fork-submit"),
-                    justify="end", width="100%", spacing="2",
-                ),
+                *_dialog_footer(F.error, "fork-error", rx.button("Fork", on_click=F.submit_fork, loading=F.forking,
+                                                                 id="fork-submit")),
                 spacing="3", width="100%", margin_top="0.8em",
             ),
             max_width="640px",
         ),
         open=F.dialog_open,
         on_open_change=F.set_dialog_open,
+    )
+
+
+def _dialog_footer(error: rx.Var[str], error_id: str, action: rx.Component) -> tuple[rx.Component, rx.Component]:
+    """What the fork and the replay dialogs end with: the refusal, if any, then Cancel and the action."""
+    return (
+        rx.cond(error != "", rx.text(error, color_scheme="red", size="2", id=error_id, role="alert")),
+        rx.hstack(rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray")), action,
+                  justify="end", width="100%", spacing="2"),
     )
 
 
@@ -115,13 +120,8 @@ def replay_dialog() -> rx.Component:
                 size="2",
             ),
             rx.vstack(
-                rx.cond(R.replay_error != "", rx.text(R.replay_error, color_scheme="red", size="2", id="replay-error",
-                                                      role="alert")),
-                rx.hstack(
-                    rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray")),
-                    rx.button("Replay", on_click=R.submit_replay, loading=R.replaying, id="replay-submit"),
-                    justify="end", width="100%", spacing="2",
-                ),
+                *_dialog_footer(R.replay_error, "replay-error",
+                                rx.button("Replay", on_click=R.submit_replay, loading=R.replaying, id="replay-submit")),
                 spacing="3", width="100%", margin_top="0.8em",
             ),
             max_width="520px",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import reflex as rx
 
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
+from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations.forks import (
     MAX_EDITED_MESSAGE_CHARS,
     MAX_INSTRUCTIONS_CHARS,
@@ -28,6 +29,14 @@ from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.states.app_state import AppState, path_id
 
 DEFAULT_TARGET = "(the agent producing the work)"
+
+
+async def turn_on_page(state: AppState, conversation_id: int, seq: int) -> tuple[Actor, int]:
+    """The signed-in user, checked again, and the turn that message `seq` of the conversation belongs
+    to: what the fork and the replay dialogs both start from. DomainError when signed out or for a
+    message of no stored turn."""
+    actor = await state._signed_in_actor()
+    return actor, await asyncio.to_thread(turn_of_message, actor, conversation_id, seq)
 
 
 @dataclass
@@ -125,8 +134,7 @@ class ForkState(AppState):
         if conversation_id is None:
             return
         try:
-            actor = await self._signed_in_actor()
-            self.fork_turn = await asyncio.to_thread(turn_of_message, actor, conversation_id, self.fork_seq)
+            actor, self.fork_turn = await turn_on_page(self, conversation_id, self.fork_seq)
             text = await asyncio.to_thread(turn_message, actor, conversation_id, self.fork_turn)
         except DomainError as exc:  # signed out, a message of no stored turn
             self.error = str(exc)
@@ -162,8 +170,7 @@ class ForkState(AppState):
         edited = (self.edited_message if self.can_edit and self.edited_message.strip() != self._original_message.strip()
                   else None)
         try:
-            actor = await self._signed_in_actor()
-            turn = await asyncio.to_thread(turn_of_message, actor, conversation_id, self.fork_seq)
+            actor, turn = await turn_on_page(self, conversation_id, self.fork_seq)
             child = await asyncio.to_thread(fork, actor, conversation_id, turn, self.instructions or None,
                                             target if self.instructions.strip() else None, edited)
         except DomainError as exc:  # signed out, bad turn or agent, too long, an empty edit

@@ -12,9 +12,10 @@ import asyncio
 import reflex as rx
 
 from hitl_dashboard.domain.errors import DomainError
-from hitl_dashboard.services.conversations.forks import replay, turn_of_message
+from hitl_dashboard.services.conversations.forks import replay
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.states.app_state import AppState, path_id
+from hitl_dashboard.ui.states.forks import turn_on_page
 
 
 class ReplayState(AppState):
@@ -31,8 +32,7 @@ class ReplayState(AppState):
         if conversation_id is None:
             return
         try:
-            actor = await self._signed_in_actor()
-            self.replay_turn = await asyncio.to_thread(turn_of_message, actor, conversation_id, self.replay_seq)
+            _actor, self.replay_turn = await turn_on_page(self, conversation_id, self.replay_seq)
         except DomainError as exc:  # signed out, a message of no stored turn
             self.replay_error = str(exc)
 
@@ -48,8 +48,7 @@ class ReplayState(AppState):
         self.replaying, self.replay_error = True, ""
         yield
         try:
-            actor = await self._signed_in_actor()
-            turn = await asyncio.to_thread(turn_of_message, actor, conversation_id, self.replay_seq)
+            actor, turn = await turn_on_page(self, conversation_id, self.replay_seq)
             # From the state after the turn before it (0: from the start), with the input that turn had.
             child = await asyncio.to_thread(replay, actor, conversation_id, turn - 1)
         except DomainError as exc:  # signed out, a turn stored before forks existed
