@@ -2,7 +2,8 @@
 
 Called from the runner (token chunks, committed turns) and after decisions and claims.
 Refreshes are coalesced across conversations (one flusher per worker) and cover only the
-conversation and the role queues that changed, and only feeds some browser is linked to. Streamed
+conversation and the role queues that changed, and only feeds some browser is linked to; each
+refresh is one delta computed once and sent to every linked tab (ui/fanout.py). Streamed
 text goes its own way (ui/stream.py), coalesced to one small update per STREAM_FLUSH_S."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from hitl_dashboard.services.live import live
 from hitl_dashboard.services.live.coalesce import Coalescer
 from hitl_dashboard.services.live.streams import Stream, StreamTexts
 from hitl_dashboard.services.reviews.review_queries import QUEUE_ROLES
+from hitl_dashboard.ui.fanout import fill_and_fan_out, linked_tabs
 from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed, conversation_token, queue_token
 from hitl_dashboard.ui.stream import push_stream
 from hitl_dashboard.ui.views.conversation_view import conversation_view
@@ -88,34 +90,23 @@ class ReflexLiveSink:
         await push_stream(self.app, conversation_id, stream)
 
 
-async def _watched(app: rx.App, token: str, cls: type[rx.State]) -> bool:
-    """Whether any browser is linked to the shared feed (a read of its state, no lock and no
-    database): a feed nobody watches is not refreshed; whoever opens it later reads it fresh."""
-    root = await app.state_manager.get_state(rx.BaseStateToken(ident=token, cls=cls))
-    feed = await root.get_state(cls)
-    return bool(feed._linked_from)
-
-
 async def refresh_conversation(app: rx.App, conversation_id: int) -> None:
-    if not await _watched(app, conversation_token(conversation_id), ConversationFeed):
+    token = conversation_token(conversation_id)
+    # A feed nobody watches is not refreshed; whoever opens it later reads it fresh.
+    if not await linked_tabs(app, token, ConversationFeed):
         return
     # No actor: the server reads the conversation once for every viewer linked to the feed.
     view = await asyncio.to_thread(conversation_view, None, conversation_id)
-    async with app.modify_state(
-        rx.BaseStateToken(ident=conversation_token(conversation_id), cls=ConversationFeed)
-    ) as root:
-        feed = await root.get_state(ConversationFeed)
-        feed._fill(view)
+    await fill_and_fan_out(app, token, ConversationFeed, lambda feed: feed._fill(view))
 
 
 async def refresh_queues(app: rx.App, roles: tuple[str, ...] = QUEUE_ROLES) -> None:
     for role in roles:
-        if not await _watched(app, queue_token(role), QueueFeed):
+        token = queue_token(role)
+        if not await linked_tabs(app, token, QueueFeed):
             continue
         rows = await asyncio.to_thread(queue_rows, QUEUE_READER, role)
-        async with app.modify_state(rx.BaseStateToken(ident=queue_token(role), cls=QueueFeed)) as root:
-            feed = await root.get_state(QueueFeed)
-            feed._fill(role, rows)
+        await fill_and_fan_out(app, token, QueueFeed, lambda feed, role=role, rows=rows: feed._fill(role, rows))
 
 
 async def install(app: rx.App) -> None:

@@ -10,18 +10,15 @@ streams store so that a tab opening the conversation mid-stream starts from it."
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import logging
 
 import reflex as rx
 from reflex.state import StateUpdate
 from reflex_base.constants.state import FIELD_MARKER
 
 from hitl_dashboard.services.live.streams import Stream, streams_store
+from hitl_dashboard.ui.fanout import send_to_tabs
 from hitl_dashboard.ui.states.stream_feed import StreamFeed
-
-log = logging.getLogger(__name__)
 
 
 def _store():
@@ -40,22 +37,13 @@ async def push_stream(app: rx.App, conversation_id: int, stream: Stream) -> None
     store = _store()
     await store.save(conversation_id, stream)
     tokens = await store.watchers(conversation_id)
-    namespace = app.event_namespace
-    if not tokens or namespace is None:
+    if not tokens:
         return
-    update = StateUpdate(delta=stream_delta(conversation_id, stream))
-    await asyncio.gather(*(_send(namespace, store, conversation_id, token, update) for token in tokens))
 
+    async def forget(tab: str) -> None:
+        await store.forget(conversation_id, tab)
 
-async def _send(namespace, store, conversation_id: int, token: str, update: StateUpdate) -> None:
-    try:
-        # Reflex's own shared-state fan-out asks the same of its token manager before each update.
-        if not await namespace._token_manager.is_token_connected(token):
-            await store.forget(conversation_id, token)
-            return
-        await namespace.emit_update(update, token)
-    except Exception:  # noqa: BLE001 - one tab's socket must not stop the others
-        log.exception("streaming to a browser failed")
+    await send_to_tabs(app, tokens, StateUpdate(delta=stream_delta(conversation_id, stream)), forget)
 
 
 async def watch_stream(state: rx.State, conversation_id: int) -> None:
