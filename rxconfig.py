@@ -27,7 +27,11 @@ config = rx.Config(
     # Since 0.9 the Radix theme is configured here (App(theme=...) is deprecated).
     plugins=[
         rx.plugins.RadixThemesPlugin(
-            theme=rx.theme(accent_color="indigo", gray_color="slate", radius="medium"),
+            # Solid panels: the default translucent ones put a 64 px backdrop blur behind every card,
+            # and a browser without a GPU redoes that blur over the whole window each time the
+            # transcript moves (about 70 ms a redraw in a CDP trace; see docs/benchmarks.md).
+            theme=rx.theme(accent_color="indigo", gray_color="slate", radius="medium",
+                           panel_background="solid"),
         ),
     ],
 )

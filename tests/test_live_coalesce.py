@@ -194,16 +194,16 @@ def test_the_previous_message_is_dropped_after_a_while(monkeypatch):
     assert (stream.text, stream.previous_text, stream.previous_started) == ("Next step", "", 0.0)
 
 
-def test_local_streams_move_a_tab_to_the_conversation_it_shows_now():
+def test_local_streams_move_a_tab_to_the_feed_it_shows_now():
     async def scenario():
         store = LocalStreams()
-        await store.watch(1, "tab-a")
-        await store.watch(1, "tab-b")
-        await store.watch(2, "tab-a")
-        assert sorted(await store.watchers(1)) == ["tab-b"]
-        assert await store.watchers(2) == ["tab-a"]
-        await store.forget(2, "tab-a")
-        assert await store.watchers(2) == []
+        await store.watch("conv-1", "tab-a")
+        await store.watch("conv-1", "tab-b")
+        await store.watch("queue-security-reviewer", "tab-a")
+        assert sorted(await store.watchers("conv-1")) == ["tab-b"]
+        assert await store.watchers("queue-security-reviewer") == ["tab-a"]
+        await store.forget("queue-security-reviewer", "tab-a")
+        assert await store.watchers("queue-security-reviewer") == []
 
     run(scenario)
 

@@ -1,14 +1,19 @@
-"""One update computed once and sent to every tab linked to a shared feed.
+"""Live feeds: one update computed once and sent to every browser tab watching the feed.
 
-Why not `app.modify_state` on the feed's token: Reflex 0.10.1 then fans the change out with one
-`modify_state` of each linked tab's own state (load and lock the tab's whole state, patch the feed
-into it, mark the root's router data dirty, resolve a delta, save it back), so the server's cost
-per stored message grew by about 8 ms of CPU per watching tab, and every frame re-sent about 2 KB of
-router data. Here the feed's shared copy is written under its own token (what a tab that opens or
-reloads the page reads), its delta is resolved once, and that delta alone goes to each linked tab's
-socket (through Redis to the worker holding it when there are several), as ui/stream.py does for
-streamed text. A tab's own state is not touched: no state of a tab reads a feed's vars, so there is
-nothing in it to recompute (a feed's own computed vars are resolved in the shared copy's delta)."""
+A feed (one conversation, one role's queue) has two kinds of copies. Each tab keeps its own, filled
+when it opens the page (for a reload, a reconnect, the tab's own events). The server keeps one more
+under the feed's token (`conv-42`, `queue-security-reviewer`), the baseline: a refresh writes the
+fresh view into it, resolves the delta of what changed there once, and sends that delta alone to
+the socket of every tab watching the feed (through Redis to the worker holding it when there are
+several). A second worker refreshing the same change finds nothing changed and sends nothing.
+
+Why not Reflex's shared states (rx.SharedState, what the feeds were until stop 21): in 0.10.1 a
+change to a shared state is fanned out with one `modify_state` of each linked tab's whole state
+(load, lock, patch, resolve, save), about 8 ms of CPU per tab, and with the embedded state manager
+every event of any linked tab, even one that changes nothing (the 10-s queue-summary poll, a
+keystroke in the decision form), is fanned out to all the others: the server's cost grew with the
+square of the watchers. Here a tab's events touch its own state only, which also means no browser
+can write what another one sees."""
 
 from __future__ import annotations
 
@@ -20,31 +25,57 @@ from typing import TypeVar
 import reflex as rx
 from reflex.state import StateUpdate
 
+from hitl_dashboard.services.live.streams import streams_store
+
 log = logging.getLogger(__name__)
 Feed = TypeVar("Feed", bound=rx.State)
 
 
-async def linked_tabs(app: rx.App, token: str, cls: type[rx.State]) -> set[str]:
-    """The tabs linked to the shared feed (a read of its state, no lock and no database)."""
-    root = await app.state_manager.get_state(rx.BaseStateToken(ident=token, cls=cls))
-    feed = await root.get_state(cls)
-    return set(feed._linked_from)
+def queue_token(role: str) -> str:
+    return "queue-" + role.replace("_", "-")
 
 
-async def fill_and_fan_out(app: rx.App, token: str, cls: type[Feed], fill: Callable[[Feed], None]) -> int:
-    """Applies `fill` to the shared copy of the feed and sends what changed to every linked tab.
-    Returns how many tabs it was sent to."""
-    async with app.state_manager.modify_state(rx.BaseStateToken(ident=token, cls=cls)) as root:
-        feed = await root.get_state(cls)
-        fill(feed)
+def conversation_token(conversation_id: int) -> str:
+    return f"conv-{conversation_id}"
+
+
+def watchers_store():
+    from hitl_dashboard.settings import get_settings
+
+    return streams_store(get_settings().redis_url)
+
+
+async def watch(state: rx.State, feed: str) -> None:
+    """From the tab's own event, once it may see the feed: push the feed's changes to it from now
+    on (and stop pushing the feed it showed before)."""
+    await watchers_store().watch(feed, state.router.session.client_token)
+
+
+async def watching(feed: str) -> list[str]:
+    return await watchers_store().watchers(feed)
+
+
+async def fill_and_fan_out(app: rx.App, feed: str, cls: type[Feed], fill: Callable[[Feed], None]) -> int:
+    """Applies `fill` to the server's baseline of the feed and sends what changed to every tab
+    watching it. Returns how many tabs it was sent to."""
+    tabs = await watching(feed)
+    if not tabs:
+        return 0
+    async with app.state_manager.modify_state(rx.BaseStateToken(ident=feed, cls=cls)) as root:
+        baseline = await root.get_state(cls)
+        fill(baseline)
         delta = await root._get_resolved_delta()
         root._clean()
-        tabs = set(feed._linked_from)
-    # Only the feed's own vars: a tab must never receive another state's values from here.
+    # Only the feed's own vars (its computed vars included): nothing else of the baseline's tree.
     delta = {name: values for name, values in delta.items() if name == cls.get_full_name() and values}
-    if not delta or not tabs:
+    if not delta:
         return 0
-    await send_to_tabs(app, tabs, StateUpdate(delta=delta))
+    store = watchers_store()
+
+    async def forget(tab: str) -> None:
+        await store.forget(feed, tab)
+
+    await send_to_tabs(app, tabs, StateUpdate(delta=delta), forget)
     return len(tabs)
 
 

@@ -1,9 +1,9 @@
-"""Pushes changes to linked browsers: the services' live sink, implemented with Reflex.
+"""Pushes changes to the browsers watching them: the services' live sink, implemented with Reflex.
 
 Called from the runner (token chunks, committed turns) and after decisions and claims.
 Refreshes are coalesced across conversations (one flusher per worker) and cover only the
-conversation and the role queues that changed, and only feeds some browser is linked to; each
-refresh is one delta computed once and sent to every linked tab (ui/fanout.py). Streamed
+conversation and the role queues that changed, and only feeds some tab watches; each
+refresh is one delta computed once and sent to every tab watching (ui/fanout.py). Streamed
 text goes its own way (ui/stream.py), coalesced to one small update per STREAM_FLUSH_S."""
 
 from __future__ import annotations
@@ -19,18 +19,18 @@ from hitl_dashboard.services.live import live
 from hitl_dashboard.services.live.coalesce import Coalescer
 from hitl_dashboard.services.live.streams import Stream, StreamTexts
 from hitl_dashboard.services.reviews.review_queries import QUEUE_ROLES
-from hitl_dashboard.ui.fanout import fill_and_fan_out, linked_tabs
-from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed, conversation_token, queue_token
+from hitl_dashboard.ui.fanout import conversation_token, fill_and_fan_out, queue_token, watching
+from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed
 from hitl_dashboard.ui.stream import push_stream
 from hitl_dashboard.ui.views.conversation_view import conversation_view
 from hitl_dashboard.ui.views.queue_view import queue_rows
 
 log = logging.getLogger(__name__)
-# Only used to read whole queues for the shared feeds; never to decide anything.
+# Only used to read whole queues for the feeds; never to decide anything.
 QUEUE_READER = Actor(0, "live-feed", frozenset({"admin"}))
 REFRESH_COALESCE_S = 0.05
 # At most one streamed update per conversation this often (the last chunk always goes out).
-STREAM_FLUSH_S = 0.08
+STREAM_FLUSH_S = 0.1
 
 
 class ReflexLiveSink:
@@ -91,22 +91,22 @@ class ReflexLiveSink:
 
 
 async def refresh_conversation(app: rx.App, conversation_id: int) -> None:
-    token = conversation_token(conversation_id)
+    feed = conversation_token(conversation_id)
     # A feed nobody watches is not refreshed; whoever opens it later reads it fresh.
-    if not await linked_tabs(app, token, ConversationFeed):
+    if not await watching(feed):
         return
-    # No actor: the server reads the conversation once for every viewer linked to the feed.
+    # No actor: the server reads the conversation once for every tab watching it.
     view = await asyncio.to_thread(conversation_view, None, conversation_id)
-    await fill_and_fan_out(app, token, ConversationFeed, lambda feed: feed._fill(view))
+    await fill_and_fan_out(app, feed, ConversationFeed, lambda baseline: baseline._fill(view))
 
 
 async def refresh_queues(app: rx.App, roles: tuple[str, ...] = QUEUE_ROLES) -> None:
     for role in roles:
-        token = queue_token(role)
-        if not await linked_tabs(app, token, QueueFeed):
+        feed = queue_token(role)
+        if not await watching(feed):
             continue
         rows = await asyncio.to_thread(queue_rows, QUEUE_READER, role)
-        await fill_and_fan_out(app, token, QueueFeed, lambda feed, role=role, rows=rows: feed._fill(role, rows))
+        await fill_and_fan_out(app, feed, QueueFeed, lambda baseline, role=role, rows=rows: baseline._fill(role, rows))
 
 
 async def install(app: rx.App) -> None:

@@ -1,12 +1,10 @@
 """Streamed text to the browsers watching a conversation, in small updates of its own.
 
-Why not through a shared state: every update Reflex fans out to the tabs linked to a shared
-state re-sends the root state's router data (about 2 KB) along with the change, and a chunk
-written to ConversationFeed made each browser re-render the whole conversation (transcript, diff
-viewer) 15 times a second. Here a stream update is a delta of StreamFeed alone, sent straight to
-each watching tab's socket (through Redis to the worker holding it when there are several):
-the browser re-renders the typing card and nothing else. The stream so far is kept in the
-streams store so that a tab opening the conversation mid-stream starts from it."""
+Why a state of its own: a chunk written to ConversationFeed made each browser re-render the whole
+conversation (transcript, diff viewer) 15 times a second. Here a stream update is a delta of
+StreamFeed alone, sent straight to each tab watching the conversation (ui/fanout.py): the browser
+re-renders the typing card and nothing else. The stream so far is kept in the streams store so that
+a tab opening the conversation mid-stream starts from it."""
 
 from __future__ import annotations
 
@@ -16,15 +14,9 @@ import reflex as rx
 from reflex.state import StateUpdate
 from reflex_base.constants.state import FIELD_MARKER
 
-from hitl_dashboard.services.live.streams import Stream, streams_store
-from hitl_dashboard.ui.fanout import send_to_tabs
+from hitl_dashboard.services.live.streams import Stream
+from hitl_dashboard.ui.fanout import conversation_token, send_to_tabs, watchers_store
 from hitl_dashboard.ui.states.stream_feed import StreamFeed
-
-
-def _store():
-    from hitl_dashboard.settings import get_settings
-
-    return streams_store(get_settings().redis_url)
 
 
 def stream_delta(conversation_id: int, stream: Stream) -> dict[str, dict[str, object]]:
@@ -34,22 +26,20 @@ def stream_delta(conversation_id: int, stream: Stream) -> dict[str, dict[str, ob
 
 
 async def push_stream(app: rx.App, conversation_id: int, stream: Stream) -> None:
-    store = _store()
+    store = watchers_store()
     await store.save(conversation_id, stream)
-    tokens = await store.watchers(conversation_id)
-    if not tokens:
+    feed = conversation_token(conversation_id)
+    tabs = await store.watchers(feed)
+    if not tabs:
         return
 
     async def forget(tab: str) -> None:
-        await store.forget(conversation_id, tab)
+        await store.forget(feed, tab)
 
-    await send_to_tabs(app, tokens, StateUpdate(delta=stream_delta(conversation_id, stream)), forget)
+    await send_to_tabs(app, tabs, StateUpdate(delta=stream_delta(conversation_id, stream)), forget)
 
 
-async def watch_stream(state: rx.State, conversation_id: int) -> None:
-    """From the tab's own event (it may see the conversation): stream to it from now on, starting
-    with the text streamed so far."""
-    store = _store()
-    await store.watch(conversation_id, state.router.session.client_token)
+async def show_stream(state: rx.State, conversation_id: int) -> None:
+    """From the tab's own event, once it watches the conversation: the text streamed so far."""
     feed = await state.get_state(StreamFeed)
-    feed._show(conversation_id, await store.current(conversation_id))
+    feed._show(conversation_id, await watchers_store().current(conversation_id))

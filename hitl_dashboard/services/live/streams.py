@@ -1,7 +1,8 @@
-"""Where the web tier keeps, per conversation, the message streaming right now and the browsers
-watching it: in this process (one web worker), or in Redis when several web workers share the
-browsers (any worker may relay a stream; a browser opening mid-stream on another worker must
-still see the text so far)."""
+"""Where the web tier keeps, per conversation, the message streaming right now, and per live feed
+(a conversation, a role's queue) the browser tabs watching it: in this process (one web worker), or
+in Redis when several web workers share the browsers (any worker may relay a stream or a refresh; a
+browser opening mid-stream on another worker must still see the text so far). A tab watches one
+feed at a time: the page it shows."""
 
 from __future__ import annotations
 
@@ -70,8 +71,8 @@ class LocalStreams:
 
     def __init__(self) -> None:
         self._streams: dict[int, Stream] = {}
-        self._watchers: dict[int, set[str]] = {}
-        self._watching: dict[str, int] = {}
+        self._watchers: dict[str, set[str]] = {}
+        self._watching: dict[str, str] = {}
 
     async def save(self, conversation_id: int, stream: Stream) -> None:
         remember(self._streams, conversation_id, stream)
@@ -79,20 +80,20 @@ class LocalStreams:
     async def current(self, conversation_id: int) -> Stream | None:
         return self._streams.get(conversation_id)
 
-    async def watch(self, conversation_id: int, token: str) -> None:
-        """A browser tab (its Reflex client token) shows this conversation now, and no other."""
+    async def watch(self, feed: str, token: str) -> None:
+        """A browser tab (its Reflex client token) shows this feed now, and no other."""
         previous = self._watching.get(token)
-        if previous is not None and previous != conversation_id:
+        if previous is not None and previous != feed:
             self._watchers.get(previous, set()).discard(token)
-        self._watching[token] = conversation_id
-        self._watchers.setdefault(conversation_id, set()).add(token)
+        self._watching[token] = feed
+        self._watchers.setdefault(feed, set()).add(token)
 
-    async def watchers(self, conversation_id: int) -> list[str]:
-        return list(self._watchers.get(conversation_id, ()))
+    async def watchers(self, feed: str) -> list[str]:
+        return list(self._watchers.get(feed, ()))
 
-    async def forget(self, conversation_id: int, token: str) -> None:
-        self._watchers.get(conversation_id, set()).discard(token)
-        if self._watching.get(token) == conversation_id:
+    async def forget(self, feed: str, token: str) -> None:
+        self._watchers.get(feed, set()).discard(token)
+        if self._watching.get(token) == feed:
             del self._watching[token]
 
 
@@ -109,8 +110,8 @@ class RedisStreams:
         return f"hitl:stream:{conversation_id}"
 
     @staticmethod
-    def _watchers_key(conversation_id: int) -> str:
-        return f"hitl:watchers:{conversation_id}"
+    def _watchers_key(feed: str) -> str:
+        return f"hitl:watchers:{feed}"
 
     async def save(self, conversation_id: int, stream: Stream) -> None:
         await self.client.set(self._stream_key(conversation_id), json.dumps(dataclasses.asdict(stream)),
@@ -120,22 +121,22 @@ class RedisStreams:
         raw = await self.client.get(self._stream_key(conversation_id))
         return Stream(**json.loads(raw)) if raw else None
 
-    async def watch(self, conversation_id: int, token: str) -> None:
+    async def watch(self, feed: str, token: str) -> None:
         key = f"hitl:watching:{token}"
-        previous = await self.client.getset(key, conversation_id)
+        previous = await self.client.getset(key, feed)
         pipe = self.client.pipeline()
-        if previous is not None and int(previous) != conversation_id:
-            pipe.srem(self._watchers_key(int(previous)), token)
+        if previous is not None and previous.decode() != feed:
+            pipe.srem(self._watchers_key(previous.decode()), token)
         pipe.expire(key, WATCH_TTL_S)
-        pipe.sadd(self._watchers_key(conversation_id), token)
-        pipe.expire(self._watchers_key(conversation_id), WATCH_TTL_S)
+        pipe.sadd(self._watchers_key(feed), token)
+        pipe.expire(self._watchers_key(feed), WATCH_TTL_S)
         await pipe.execute()
 
-    async def watchers(self, conversation_id: int) -> list[str]:
-        return [token.decode() for token in await self.client.smembers(self._watchers_key(conversation_id))]
+    async def watchers(self, feed: str) -> list[str]:
+        return [token.decode() for token in await self.client.smembers(self._watchers_key(feed))]
 
-    async def forget(self, conversation_id: int, token: str) -> None:
-        await self.client.srem(self._watchers_key(conversation_id), token)
+    async def forget(self, feed: str, token: str) -> None:
+        await self.client.srem(self._watchers_key(feed), token)
 
 
 _stores: dict[int, LocalStreams | RedisStreams] = {}

@@ -1,8 +1,9 @@
-"""Live feeds: shared states that every browser watching the same thing is linked to.
+"""Live feeds: what a tab shows of a role's queue or of one conversation, kept current by the server.
 
-The server refreshes a feed by its token (ui/live.py) and Reflex pushes the change to each
-linked browser. Tokens may not contain '_' (Reflex rule), hence role names with dashes.
-Opening a feed checks the signed-in user first; the data itself is loaded by the services."""
+Each tab has its own copy, filled when it opens the page; the server then pushes each change to
+every tab watching the feed (ui/fanout.py). Opening a feed checks the signed-in user first; the
+data itself is loaded by the services. No public event writes a feed's data: only the server
+fills it, from the database, for this tab."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import dataclasses
 import reflex as rx
 
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
+from hitl_dashboard.ui.fanout import conversation_token, queue_token, watch
 from hitl_dashboard.ui.states.app_state import AppState, path_id
-from hitl_dashboard.ui.stream import watch_stream
+from hitl_dashboard.ui.stream import show_stream
 from hitl_dashboard.ui.views.conversation_view import (
     ConversationView,
     MessageRow,
@@ -26,14 +28,6 @@ from hitl_dashboard.ui.views.conversation_view import (
 from hitl_dashboard.ui.views.queue_view import QueueRow, queue_rows
 
 
-def queue_token(role: str) -> str:
-    return "queue-" + role.replace("_", "-")
-
-
-def conversation_token(conversation_id: int) -> str:
-    return f"conv-{conversation_id}"
-
-
 async def _actor(state: rx.State):
     app_state = await state.get_state(AppState)
     try:
@@ -43,33 +37,10 @@ async def _actor(state: rx.State):
 
 
 class FeedError(AppState):
-    """Why a feed could not be opened, for this browser only: a shared feed must never carry
-    one viewer's error to everybody else linked to it."""
+    """Why a feed could not be opened, for this browser only."""
 
     queue: str = ""
     conversation: str = ""
-
-
-async def _link_alone(feed: rx.SharedState, token: str) -> rx.SharedState | None:
-    """Links `feed` to `token` as this browser's only feed link and returns the linked feed; or
-    drops the browser's other links and returns None: the caller then sends its open again.
-
-    For every event of a browser, and for every update pushed to it, Reflex locks each feed the
-    browser is linked to, in the order that browser linked them. Two browsers linked to the same
-    two feeds in opposite orders (one went from the queue to conversation 5, the other from
-    conversation 5 to the queue) can then each hold one feed lock and wait for the other's: with
-    the embedded state manager, forever, and every page of both feeds stops updating. A browser
-    linked to one feed at a time never holds two feed locks. So an event that finds another link
-    only drops it, and the same open, sent again as a new event, links with no feed lock held."""
-    root = feed._get_root_state()
-    links = dict(root._reflex_internal_links or {})
-    name = feed.get_full_name()
-    if all(linked == name and linked_token == token for linked, linked_token in links.items()):
-        return await feed._link_to(token)
-    for linked in links:
-        other = await feed.get_state(root.get_class_substate(linked))
-        await other._unlink()
-    return None
 
 
 async def _report(state: rx.State, **errors: str) -> None:
@@ -78,13 +49,13 @@ async def _report(state: rx.State, **errors: str) -> None:
         setattr(feed_error, name, message)
 
 
-class QueueFeed(rx.SharedState):
+class QueueFeed(rx.State):
     role: str = ""
     rows: list[QueueRow] = []
     loaded: bool = False
 
     # Private (underscore): Reflex makes every public method an event any browser may send.
-    # Only the server fills a shared feed; a browser filling it would rewrite what others see.
+    # Only the server fills a feed, from the database.
     def _fill(self, role: str, rows: list[QueueRow]) -> None:
         self.role, self.rows, self.loaded = role, rows, True
 
@@ -109,13 +80,11 @@ class QueueFeed(rx.SharedState):
             await _report(self, queue=str(exc))
             return
         await _report(self, queue="")
-        linked = await _link_alone(self, queue_token(role))
-        if linked is None:
-            return QueueFeed.open(role)
-        linked._fill(role, rows)
+        self._fill(role, rows)
+        await watch(self, queue_token(role))
 
 
-class ConversationFeed(rx.SharedState):
+class ConversationFeed(rx.State):
     id: int = 0
     title: str = ""
     task: str = ""
@@ -136,12 +105,13 @@ class ConversationFeed(rx.SharedState):
     found: bool = False
     last_message_ms: float = 0.0  # see ConversationView; the message streaming is in StreamFeed
 
-    def _fill(self, view: ConversationView) -> None:  # server only: see QueueFeed._fill
+    def _fill(self, view: ConversationView, *, everything: bool = False) -> None:  # server only
         # Only what changed: an unchanged field is not sent again, and the parts of the page that
-        # show it (the diff viewer when no revision came) are not rendered again.
+        # show it (the diff viewer when no revision came) are not rendered again. A tab opening
+        # the page takes everything: its own copy may be older than what it was last pushed.
         for item in dataclasses.fields(view):
             value = getattr(view, item.name)
-            if self.get_value(item.name) != value:
+            if everything or self.get_value(item.name) != value:
                 setattr(self, item.name, value)
 
     @rx.var
@@ -167,8 +137,6 @@ class ConversationFeed(rx.SharedState):
             await _report(self, conversation=str(exc))
             return
         await _report(self, conversation="")
-        linked = await _link_alone(self, conversation_token(conversation_id))
-        if linked is None:
-            return ConversationFeed.open_from_url
-        linked._fill(view)
-        await watch_stream(self, conversation_id)
+        self._fill(view, everything=True)
+        await watch(self, conversation_token(conversation_id))
+        await show_stream(self, conversation_id)

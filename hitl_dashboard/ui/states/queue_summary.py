@@ -2,11 +2,9 @@
 and the newest open requests (assets/queue_watch.js turns them into the unread count in the tab
 title and into opt-in desktop notifications).
 
-Per browser and polled (the page asks every POLL_MS while visible), not a shared feed: a browser
-linked to two shared feeds at once can deadlock Reflex, which takes the linked feeds' locks in
-each browser's own link order (a page linked to this summary and to a conversation feed, another
-in the opposite order, both updated at once: neither lock is ever released in the embedded state
-manager). Browsers holding the same roles share one read per CACHE_S, so polling costs one
+Per browser and polled (the page asks every POLL_MS while visible): it depends on the user's
+roles, and it rides beside whichever feed the page watches (ui/fanout.py: a tab watches one).
+Browsers holding the same roles share one read per CACHE_S, so polling costs one
 grouped count per role set, not one per browser."""
 
 from __future__ import annotations
