@@ -1,0 +1,64 @@
+"""Two reviewers watch one conversation. What one tab does alone (typing a revision, its queue
+summary's poll) sends nothing at all to the other tab; what the server stores (the decision and
+the coder's new turn) reaches the other tab as updates of the conversation feed alone.
+
+Before the feeds left Reflex's shared states, every event of a linked tab was fanned out to each
+other linked tab as a `modify_state` of its whole state, with the root state's router data in the
+frame: the server's work grew with the square of the watchers, and this test saw those frames."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Browser, Page, expect
+
+from tests.e2e.app_process import RunningApp
+from tests.e2e.support import make_user, open_reviews, sign_in, start, state_deltas, wait_for
+
+# Deltas a watching tab may get: the feeds the server pushes, and its own poll's answers.
+PUSHED = {"conversation_feed", "stream_feed"}
+OWN = {"queue_summary"}
+
+
+def _short(state_name: str) -> str:
+    return state_name.rsplit(".", 1)[-1].rsplit("____", 1)[-1]
+
+
+def _record_frames(page: Page) -> list[str]:
+    frames: list[str] = []
+    page.on("websocket", lambda socket: socket.on("framereceived", lambda payload: frames.append(
+        payload if isinstance(payload, str) else payload.decode(errors="replace"))))
+    return frames
+
+
+def test_one_tabs_own_events_send_nothing_to_another_watching_tab(app_server: RunningApp, browser: Browser):
+    typist = make_user(app_server, "security_reviewer", prefix="iso")
+    watcher = make_user(app_server, "security_reviewer", prefix="iso2")
+    starter = make_user(app_server, "product_reviewer", prefix="isodev")
+    cid = start(app_server, starter, "Add input validation to the signup form")
+    wait_for(lambda: open_reviews(app_server, cid), what="the first review")
+    pages, frames = [], []
+    for name in (typist, watcher):
+        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+        frames.append(_record_frames(page))
+        sign_in(page, app_server, name)
+        page.goto(f"{app_server.base_url}/conversations/{cid}")
+        expect(page.locator(".message")).to_have_count(3)
+        pages.append(page)
+    typing, watching = pages
+    quiet_from = len(frames[1])
+
+    # One event per keystroke, then the queue summary's poll, all from the typist's tab.
+    box = typing.locator("[id^='decision-instructions-']")
+    box.press_sequentially("add type hints", delay=30)
+    typing.evaluate("document.getElementById('queue-watch-refresh').click()")
+    expect(box).to_have_value("add type hints")
+    # The tab sends its events one after another: the revise below is handled after all of them.
+    typing.click(".decide-revise")
+    expect(watching.locator(".message")).to_have_count(5, timeout=30_000)
+    expect(watching.locator(".message").last).to_contain_text("type hints")
+
+    deltas = state_deltas(frames[1][quiet_from:])
+    foreign = [sorted(_short(name) for name in delta) for delta in deltas
+               if not {_short(name) for name in delta} <= PUSHED | OWN]
+    assert foreign == [], f"the watching tab received updates caused by the other tab: {foreign}"
+    pushed = [delta for delta in deltas if any(_short(name) == "conversation_feed" for name in delta)]
+    assert pushed and all(set(map(_short, delta)) == {"conversation_feed"} for delta in pushed)
