@@ -85,3 +85,15 @@ def state_deltas(frames: list[str]) -> list[dict]:
             if payload[0] == "event" and payload[1].get("delta"):
                 deltas.append(payload[1]["delta"])
     return deltas
+
+
+def record_frames(page: Page) -> list[str]:
+    """Every WebSocket frame the page receives from now on, as text."""
+    frames: list[str] = []
+
+    def on_socket(socket) -> None:
+        socket.on("framereceived", lambda payload: frames.append(
+            payload if isinstance(payload, str) else payload.decode(errors="replace")))
+
+    page.on("websocket", on_socket)
+    return frames

@@ -8,10 +8,10 @@ frame: the server's work grew with the square of the watchers, and this test saw
 
 from __future__ import annotations
 
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, state_deltas, wait_for
+from tests.e2e.support import make_user, open_reviews, record_frames, sign_in, start, state_deltas, wait_for
 
 # Deltas a watching tab may get: the feeds the server pushes, and its own poll's answers.
 PUSHED = {"conversation_feed", "stream_feed"}
@@ -22,23 +22,25 @@ def _short(state_name: str) -> str:
     return state_name.rsplit(".", 1)[-1].rsplit("____", 1)[-1]
 
 
-def _record_frames(page: Page) -> list[str]:
-    frames: list[str] = []
-    page.on("websocket", lambda socket: socket.on("framereceived", lambda payload: frames.append(
-        payload if isinstance(payload, str) else payload.decode(errors="replace"))))
-    return frames
-
-
 def test_one_tabs_own_events_send_nothing_to_another_watching_tab(app_server: RunningApp, browser: Browser):
     typist = make_user(app_server, "security_reviewer", prefix="iso")
     watcher = make_user(app_server, "security_reviewer", prefix="iso2")
     starter = make_user(app_server, "product_reviewer", prefix="isodev")
     cid = start(app_server, starter, "Add input validation to the signup form")
     wait_for(lambda: open_reviews(app_server, cid), what="the first review")
-    pages, frames = [], []
-    for name in (typist, watcher):
-        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-        frames.append(_record_frames(page))
+    pages, frames, contexts = [], [], []
+    try:
+        _watch_and_type(app_server, browser, cid, (typist, watcher), pages, frames, contexts)
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def _watch_and_type(app_server: RunningApp, browser: Browser, cid: int, names, pages, frames, contexts) -> None:
+    for name in names:
+        contexts.append(browser.new_context(viewport={"width": 1280, "height": 800}))
+        page = contexts[-1].new_page()
+        frames.append(record_frames(page))
         sign_in(page, app_server, name)
         page.goto(f"{app_server.base_url}/conversations/{cid}")
         expect(page.locator(".message")).to_have_count(3)
