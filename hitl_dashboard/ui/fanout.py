@@ -51,6 +51,17 @@ async def watch(state: rx.State, feed: str) -> None:
     await watchers_store().watch(feed, state.router.session.client_token)
 
 
+async def resync_on_next_refresh(feed: str, cls: type[rx.State]) -> None:
+    """From a tab that has just filled its own copy from the database: that copy may be newer than
+    the baseline (the baseline is only written by refreshes, and survives a restart on disk), so a
+    field that changed and changed back since would never be in a delta. The next refresh sends
+    every field of the feed instead (the feed's `_fill` reads `_resync`)."""
+    from reflex.istate.manager import get_state_manager
+
+    async with get_state_manager().modify_state(rx.BaseStateToken(ident=feed, cls=cls)) as root:
+        (await root.get_state(cls))._resync = True
+
+
 async def watching(feed: str) -> list[str]:
     return await watchers_store().watchers(feed)
 

@@ -13,7 +13,7 @@ import dataclasses
 import reflex as rx
 
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
-from hitl_dashboard.ui.fanout import conversation_token, queue_token, watch
+from hitl_dashboard.ui.fanout import conversation_token, queue_token, resync_on_next_refresh, watch
 from hitl_dashboard.ui.states.app_state import AppState, path_id
 from hitl_dashboard.ui.stream import show_stream
 from hitl_dashboard.ui.views.conversation_view import (
@@ -105,10 +105,15 @@ class ConversationFeed(rx.State):
     found: bool = False
     last_message_ms: float = 0.0  # see ConversationView; the message streaming is in StreamFeed
 
+    # On the server's baseline (ui/fanout.py): the next refresh sends every field, not only the
+    # changed ones (a new baseline, or a tab filled its copy from the database since).
+    _resync: bool = True
+
     def _fill(self, view: ConversationView, *, everything: bool = False) -> None:  # server only
         # Only what changed: an unchanged field is not sent again, and the parts of the page that
         # show it (the diff viewer when no revision came) are not rendered again. A tab opening
         # the page takes everything: its own copy may be older than what it was last pushed.
+        everything, self._resync = everything or self._resync, False
         for item in dataclasses.fields(view):
             value = getattr(view, item.name)
             if everything or self.get_value(item.name) != value:
@@ -139,4 +144,5 @@ class ConversationFeed(rx.State):
         await _report(self, conversation="")
         self._fill(view, everything=True)
         await watch(self, conversation_token(conversation_id))
+        await resync_on_next_refresh(conversation_token(conversation_id), ConversationFeed)
         await show_stream(self, conversation_id)
