@@ -126,7 +126,8 @@ def seed(clients: int, per_client: int) -> list[Client]:
 
 
 @contextlib.contextmanager
-def hosted_web_tier(code_dir: Path, database_url: str, redis_url: str, workers: int, workdir: Path):
+def hosted_web_tier(code_dir: Path, database_url: str, redis_url: str, workers: int, workdir: Path,
+                    extra_env: dict[str, str]):
     """`reflex run --env prod --backend-only` from code_dir with WEB_WORKERS granian workers."""
     import redis
 
@@ -142,6 +143,7 @@ def hosted_web_tier(code_dir: Path, database_url: str, redis_url: str, workers: 
         "GRANIAN_WORKERS": str(workers), "WEB_WORKERS": str(workers),
         "API_RATE_LIMIT": unlimited, "API_ADDRESS_RATE_LIMIT": unlimited,
         "AUDIT_ANCHOR_FILE": str(workdir / "audit-heads.jsonl"), "DEPLOY_LOG_PATH": str(workdir / "deploys.jsonl"),
+        **extra_env,
     }
     log_path = workdir / "web.log"
     with open(log_path, "ab") as log:
@@ -164,15 +166,16 @@ def hosted_web_tier(code_dir: Path, database_url: str, redis_url: str, workers: 
             server.wait()
 
 
-async def reviewer(client: Client, http, deadline: float, index: int) -> None:  # noqa: ANN001
+async def reviewer(client: Client, http, deadline: float, index: int, claim_first: bool) -> None:  # noqa: ANN001
     headers = {"Authorization": f"Bearer {client.token}"}
     for n, review_id in enumerate(client.reviews):
         if time.monotonic() >= deadline:
             return
         start = time.perf_counter()
-        claim = await _post(http, f"/api/reviews/{review_id}/claim", headers, None, client)
-        if claim is None or claim.status_code != 200:
-            continue
+        if claim_first:  # as a person does in the dashboard; a bot may decide an unclaimed request
+            claim = await _post(http, f"/api/reviews/{review_id}/claim", headers, None, client)
+            if claim is None or claim.status_code != 200:
+                continue
         revise = (n + index) % 4 == 0
         body = ({"action": "revise", "instructions": "add a timeout to every call"} if revise
                 else {"action": "approve", "reason": "looks right"})
@@ -206,7 +209,7 @@ async def _post(http, path: str, headers: dict, body: dict | None, client: Clien
     return None
 
 
-async def load(base: str, clients: list[Client], seconds: float) -> float:
+async def load(base: str, clients: list[Client], seconds: float, claim_first: bool) -> float:
     from urllib.parse import urlsplit
 
     from bench._http import Connection
@@ -220,7 +223,7 @@ async def load(base: str, clients: list[Client], seconds: float) -> float:
     start = time.monotonic()
     deadline = start + seconds
     try:
-        await asyncio.gather(*(reviewer(c, http, deadline, i)
+        await asyncio.gather(*(reviewer(c, http, deadline, i, claim_first)
                                for i, (c, http) in enumerate(zip(clients, connections, strict=True))))
     finally:
         for connection in connections:
@@ -264,17 +267,18 @@ def check_database(clients: list[Client]) -> dict[str, int | bool | str]:
     }
 
 
-def run_one(label: str, code_dir: Path, clients_n: int, per_client: int, workers: int, seconds: float) -> dict:
+def run_one(label: str, code_dir: Path, clients_n: int, per_client: int, workers: int, seconds: float,
+            claim_first: bool = True, server_env: dict[str, str] | None = None) -> dict:
     with temporary_database("postgresql") as url, tempfile.TemporaryDirectory(prefix="hitl-dec-") as tmp:
         seeded = time.perf_counter()
         clients = seed(clients_n, per_client)
         print(f"  [{label}] seeded {clients_n * per_client} pending reviews in {time.perf_counter() - seeded:.1f} s",
               flush=True)
         redis_url = f"{REDIS_BASE}/{REDIS_DB[label]}"
-        with hosted_web_tier(code_dir, url, redis_url, workers, Path(tmp)) as (base, group):
+        with hosted_web_tier(code_dir, url, redis_url, workers, Path(tmp), server_env or {}) as (base, group):
             cpu0 = resource.getrusage(resource.RUSAGE_SELF)
             web0, pg0 = cpu_seconds(_group_pids(group)), _postgres_cpu(url)
-            wall = asyncio.run(load(base, clients, seconds))
+            wall = asyncio.run(load(base, clients, seconds, claim_first))
             web1, pg1 = cpu_seconds(_group_pids(group)), _postgres_cpu(url)
             cpu1 = resource.getrusage(resource.RUSAGE_SELF)
             load_avg = os.getloadavg()
@@ -376,17 +380,26 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=None)
     parser.add_argument("--per-client", type=int, default=None, help="pending reviews seeded per client")
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--no-claim", action="store_true",
+                        help="decide without claiming first (one request per decision, as a bot may)")
+    parser.add_argument("--server-env", nargs="*", default=[], metavar="NAME=VALUE",
+                        help="settings for the web tier under test, e.g. API_THREADS=8")
     args = parser.parse_args()
+    server_env = dict(item.split("=", 1) for item in args.server_env)
+    claim_first = not args.no_claim
     seconds = args.seconds or (20.0 if args.quick else 60.0)
     per_client = args.per_client or int(seconds * 360 / args.clients) + 1  # never runs dry below 360/s
     print(f"decisions over the API: {args.clients} clients, {args.workers} web workers, PostgreSQL, "
           f"{seconds:.0f} s of load per server; machine: {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.2f} at the start", flush=True)
-    results = [run_one("new", ROOT, args.clients, per_client, args.workers, seconds)]
+    print(f"each decision: {'claim, then decision' if claim_first else 'decision alone (no claim)'}; "
+          f"web tier settings: {server_env or 'defaults'}", flush=True)
+    results = [run_one("new", ROOT, args.clients, per_client, args.workers, seconds, claim_first, server_env)]
     report(results[0])
     if not args.no_baseline:
         with baseline_tree() as tree:
-            results.append(run_one("baseline", tree, args.clients, per_client, args.workers, seconds))
+            results.append(run_one("baseline", tree, args.clients, per_client, args.workers, seconds, claim_first,
+                                   server_env))
         report(results[1])
     new = results[0]
     statuses = new["statuses"]

@@ -5,11 +5,15 @@
   token: GET /api/reviews?role=security_reviewer&status=open. Target p95 <= 20 ms.
 - the overdue-escalation check every runner runs every 0.5 s (escalate_overdue, nothing overdue).
 - tokens per day for the managers' charts (30-day window). Target p95 <= 100 ms (charts).
+- the audit page's four charts together (decisions per day, median time to decision per role, SLA
+  breaches per day, tokens per day; 30-day window), as the page reads them. Target p95 <= 100 ms.
 
 Data: 100k conversations, 2M messages spread over a year, one or two review requests each, almost
-all closed; 5,000 open across the review roles (--quick: 20k conversations, 200k messages, 2,000 open).
-Bulk-seeded with executemany, not through the use cases. Baseline: the same data without the three
-indexes, the queue and the overdue check with their query shape, tokens per day with its old GROUP BY.
+all closed (each decided one with its decision); 5,000 open across the review roles (--quick: 20k
+conversations, 200k messages, 2,000 open). Bulk-seeded with executemany, not through the use cases.
+Baseline: the same data without the three indexes of 0005 and the decisions index of 0010, the queue
+and the overdue check with their query shape, tokens per day with its old GROUP BY, the charts as
+the page reads them.
 
     .venv/bin/python bench/queue_queries.py [--quick] [--backend sqlite|postgresql]"""
 
@@ -26,20 +30,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._support import BACKENDS, p95, serve_api, temporary_database, timed_ms  # noqa: E402
 
-NEW_INDEXES = ("ix_reviews_open_role_due", "ix_reviews_open_due", "ix_messages_created_tokens")
+NEW_INDEXES = ("ix_reviews_open_role_due", "ix_reviews_open_due", "ix_messages_created_tokens", "ix_decisions_created")
 QUEUE_ROLE = "security_reviewer"
 OPEN_ROLES = (("security_reviewer", 0.4), ("product_reviewer", 0.3), ("final_approver", 0.25), ("admin", 0.05))
-SIZES = {  # conversations, messages, open review requests, samples (queue, escalation, tokens)
-    "full": (100_000, 2_000_000, 5_000, (500, 300, 50)),
-    "quick": (20_000, 200_000, 2_000, (200, 100, 20)),
+SIZES = {  # conversations, messages, open review requests, samples (queue, escalation, tokens, charts)
+    "full": (100_000, 2_000_000, 5_000, (500, 300, 50, 50)),
+    "quick": (20_000, 200_000, 2_000, (200, 100, 20, 20)),
 }
-TARGETS_MS = {"role queue, first page (HTTP)": 20.0, "overdue-escalation check": None, "tokens per day (chart)": 100.0}
+TARGETS_MS = {"role queue, first page (HTTP)": 20.0, "overdue-escalation check": None, "tokens per day (chart)": 100.0,
+              "audit page charts (all four)": 100.0}
 
 
 def seed(conversations: int, messages: int, open_requests: int) -> tuple[str, str]:
     """The data set; returns (reviewer's API token, manager's username)."""
     from hitl_dashboard.db.engine import get_engine
-    from hitl_dashboard.db.models import Conversation, Message, ReviewRequest, utcnow
+    from hitl_dashboard.db.models import Conversation, Decision, Message, ReviewRequest, utcnow
     from hitl_dashboard.db.uow import UnitOfWork
     from hitl_dashboard.services.auth.tokens import issue_token
     from hitl_dashboard.services.auth.users import insert_user
@@ -53,7 +58,7 @@ def seed(conversations: int, messages: int, open_requests: int) -> tuple[str, st
     now = utcnow()
     per_conversation = max(messages // conversations, 1)
     first_open = conversations - open_requests + 1  # the newest conversations wait for a review
-    convs, reviews, msgs = [], [], []
+    convs, reviews, msgs, decisions = [], [], [], []
     roles, weights = zip(*OPEN_ROLES, strict=True)
     for cid in range(1, conversations + 1):
         created = now - timedelta(days=365 * (1 - cid / conversations), minutes=rng.randint(60, 600))
@@ -74,25 +79,36 @@ def seed(conversations: int, messages: int, open_requests: int) -> tuple[str, st
                              created_at=created + timedelta(seconds=30 * seq)))
         closed = 1 + (rng.random() < 0.3) - waiting
         for _ in range(closed):
-            reviews.append(_review(cid, rng.choice(roles), rng.choice(("decided",) * 8 + ("expired", "escalated")),
-                                   created, created + timedelta(days=1), closed_at=created + timedelta(hours=2)))
+            closed_at = created + timedelta(hours=rng.uniform(0.2, 30))
+            reviews.append(_review(len(reviews) + 1, cid, rng.choice(roles),
+                                   rng.choice(("decided",) * 8 + ("expired", "escalated")),
+                                   created, created + timedelta(days=1), closed_at=closed_at))
+            if reviews[-1]["status"] == "decided":
+                decisions.append(_decision(reviews[-1], reviewer.id, rng.choice(("approve",) * 3 + ("revise",))))
         if waiting:
             due = now + timedelta(hours=rng.uniform(1, 72))
-            reviews.append(_review(cid, rng.choices(roles, weights)[0],
+            reviews.append(_review(len(reviews) + 1, cid, rng.choices(roles, weights)[0],
                                    "pending" if rng.random() < 0.8 else "claimed", created, due, closed_at=None))
     with get_engine().begin() as conn:
         for table, rows in ((Conversation.__table__, convs), (ReviewRequest.__table__, reviews),
-                            (Message.__table__, msgs)):
+                            (Message.__table__, msgs), (Decision.__table__, decisions)):
             for start in range(0, len(rows), 20_000):
                 conn.execute(table.insert(), rows[start:start + 20_000])
     return token, "mona"
 
 
-def _review(cid, role, status, created, due, *, closed_at) -> dict:  # noqa: ANN001
-    return dict(conversation_id=cid, kind="signoff", required_role=role, rule="signoff",
+def _review(rid, cid, role, status, created, due, *, closed_at) -> dict:  # noqa: ANN001
+    return dict(id=rid, conversation_id=cid, kind="signoff", required_role=role, rule="signoff",
                 reason="Sign off the proposed change", risk_flags=[], subject_type="message", subject_id=cid,
                 subject_label="coder message", content_hash="0" * 64, status=status, due_at=due, version=1,
                 created_at=created, closed_at=closed_at)
+
+
+def _decision(review: dict, reviewer_id: int, action: str) -> dict:
+    return dict(review_request_id=review["id"], conversation_id=review["conversation_id"], action=action,
+                reason="bench", instructions="add a test" if action == "revise" else None, reviewer_id=reviewer_id,
+                role=review["required_role"], is_override=False, content_hash=review["content_hash"],
+                created_at=review["closed_at"])
 
 
 def measure(base_url: str, token: str, manager: str, samples: tuple[int, int, int], *,
@@ -123,10 +139,15 @@ def measure(base_url: str, token: str, manager: str, samples: tuple[int, int, in
             else:
                 assert tokens_per_day(manager_actor)
 
+        def audit_charts() -> None:
+            charts = audit_stats.charts(manager_actor, since=audit_stats.window_start())
+            assert charts.decisions and charts.medians and charts.breaches and charts.tokens
+
         return {
             "role queue, first page (HTTP)": timed_ms(first_page, samples[0], warmup=50),
             "overdue-escalation check": timed_ms(overdue_check, samples[1]),
             "tokens per day (chart)": timed_ms(tokens_chart, samples[2]),
+            "audit page charts (all four)": timed_ms(audit_charts, samples[3]),
         }
 
 
@@ -174,7 +195,8 @@ def main() -> None:
     size = "quick" if args.quick else "full"
     conversations, messages, open_requests, _ = SIZES[size]
     print(f"queue_queries ({size}): {conversations:,} conversations, {messages:,} messages, "
-          f"{open_requests:,} open review requests; baseline = same data without the 0005 indexes")
+          f"{open_requests:,} open review requests; baseline = same data without the indexes of 0005 and "
+          "ix_decisions_created")
     rows = []
     for backend in args.backend or BACKENDS:
         rows += run_backend(backend, size)
