@@ -41,6 +41,9 @@ PENDING_EVENTS = "hitl_audit_pending_events"
 OUTBOX_WRITTEN = "hitl_audit_outbox_written"
 # ... and has committed: link after the connection is back in the pool (UnitOfWork.commit).
 LINK_DUE = "hitl_audit_link_due"
+# On the linker's own session: the events it writes are copies of outbox rows already seen (and
+# counted by observers) in the transaction that made them.
+LINKER_SESSION = "hitl_audit_linker"
 LINK_BATCH = 5000
 _FIELDS = ("at", "actor", "actor_role", "action", "conversation_id", "review_request_id", "content_hash", "details")
 
@@ -138,7 +141,7 @@ def link_outbox(engine: Engine, *, own_ids: list[int] | None = None) -> int:
     linked = 0
     wait = own_ids is None
     while True:
-        with Session(engine, expire_on_commit=False) as session:
+        with Session(engine, expire_on_commit=False, info={LINKER_SESSION: True}) as session:
             if wait:  # queued: PostgreSQL lets no later shared request overtake it, so it gets its turn
                 session.execute(text(f"SELECT pg_advisory_xact_lock({_AUDIT_LOCK_KEY})"))
             elif not session.execute(text(f"SELECT pg_try_advisory_xact_lock({_AUDIT_LOCK_KEY})")).scalar():
