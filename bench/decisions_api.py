@@ -341,10 +341,10 @@ def _per_decision(before: dict[int, float], after: dict[int, float], decided: in
 
 
 @contextlib.contextmanager
-def baseline_tree() -> Path:
+def baseline_tree(commit: str) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix="hitl-baseline-"))
     tree = tmp / "tree"
-    subprocess.run(["git", "worktree", "add", "--detach", str(tree), BASELINE_COMMIT], cwd=ROOT, check=True,
+    subprocess.run(["git", "worktree", "add", "--detach", str(tree), commit], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         yield tree
@@ -380,6 +380,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=None)
     parser.add_argument("--per-client", type=int, default=None, help="pending reviews seeded per client")
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--baseline-commit", default=BASELINE_COMMIT, help=f"default {BASELINE_COMMIT}")
     parser.add_argument("--no-claim", action="store_true",
                         help="decide without claiming first (one request per decision, as a bot may)")
     parser.add_argument("--server-env", nargs="*", default=[], metavar="NAME=VALUE",
@@ -397,7 +398,7 @@ def main() -> None:
     results = [run_one("new", ROOT, args.clients, per_client, args.workers, seconds, claim_first, server_env)]
     report(results[0])
     if not args.no_baseline:
-        with baseline_tree() as tree:
+        with baseline_tree(args.baseline_commit) as tree:
             results.append(run_one("baseline", tree, args.clients, per_client, args.workers, seconds, claim_first,
                                    server_env))
         report(results[1])
@@ -411,7 +412,7 @@ def main() -> None:
           f"PostgreSQL {new['pg_cpu_ms']:.1f} ms")
     if len(results) > 1:
         base = results[1]
-        print(f"baseline (commit {BASELINE_COMMIT}, same run): {base['per_s']:.1f} decisions/s, p95 "
+        print(f"baseline (commit {args.baseline_commit}, same run): {base['per_s']:.1f} decisions/s, p95 "
               f"{base['p95']:.0f} ms, {base['statuses'].get(503, 0)} x 503; ratio {new['per_s'] / base['per_s']:.1f}x "
               f"decisions/s, {base['p95'] / new['p95']:.1f}x p95; CPU per decision: web tier "
               f"{base['web_cpu_ms']:.1f} ms, PostgreSQL {base['pg_cpu_ms']:.1f} ms")

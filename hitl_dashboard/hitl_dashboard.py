@@ -12,6 +12,7 @@ from hitl_dashboard.startup import ready_to_serve_or_exit
 ready_to_serve_or_exit()
 
 from hitl_dashboard.api.app import api  # noqa: E402
+from hitl_dashboard.api.threads import limit_api_threads  # noqa: E402
 from hitl_dashboard.observability.setup import setup  # noqa: E402
 from hitl_dashboard.settings import get_settings  # noqa: E402
 from hitl_dashboard.ui.components.connection import install_overlay  # noqa: E402
@@ -68,5 +69,6 @@ app = rx.App(
 )
 install_overlay(app)
 add_pages(app)
+app.register_lifespan_task(limit_api_threads)
 app.register_lifespan_task(install_live_updates)
 app.register_lifespan_task(run_agent_runner)

@@ -77,6 +77,9 @@ class Settings(BaseSettings):
     api_rate_limit: str = "120/minute"  # per API token
     api_address_rate_limit: str = "600/minute"  # per client address, with or without a token
     api_max_body_bytes: int = Field(default=256 * 1024, ge=1)
+    # Threads that run the API's synchronous endpoints in each web worker (api/threads.py). Unset: 6,
+    # or the worker's connection pool (pool + overflow) if that is smaller.
+    api_threads: int | None = Field(default=None, ge=1, le=200)
 
     # Sign-in attempts, counted per account (all addresses; the right password clears it) and per
     # client address (an office behind one NAT shares it). Several tiers

@@ -33,3 +33,13 @@ def database_status() -> str:
         logger.exception("health check: database unreachable")
         return "unreachable"
     return "ok"
+
+
+def connections_per_worker() -> int | None:
+    """How many database connections this process's pool may hold at once (pool + overflow), or
+    None when the pool has no fixed size."""
+    pool = get_engine().pool
+    size = getattr(pool, "size", None)
+    if not callable(size):
+        return None
+    return size() + max(getattr(pool, "_max_overflow", 0), 0)
