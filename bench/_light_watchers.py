@@ -108,9 +108,10 @@ class LightWatcher:
     """A conversation page opened over the websocket; records like the real pages' MutationObserver:
     per stored message (seq) when it first arrived, and the streamed texts with their arrival."""
 
-    def __init__(self, socket: Socket, names: dict[str, str]):
+    def __init__(self, socket: Socket, names: dict):
         self.socket, self.names = socket, names
         self.seqs: dict[str, float] = {}
+        self.poller: asyncio.Task | None = None
         self.streams: list = []
         self._parsed = 0
 
@@ -141,7 +142,7 @@ class LightWatcher:
         return record
 
 
-def _boot_for(template: dict, pathname: str, session: str | None, names: dict[str, str]) -> dict:
+def _boot_for(template: dict, pathname: str, session: str | None, names: dict) -> dict:
     """The recorded boot auth, for another route and session (the LocalStorage value a tab sends)."""
     boot = copy.deepcopy(template)
     boot["event"]["router_data"] = {"pathname": pathname, "asPath": pathname}
@@ -153,7 +154,7 @@ def _boot_for(template: dict, pathname: str, session: str | None, names: dict[st
     return boot
 
 
-async def sign_in(base: str, template: dict, names: dict[str, str], username: str, password: str) -> str:
+async def sign_in(base: str, template: dict, names: dict, username: str, password: str) -> str:
     """The login page's sign-in over the websocket, as the form sends it; returns the session token."""
     socket = Socket(base, _boot_for(template, "/login", None, names))
     await socket.open(names["version"])
@@ -170,8 +171,7 @@ async def sign_in(base: str, template: dict, names: dict[str, str], username: st
     return session_of(update)
 
 
-async def open_watchers(base: str, template: dict, names: dict[str, str], session: str,
-                        count: int) -> list[LightWatcher]:
+async def open_watchers(base: str, template: dict, names: dict, session: str, count: int) -> list[LightWatcher]:
     boot = copy.deepcopy(template)
     boot["event"]["payload"]["vars"] = {names["session_var"]: session}
     watchers = [LightWatcher(Socket(base, boot), names) for _ in range(count)]
@@ -179,10 +179,25 @@ async def open_watchers(base: str, template: dict, names: dict[str, str], sessio
         await watcher.socket.open(names["version"])
         # Ready once the page's on_load filled the feed: it registers the tab as a watcher first.
         await watcher.socket.wait_for("messages" + names["field_marker"])
+        watcher.poller = asyncio.create_task(act_like_a_tab(watcher.socket, boot["event"]["router_data"], names))
     return watchers
 
 
-async def _serve(connection, base: str, template: dict, names: dict[str, str], user: tuple[str, str],
+async def act_like_a_tab(socket: Socket, router_data: dict, names: dict) -> None:
+    """The events a real conversation tab sends by itself (seen with `framesent`): on mount the queue
+    summary and the linked-message jump, then the queue summary every POLL_MS while visible
+    (assets/queue_watch.js); headless pages count as visible. Their server work is a tab's too."""
+    from simple_websocket import ConnectionClosed
+
+    with contextlib.suppress(ConnectionClosed):  # closed: its missing messages say so
+        await socket.send_event({"name": names["queue_refresh"], "router_data": router_data})
+        await socket.send_event({"name": names["jump_to_message"], "router_data": router_data})
+        while not socket.closed:
+            await asyncio.sleep(names["poll_ms"] / 1000)
+            await socket.send_event({"name": names["queue_refresh"], "router_data": router_data})
+
+
+async def _serve(connection, base: str, template: dict, names: dict, user: tuple[str, str],
                  count: int) -> None:
     session = await sign_in(base, template, names, *user)
     watchers = await open_watchers(base, template, names, session, count)
@@ -195,6 +210,8 @@ async def _serve(connection, base: str, template: dict, names: dict[str, str], u
             connection.send([w.collect() for w in watchers])
         else:
             break
+    for watcher in watchers:
+        watcher.poller.cancel()
     await asyncio.gather(*(w.socket.close() for w in watchers), return_exceptions=True)
     connection.send("closed")
 
@@ -211,7 +228,7 @@ class LightWatchers:
     bench's Playwright loop (and their CPU is reported apart). Signs in once, as a second browser
     whose tabs they are."""
 
-    def __init__(self, base: str, template: dict, names: dict[str, str], user: tuple[str, str], count: int):
+    def __init__(self, base: str, template: dict, names: dict, user: tuple[str, str], count: int):
         context = multiprocessing.get_context("spawn")
         self._connection, child = context.Pipe()
         self.process = context.Process(target=_main, args=(child, base, template, names, user, count), daemon=True)
@@ -246,7 +263,7 @@ class LightWatchers:
             self.process.kill()
 
 
-def reflex_names() -> dict[str, str]:
+def reflex_names() -> dict:
     """The full names the frames use, from the app's own state classes."""
     from reflex import constants
     from reflex_base.constants.state import FIELD_MARKER
@@ -254,12 +271,16 @@ def reflex_names() -> dict[str, str]:
     from hitl_dashboard.ui.states.app_state import AppState
     from hitl_dashboard.ui.states.feeds import ConversationFeed
     from hitl_dashboard.ui.states.login import LoginState
+    from hitl_dashboard.ui.states.queue_summary import POLL_MS, QueueSummary
     from hitl_dashboard.ui.states.stream_feed import StreamFeed
+    from hitl_dashboard.ui.states.transcript_export import TranscriptExportState
 
     return {"version": constants.Reflex.VERSION, "field_marker": FIELD_MARKER, "app_state": AppState.get_full_name(),
             "session_var": f"{AppState.get_full_name()}.session_token{FIELD_MARKER}",
             "sign_in": f"{LoginState.get_full_name()}.sign_in",
-            "conversation_feed": ConversationFeed.get_full_name(), "stream_feed": StreamFeed.get_full_name()}
+            "conversation_feed": ConversationFeed.get_full_name(), "stream_feed": StreamFeed.get_full_name(),
+            "queue_refresh": f"{QueueSummary.get_full_name()}.refresh", "poll_ms": POLL_MS,
+            "jump_to_message": f"{TranscriptExportState.get_full_name()}.jump_to_linked_message"}
 
 
 def recorded_boot(frame: str) -> dict | None:
