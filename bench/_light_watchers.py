@@ -177,8 +177,10 @@ async def open_watchers(base: str, template: dict, names: dict, session: str, co
     watchers = [LightWatcher(Socket(base, boot), names) for _ in range(count)]
     for watcher in watchers:  # one after the other, as the real pages open
         await watcher.socket.open(names["version"])
-        # Ready once the page's on_load filled the feed: it registers the tab as a watcher first.
-        await watcher.socket.wait_for("messages" + names["field_marker"])
+        # Ready once the page's on_load filled the feed (it registers the tab as a watcher first); the
+        # hydrate before it may carry the feed's defaults (no messages) when no hashes trim them.
+        await watcher.socket.wait_for("messages" + names["field_marker"], lambda update: bool(
+            update.get("delta", {}).get(names["conversation_feed"], {}).get("messages" + names["field_marker"])))
         watcher.poller = asyncio.create_task(act_like_a_tab(watcher.socket, boot["event"]["router_data"], names))
     return watchers
 
