@@ -4,6 +4,15 @@ watching one conversation, the real app served in prod mode (scripts/serve.sh, a
     .venv/bin/python bench/live_transcript.py --quick        # 1 and 5 pages
     .venv/bin/python bench/live_transcript.py                # 1, 5, 10, 20 and 50 pages
     .venv/bin/python bench/live_transcript.py --pages 20 --variants new
+    .venv/bin/python bench/live_transcript.py --light-watchers --pages 20 50 --real-pages 1
+
+--light-watchers: on 2 cores, N Chromium renderers beside the server queue for the CPU (20 pages need
+~12 s of Chromium CPU per 10-s decision cycle), so the all-Chromium figure measures the renderers, not the
+app; in a deployment each watcher's browser has its own machine. In this mode a count N is --real-pages
+Chromium pages (measured as above) plus N minus those light watchers (bench/_light_watchers.py): Reflex
+clients over the websocket that sign in and open the conversation as a tab does, so the server registers
+them as watchers and sends each of them every delta and stream frame. For them "shown" is the update's
+arrival: stored -> frame received, and last chunk -> frame received. This checkout only.
 
 Figures, per page and message, on the machine's one clock:
   (a) message stored -> visible: the message's created_at (taken when the runner or the decision
@@ -35,6 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._light_watchers import LightWatchers, recorded_boot, reflex_names  # noqa: E402
 from bench._support import ROOT, free_port, p95, wait_until_answers  # noqa: E402
 
 BASELINE = "c43f3c7"  # the commit before streamed text got its own updates
@@ -155,6 +165,13 @@ def cpu_seconds(server_pid: int) -> tuple[float, float]:
     return chromium, server
 
 
+def light_cpu_seconds(light: LightWatchers | None) -> float:
+    """CPU seconds used so far by the light watchers' process (0 without it)."""
+    if light is None:
+        return 0.0
+    return _processes().get(light.process.pid, (0, "", 0.0))[2]
+
+
 class Conversation:
     """One code conversation on the served app's database, driven by decisions from the CLI."""
 
@@ -251,10 +268,12 @@ def _ms(moment) -> float:
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp() * 1000
 
 
-def open_pages(browser, base: str, conversation: Conversation, count: int):
+def open_pages(browser, base: str, conversation: Conversation, count: int, on_socket=None):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     context.add_init_script(HOOK_SOCKET)
     first = context.new_page()
+    if on_socket is not None:
+        first.on("websocket", on_socket)
     first.goto(base + "/login")
     first.fill("#username", conversation.reviewer)
     first.fill("#password", PASSWORD)
@@ -269,18 +288,31 @@ def open_pages(browser, base: str, conversation: Conversation, count: int):
     return context, pages
 
 
-def cycle(conversation: Conversation, pages, base: str, server_pid: int, catch_up_s: float) -> dict:
-    """One decision: the decision message, then the coder's streamed reply; both measured in every page."""
+def cycle(conversation: Conversation, pages, base: str, server_pid: int, catch_up_s: float,
+          light: LightWatchers | None = None) -> dict:
+    """One decision: the decision message, then the coder's streamed reply; both measured in every page
+    (and in every light watcher)."""
     known = {seq for seq, _, _ in conversation.messages()}
     chromium_before, server_before = cpu_seconds(server_pid)
+    light_before = light_cpu_seconds(light)
     conversation.revise(base)
     conversation.wait_paused()
     chromium_after, server_after = cpu_seconds(server_pid)
     # CPU seconds, not shares of the wall time: on a busy machine the wall time stretches, the work does not.
     chromium_cpu = (chromium_after - chromium_before) / len(pages)
     server_cpu = server_after - server_before
+    light_cpu = light_cpu_seconds(light) - light_before
     new = [m for m in conversation.messages() if m[0] not in known]
     deadline = time.monotonic() + catch_up_s  # a page still behind by then counts its messages as missing
+    result = score(page_records(pages, new, deadline), new)
+    result.update(chromium_cpu=chromium_cpu, server_cpu=server_cpu, messages=len(new))
+    if light is not None:
+        result["light"] = score(light_records(light, new, deadline), new)
+        result["light_cpu"] = light_cpu
+    return result
+
+
+def page_records(pages, new: list[tuple[int, str, float]], deadline: float) -> list[dict]:
     records = []
     for page in pages:
         while True:  # every page shows every new message (or we say it did not)
@@ -290,6 +322,18 @@ def cycle(conversation: Conversation, pages, base: str, server_pid: int, catch_u
             time.sleep(0.2)
         page.evaluate("window.__bench.streams = []")
         records.append(record)
+    return records
+
+
+def light_records(light: LightWatchers, new: list[tuple[int, str, float]], deadline: float) -> list[dict]:
+    while light.lacking([seq for seq, _, _ in new]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return light.collect()
+
+
+def score(records: list[dict], new: list[tuple[int, str, float]]) -> dict:
+    """Per record (a page, or a light watcher: then "shown" is the update's arrival) and new message:
+    stored -> shown, and the full text's first showing (streamed or stored) -> its latency."""
     visible, last_chunk, arrived, missing, behind = [], [], [], 0, 0
     for record in records:
         for seq, content, created in new:
@@ -298,18 +342,19 @@ def cycle(conversation: Conversation, pages, base: str, server_pid: int, catch_u
                 missing += 1
                 continue
             visible.append(shown - created)
-            if str(seq) in record["arrivals"]:
+            if str(seq) in record.get("arrivals", {}):
                 arrived.append(record["arrivals"][str(seq)] - created)
             streamed = [at for at, parts in record["streams"]
                         if any(length >= len(content) and content.startswith(head) for length, head in parts)]
             full = min([shown, *streamed])
             last_chunk.append(full - created)
             behind += full - created > TARGET_LAST_CHUNK_MS
-    return {"visible": visible, "last_chunk": last_chunk, "arrived": arrived, "missing": missing, "behind": behind,
-            "chromium_cpu": chromium_cpu, "server_cpu": server_cpu, "messages": len(new)}
+    return {"visible": visible, "last_chunk": last_chunk, "arrived": arrived, "missing": missing, "behind": behind}
 
 
-def run_variant(tree: Path, page_counts: list[int], cycles: int, catch_up_s: float) -> dict[int, dict]:
+def run_variant(tree: Path, page_counts: list[int], cycles: int, catch_up_s: float,
+                real_pages: int | None = None) -> dict[int, dict]:
+    """`real_pages` set: each count is that many Chromium pages and the rest light watchers."""
     from playwright.sync_api import sync_playwright
 
     from bench._support import temporary_database
@@ -318,17 +363,25 @@ def run_variant(tree: Path, page_counts: list[int], cycles: int, catch_up_s: flo
         # Started before the app: its runner takes the conversation up as it starts, while Chromium starts.
         conversation = Conversation(url)
         with served(tree, url, Path(tmp)) as (base, server), sync_playwright() as playwright:
-            results = measure(playwright, base, server, conversation, page_counts, cycles, catch_up_s)
+            if real_pages is None:
+                results = measure(playwright, base, server, conversation, page_counts, cycles, catch_up_s)
+            else:
+                results = measure_light(playwright, base, server, conversation, page_counts, cycles, catch_up_s,
+                                        real_pages)
     return results
+
+
+def launch(playwright):
+    return playwright.chromium.launch(executable_path="/usr/bin/chromium", args=[
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-renderer-backgrounding",
+        "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows"])
 
 
 def measure(playwright, base: str, server: subprocess.Popen, conversation: Conversation, page_counts: list[int],
             cycles: int, catch_up_s: float) -> dict[int, dict]:
     results: dict[int, dict] = {}
-    browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=[
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-renderer-backgrounding",
-        "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows"])
+    browser = launch(playwright)
     conversation.wait_paused()
     for count in page_counts:
         opened = time.monotonic()
@@ -355,6 +408,83 @@ def measure(playwright, base: str, server: subprocess.Popen, conversation: Conve
     return results
 
 
+def boot_recorder(conversation_id: int) -> tuple:
+    """A websocket listener for the first real page, and the dict it fills with the boot event that
+    page sends when it opens the conversation: the light watchers send the same one."""
+    recorded: dict = {}
+    route = f"/conversations/{conversation_id}"
+
+    def on_socket(socket) -> None:
+        def on_sent(frame) -> None:
+            boot = recorded_boot(frame) if isinstance(frame, str) else None
+            if boot and boot["event"].get("router_data", {}).get("pathname") == route:
+                recorded.setdefault("boot", boot)
+
+        socket.on("framesent", on_sent)
+
+    return on_socket, recorded
+
+
+def measure_light(playwright, base: str, server: subprocess.Popen, conversation: Conversation,
+                  counts: list[int], cycles: int, catch_up_s: float, real_pages: int) -> dict[int, dict]:
+    """Per count N: `real_pages` Chromium pages measured as in `measure`, and N - real_pages light
+    watchers (bench/_light_watchers.py) that cost the server what a tab costs but not the machine's CPU."""
+    results: dict[int, dict] = {}
+    browser = launch(playwright)
+    names = reflex_names()
+    conversation.wait_paused()
+    for count in counts:
+        pages_count = min(real_pages, count)
+        opened = time.monotonic()
+        on_socket, recorded = boot_recorder(conversation.id)
+        context, pages = open_pages(browser, base, conversation, pages_count, on_socket)
+        light = None
+        if count > pages_count:
+            try:
+                light = LightWatchers(base, recorded["boot"], names, (conversation.reviewer, PASSWORD),
+                                      count - pages_count)
+            except (KeyError, RuntimeError) as exc:
+                results[count] = {"error": f"could not open {count - pages_count} light watchers: {exc!r}"}
+                context.close()
+                continue
+        print(f"    {pages_count} pages + {count - pages_count} light watchers open in "
+              f"{time.monotonic() - opened:.0f} s", flush=True)
+        one_by_one = [cycle(conversation, pages, base, server.pid, catch_up_s, light) for _ in range(cycles)]
+        results[count] = merge_light(one_by_one, pages_count, count - pages_count)
+        if light is not None:
+            light.close()
+        context.close()
+    browser.close()
+    return results
+
+
+def merge_light(cycles: list[dict], pages: int, light: int) -> dict:
+    merged: dict = {"pages": pages, "light_watchers": light, "messages": sum(c["messages"] for c in cycles)}
+    for key in ("chromium_cpu", "server_cpu", "light_cpu"):
+        merged[key] = [c.get(key, 0.0) for c in cycles]
+    for prefix, part in (("", lambda c: c), ("light_", lambda c: c.get("light", {}))):
+        for key in ("visible", "last_chunk", "arrived"):
+            merged[prefix + key] = [value for c in cycles for value in part(c).get(key, [])]
+        for key in ("missing", "behind"):
+            merged[prefix + key] = sum(part(c).get(key, 0) for c in cycles)
+    return merged
+
+
+def _spread(values: list[float]) -> str:
+    return f"p50 {statistics.median(values):5.0f} p95 {p95(values):5.0f}" if values else "p50     - p95     -"
+
+
+def summary_light(result: dict) -> str:
+    if "error" in result:
+        return result["error"]
+    return (f"real pages: stored->visible {_spread(result['visible'])} ms, last chunk->screen "
+            f"{_spread(result['last_chunk'])} ms, missing {result['missing']} | light watchers: stored->arrived "
+            f"{_spread(result['light_visible'])} ms, last chunk->arrived {_spread(result['light_last_chunk'])} ms, "
+            f"missing {result['light_missing']} | CPU per decision: app {statistics.mean(result['server_cpu']):.2f} s, "
+            f"light watchers {statistics.mean(result['light_cpu']):.2f} s, Chromium "
+            f"{statistics.mean(result['chromium_cpu']):.2f} s a page ({result['messages']} messages)")
+
+
 def summary(result: dict) -> str:
     if "error" in result:
         return result["error"]
@@ -369,13 +499,50 @@ def summary(result: dict) -> str:
             f"{statistics.mean(result['server_cpu']):.2f} s ({result['messages']} messages x {result['pages']} pages)")
 
 
+def machine_line() -> str:
+    return (f"machine: {os.cpu_count()} CPUs, load {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+            f"(1/5/15 min); Chromium {shutil.which('chromium') or '/usr/bin/chromium'}; "
+            f"{CHUNK_DELAY_MS} ms between chunks")
+
+
+def main_light(args: argparse.Namespace) -> None:
+    """Light-watcher mode: this checkout only (the baseline's states are other ones)."""
+    if args.real_pages < 1:
+        raise SystemExit("--real-pages must be at least 1: the light watchers replay a real page's boot event")
+    counts = args.pages or ([5] if args.quick else [5, 10, 20, 50])
+    cycles = args.cycles or (1 if args.quick else 2)
+    print(machine_line() + f"; light watchers beside {args.real_pages} Chromium page(s)", flush=True)
+    results = run_variant(ROOT, counts, cycles, 30 if args.quick else 90, real_pages=args.real_pages)
+    for count in counts:
+        print(f"  {count:3} watching: {summary_light(results[count])}", flush=True)
+    print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for count in counts:
+        result = results[count]
+        if not result.get("light_visible") and not result.get("visible"):
+            continue
+        print(f"live transcript, {count} watching ({result['pages']} Chromium + {result['light_watchers']} light): "
+              f"real pages stored->visible p95 {p95(result['visible'] or [0]):.0f} ms (target <= "
+              f"{TARGET_VISIBLE_MS:.0f}), last chunk->screen p95 {p95(result['last_chunk'] or [0]):.0f} ms "
+              f"(target <= {TARGET_LAST_CHUNK_MS:.0f}); light watchers stored->arrived p95 "
+              f"{p95(result['light_visible'] or [0]):.0f} ms, last chunk->arrived p95 "
+              f"{p95(result['light_last_chunk'] or [0]):.0f} ms")
+    print(json.dumps({c: {k: r[k] for k in r if k in ("error", "missing", "behind", "light_missing", "light_behind")}
+                      for c, r in results.items()}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="1 and 5 pages (baseline: 1), one decision each")
     parser.add_argument("--pages", type=int, nargs="*", help="page counts (default 1 5 10 20 50)")
     parser.add_argument("--cycles", type=int, help="decisions (each: a decision and a streamed reply) per count")
     parser.add_argument("--variants", nargs="*", default=["baseline", "new"], choices=["baseline", "new"])
+    parser.add_argument("--light-watchers", action="store_true",
+                        help="each count N: --real-pages Chromium pages, N minus those light watchers (this checkout)")
+    parser.add_argument("--real-pages", type=int, default=1, help="with --light-watchers: Chromium pages (>= 1)")
     args = parser.parse_args()
+    if args.light_watchers:
+        main_light(args)
+        return
     counts = args.pages or ([1, 5] if args.quick else [1, 5, 10, 20, 50])
     cycles = args.cycles or (1 if args.quick else 2)
     print(f"machine: {os.cpu_count()} CPUs, load {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
