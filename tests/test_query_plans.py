@@ -18,7 +18,7 @@ from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.db.models import ReviewRequest, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.analytics.review_analytics import AnalyticsFilters, review_analytics
-from hitl_dashboard.services.audit.audit_stats import tokens_per_day
+from hitl_dashboard.services.audit.audit_stats import charts, tokens_per_day, window_start
 from hitl_dashboard.services.reviews.escalation import escalate_overdue
 from hitl_dashboard.services.transactions import reading, transaction
 from tests.support.db_state import use_cheap_passwords
@@ -104,6 +104,24 @@ def test_the_analytics_read_the_period_from_the_creation_time_indexes(open_revie
                        if "FROM review_requests" in statement and "count(" in statement.lower()]
     assert opened_per_role and "ix_reviews_created" in opened_per_role[0]
     assert "ix_decisions_created" in _plan_of(seen, "decisions")
+
+
+def test_the_audit_page_charts_read_no_whole_table_of_review_requests(open_review):
+    with UnitOfWork() as uow:  # one breach in the window, so the breach chart has a row to read
+        uow.session.exec(update(ReviewRequest).where(ReviewRequest.id == open_review.id)
+                         .values(status="expired", closed_at=utcnow()))
+        uow.commit()
+    with plans() as seen:
+        figures = charts(actor("dave"), since=window_start())
+    assert [(row.key, row.count) for row in figures.breaches] == [("expired", 1)]
+    breaches = [plan for statement, plan in seen
+                if "FROM review_requests" in statement and "count(" in statement.lower()]
+    assert breaches and "ix_reviews_breached" in breaches[0]
+    medians = [plan for statement, plan in seen if "FROM decisions" in statement and "review_requests" in statement]
+    assert medians and "ix_decisions_created" in medians[0]
+    # The decision's request by its key, never a pass over every review request.
+    assert "SCAN review_requests" not in medians[0] and "Seq Scan on review_requests" not in medians[0]
+    assert "Hash Join" not in medians[0]
 
 
 def test_a_read_on_sqlite_does_not_wait_for_the_writer(sqlite_url, monkeypatch):

@@ -14,6 +14,8 @@ from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ToolCallStatus
 # WHERE names the same statuses as literals (a bound parameter does not prove the predicate).
 _OPEN_VALUES = ", ".join(f"'{s.value}'" for s in OPEN_REVIEW_STATUSES)
 OPEN_REVIEW_CLAUSE = text(f"status IN ({_OPEN_VALUES})")
+# Requests that passed their deadline (ReviewStatus.ESCALATED, EXPIRED): the SLA-breach chart's rows.
+BREACHED_REVIEW_CLAUSE = text("status IN ('escalated', 'expired')")
 
 
 def utcnow() -> datetime:
@@ -170,8 +172,10 @@ class ReviewRequest(SQLModel, table=True):
         Index("ix_reviews_open_role_due", "required_role", "due_at", "id",
               sqlite_where=OPEN_REVIEW_CLAUSE, postgresql_where=OPEN_REVIEW_CLAUSE),
         Index("ix_reviews_open_due", "due_at", sqlite_where=OPEN_REVIEW_CLAUSE, postgresql_where=OPEN_REVIEW_CLAUSE),
-        # Analytics read the requests opened in a period.
+        # Analytics read the requests opened in a period; the breach chart those that passed their deadline.
         Index("ix_reviews_created", "created_at", "required_role", "status"),
+        Index("ix_reviews_breached", "closed_at", "status",
+              sqlite_where=BREACHED_REVIEW_CLAUSE, postgresql_where=BREACHED_REVIEW_CLAUSE),
     )
     id: int | None = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id")

@@ -126,6 +126,7 @@ def stored_message(message: rx.Var[MessageRow]) -> rx.Component:
 
 def transcript() -> rx.Component:
     return rx.vstack(
+        rx.foreach(ConversationFeed.settled_messages, lambda message: stored_message(message=message)),
         rx.foreach(ConversationFeed.messages, lambda message: stored_message(message=message)),
         typing_cards(),
         spacing="3", width="100%", id="transcript",

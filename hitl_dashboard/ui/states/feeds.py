@@ -84,6 +84,16 @@ class QueueFeed(rx.State):
         await watch(self, queue_token(role))
 
 
+SETTLED_EVERY = 16
+
+
+def split_transcript(rows: list[MessageRow]) -> tuple[list[MessageRow], list[MessageRow]]:
+    """(settled head, newest): the head grows by SETTLED_EVERY messages at a time, and the newest
+    part holds the last 1 to SETTLED_EVERY messages."""
+    cut = (len(rows) - 1) // SETTLED_EVERY * SETTLED_EVERY if rows else 0
+    return rows[:cut], rows[cut:]
+
+
 class ConversationFeed(rx.State):
     id: int = 0
     title: str = ""
@@ -97,6 +107,10 @@ class ConversationFeed(rx.State):
     tokens: str = ""
     team: str = ""
     agents: list[str] = []
+    # The transcript in two lists: a settled head, replaced only every SETTLED_EVERY messages, and
+    # the newest messages. A stored message then changes `messages` alone, so each refresh sends a
+    # few rows to every tab instead of the whole transcript (which grew with the conversation).
+    settled_messages: list[MessageRow] = []
     messages: list[MessageRow] = []
     steps: list[StepRow] = []
     reviews: list[ReviewRow] = []
@@ -114,10 +128,11 @@ class ConversationFeed(rx.State):
         # show it (the diff viewer when no revision came) are not rendered again. A tab opening
         # the page takes everything: its own copy may be older than what it was last pushed.
         everything, self._resync = everything or self._resync, False
-        for item in dataclasses.fields(view):
-            value = getattr(view, item.name)
-            if everything or self.get_value(item.name) != value:
-                setattr(self, item.name, value)
+        values = {item.name: getattr(view, item.name) for item in dataclasses.fields(view)}
+        values["settled_messages"], values["messages"] = split_transcript(values["messages"])
+        for name, value in values.items():
+            if everything or self.get_value(name) != value:
+                setattr(self, name, value)
 
     @rx.var
     def revision_keys(self) -> list[str]:

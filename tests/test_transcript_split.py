@@ -1,0 +1,48 @@
+"""A stored message refreshes only the newest part of the transcript: the feed keeps a settled head
+that changes every SETTLED_EVERY messages, so a refresh does not send the whole, growing transcript
+to every watching tab (issue 12: the app's work per decision grew with the conversation)."""
+
+from __future__ import annotations
+
+from hitl_dashboard.ui.states.feeds import SETTLED_EVERY, ConversationFeed
+from hitl_dashboard.ui.views.conversation_view import ConversationView, MessageRow
+
+
+def _view(count: int) -> ConversationView:
+    rows = [MessageRow(seq=seq, source="coder", content=f"message {seq}") for seq in range(1, count + 1)]
+    return ConversationView(id=7, title="t", messages=rows, found=True)
+
+
+def _filled(count: int) -> ConversationFeed:
+    feed = ConversationFeed(_reflex_internal_init=True)
+    feed._fill(_view(count), everything=True)
+    feed._clean()
+    return feed
+
+
+def _shown(feed: ConversationFeed) -> list[int]:
+    return [row.seq for row in [*feed.settled_messages, *feed.messages]]
+
+
+def test_the_page_shows_every_message_once_in_order_whatever_the_length():
+    for count in (0, 1, SETTLED_EVERY - 1, SETTLED_EVERY, SETTLED_EVERY + 1, 3 * SETTLED_EVERY, 100):
+        assert _shown(_filled(count)) == list(range(1, count + 1)), count
+
+
+def test_a_new_message_changes_the_newest_rows_alone():
+    feed = _filled(2 * SETTLED_EVERY + 3)
+    feed._fill(_view(2 * SETTLED_EVERY + 4))
+    assert "messages" in feed.dirty_vars and "settled_messages" not in feed.dirty_vars
+    assert len(feed.messages) == 4 and _shown(feed)[-1] == 2 * SETTLED_EVERY + 4
+
+
+def test_the_head_moves_once_every_settled_every_messages():
+    feed = _filled(2 * SETTLED_EVERY)
+    feed._fill(_view(2 * SETTLED_EVERY + 1))
+    assert {"messages", "settled_messages"} <= feed.dirty_vars
+    assert len(feed.settled_messages) == 2 * SETTLED_EVERY and [r.seq for r in feed.messages] == [2 * SETTLED_EVERY + 1]
+    feed._clean()
+    for extra in range(2, SETTLED_EVERY + 1):  # the next SETTLED_EVERY - 1 messages leave the head alone
+        feed._fill(_view(2 * SETTLED_EVERY + extra))
+        assert "settled_messages" not in feed.dirty_vars, extra
+        feed._clean()
