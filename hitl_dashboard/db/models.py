@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint, literal_column, text
+from sqlalchemy import JSON, Column, Index, Text, TextClause, UniqueConstraint, literal_column, text
 from sqlmodel import Field, SQLModel
 
-from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ToolCallStatus
+from hitl_dashboard.domain.enums import BREACHED_REVIEW_STATUSES, OPEN_REVIEW_STATUSES, ToolCallStatus
 
-# The predicate of the partial indexes on open review requests. A query uses them only when its
-# WHERE names the same statuses as literals (a bound parameter does not prove the predicate).
-_OPEN_VALUES = ", ".join(f"'{s.value}'" for s in OPEN_REVIEW_STATUSES)
-OPEN_REVIEW_CLAUSE = text(f"status IN ({_OPEN_VALUES})")
-# Requests that passed their deadline (ReviewStatus.ESCALATED, EXPIRED): the SLA-breach chart's rows.
-BREACHED_REVIEW_CLAUSE = text("status IN ('escalated', 'expired')")
+# The predicates of the partial indexes on review requests by status (open ones; breached ones for
+# the SLA-breach chart). A query uses such an index only when its WHERE names the same statuses as
+# literals (a bound parameter does not prove the predicate).
+def _status_clause(statuses: tuple[StrEnum, ...]) -> TextClause:
+    return text("status IN ({})".format(", ".join(f"'{s.value}'" for s in statuses)))
+
+
+OPEN_REVIEW_CLAUSE = _status_clause(OPEN_REVIEW_STATUSES)
+BREACHED_REVIEW_CLAUSE = _status_clause(BREACHED_REVIEW_STATUSES)
 
 
 def utcnow() -> datetime:

@@ -73,6 +73,8 @@ class ReviewStatus(StrEnum):
 
 
 OPEN_REVIEW_STATUSES = (ReviewStatus.PENDING, ReviewStatus.CLAIMED)
+# Requests that passed their deadline: the SLA-breach figures count these.
+BREACHED_REVIEW_STATUSES = (ReviewStatus.ESCALATED, ReviewStatus.EXPIRED)
 
 
 class Action(StrEnum):

@@ -16,13 +16,13 @@ from sqlmodel import select
 
 from hitl_dashboard.db.models import BREACHED_REVIEW_CLAUSE, Decision, Message, ReviewRequest, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.enums import ReviewStatus
+from hitl_dashboard.domain.enums import BREACHED_REVIEW_STATUSES
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
 from hitl_dashboard.services.transactions import reading
 
 DEFAULT_DAYS = 30
 MAX_DAY_BUCKETS = 400  # tokens per day: one range sum per day up to this many days
-BREACH_STATUSES = (ReviewStatus.ESCALATED.value, ReviewStatus.EXPIRED.value)
+BREACH_STATUSES = tuple(status.value for status in BREACHED_REVIEW_STATUSES)
 
 
 @dataclass(frozen=True)
