@@ -11,6 +11,7 @@ from sqlmodel import Field, SQLModel
 
 from hitl_dashboard.domain.enums import BREACHED_REVIEW_STATUSES, OPEN_REVIEW_STATUSES, ToolCallStatus
 
+
 # The predicates of the partial indexes on review requests by status (open ones; breached ones for
 # the SLA-breach chart). A query uses such an index only when its WHERE names the same statuses as
 # literals (a bound parameter does not prove the predicate).
