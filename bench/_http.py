@@ -46,8 +46,11 @@ class Connection:
             self._reader = self._writer = self._conn = None
 
     async def post(self, path: str, headers: dict[str, str], body: dict | None = None) -> Response:
+        return await self.request("POST", path, headers, body)
+
+    async def request(self, method: str, path: str, headers: dict[str, str], body: dict | None = None) -> Response:
         try:
-            return await asyncio.wait_for(self._exchange("POST", path, headers, body), self.timeout)
+            return await asyncio.wait_for(self._exchange(method, path, headers, body), self.timeout)
         except (TimeoutError, OSError, h11.ProtocolError, asyncio.IncompleteReadError) as exc:
             await self.close()
             raise TransportError(type(exc).__name__) from exc

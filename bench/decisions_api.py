@@ -231,6 +231,72 @@ async def load(base: str, clients: list[Client], seconds: float, claim_first: bo
     return time.monotonic() - start
 
 
+# The floor (--floor): requests that do a small part of a decision's work, from the same clients to the
+# same web tier. A decision costs at least what its authentication and one lookup cost, so the rate
+# at which the machine serves these is a ceiling for decisions on it.
+FLOOR_PROBES = (
+    ("GET /api/health (no token; one database round trip)", "GET", lambda review: "/api/health", False),
+    ("POST /api/reviews/<unknown>/claim (token check, one lookup, 404)", "POST",
+     lambda review: f"/api/reviews/{10**9 + review}/claim", True),
+)
+
+
+async def probe_load(base: str, clients: list[Client], seconds: float, method: str, path_of, with_token: bool
+                     ) -> tuple[int, float, Counter, list[float]]:
+    from urllib.parse import urlsplit
+
+    from bench._http import Connection, TransportError
+
+    address = urlsplit(base)
+    statuses: Counter = Counter()
+    latencies: list[float] = []
+
+    async def one(client: Client, http: Connection) -> None:
+        headers = {"Authorization": f"Bearer {client.token}"} if with_token else {}
+        n = 0
+        while time.monotonic() < deadline:
+            sent = time.perf_counter()
+            try:
+                answer = await http.request(method, path_of(n), headers)
+            except TransportError as exc:
+                statuses[f"transport error ({exc})"] += 1
+                continue
+            latencies.append((time.perf_counter() - sent) * 1000)
+            statuses[answer.status_code] += 1
+            n += 1
+
+    connections = [Connection(address.hostname, address.port, timeout=120) for _ in clients]
+    start = time.monotonic()
+    deadline = start + seconds
+    try:
+        await asyncio.gather(*(one(c, http) for c, http in zip(clients, connections, strict=True)))
+    finally:
+        for connection in connections:
+            await connection.close()
+    return len(latencies), time.monotonic() - start, statuses, sorted(latencies)
+
+
+def run_floor(clients_n: int, workers: int, seconds: float) -> None:
+    """Each probe for `seconds` against one hosted web tier; prints its rate and CPU per request."""
+    with temporary_database("postgresql") as url, tempfile.TemporaryDirectory(prefix="hitl-dec-") as tmp:
+        clients = seed(clients_n, 1)
+        with hosted_web_tier(ROOT, url, f"{REDIS_BASE}/{REDIS_DB['new']}", workers, Path(tmp), {}) as (base, group):
+            for label, method, path_of, with_token in FLOOR_PROBES:
+                cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+                web0, pg0 = cpu_seconds(_group_pids(group)), _postgres_cpu(url)
+                done, wall, statuses, latencies = asyncio.run(
+                    probe_load(base, clients, seconds, method, path_of, with_token))
+                web1, pg1 = cpu_seconds(_group_pids(group)), _postgres_cpu(url)
+                cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+                client_ms = ((cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)) * 1000 / max(done, 1)
+                web_ms, pg_ms = _per_decision(web0, web1, done), _per_decision(pg0, pg1, done)
+                ceiling = (os.cpu_count() or 1) * 1000 / (web_ms + pg_ms)
+                print(f"  floor: {label}: {done / wall:.0f} requests/s, p50 {statistics.median(latencies):.0f} ms, "
+                      f"p95 {p95(latencies):.0f} ms; CPU per request: web tier {web_ms:.2f} ms, PostgreSQL "
+                      f"{pg_ms:.2f} ms, bench client {client_ms:.2f} ms; the {os.cpu_count()} cores' ceiling at "
+                      f"that cost (server only): {ceiling:.0f}/s; statuses {dict(statuses)}", flush=True)
+
+
 def check_database(clients: list[Client]) -> dict[str, int | bool | str]:
     """What the database says happened, against what the clients were told."""
     from sqlalchemy import text
@@ -383,12 +449,20 @@ def main() -> None:
     parser.add_argument("--baseline-commit", default=BASELINE_COMMIT, help=f"default {BASELINE_COMMIT}")
     parser.add_argument("--no-claim", action="store_true",
                         help="decide without claiming first (one request per decision, as a bot may)")
+    parser.add_argument("--floor", action="store_true",
+                        help="instead of decisions, measure what the web tier costs per request before any decision work")
     parser.add_argument("--server-env", nargs="*", default=[], metavar="NAME=VALUE",
                         help="settings for the web tier under test, e.g. API_THREADS=8")
     args = parser.parse_args()
     server_env = dict(item.split("=", 1) for item in args.server_env)
     claim_first = not args.no_claim
     seconds = args.seconds or (20.0 if args.quick else 60.0)
+    if args.floor:
+        print(f"the web tier's floor: {args.clients} clients, {args.workers} web workers, PostgreSQL, "
+              f"{seconds:.0f} s per probe; machine: {os.cpu_count()} cores, load average "
+              f"{os.getloadavg()[0]:.2f} at the start", flush=True)
+        run_floor(args.clients, args.workers, seconds)
+        return
     per_client = args.per_client or int(seconds * 360 / args.clients) + 1  # never runs dry below 360/s
     print(f"decisions over the API: {args.clients} clients, {args.workers} web workers, PostgreSQL, "
           f"{seconds:.0f} s of load per server; machine: {os.cpu_count()} cores, load average "

@@ -12,7 +12,7 @@ from sqlalchemy import func, text
 from sqlmodel import select
 
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import AuditOutbox
+from hitl_dashboard.db.models import AuditEvent, AuditOutbox
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.audit import audit
 from tests.support.db_state import audit_events, use_cheap_passwords
@@ -68,6 +68,29 @@ def test_concurrent_writers_leave_one_gap_free_verifiable_chain(db_url):
     for first, second in zip(events[::2], events[1::2], strict=True):
         assert (first.action, second.action) == ("test.write", "test.write.second")
         assert first.actor == second.actor and first.details == second.details
+
+
+def test_each_commit_finds_its_events_in_the_chain_when_it_returns(db_url):
+    """On PostgreSQL concurrent commits in one process share linking rounds (db/audit._LinkRounds):
+    one thread links for the others. Still, every writer reads its own events from the chain as
+    soon as its commit returns, whichever thread linked them."""
+    missing: list[tuple[int, int]] = []
+
+    def writer(index: int) -> None:
+        for round_ in range(ROUNDS):
+            with UnitOfWork() as uow:
+                append_audit(uow.session, actor=f"w{index}", action="test.write", details={"round": round_})
+                uow.commit()
+            with UnitOfWork(read_only=True) as uow:
+                rounds = uow.session.exec(select(AuditEvent.details).where(AuditEvent.actor == f"w{index}")).all()
+            if [d["round"] for d in rounds].count(round_) != 1:
+                missing.append((index, round_))
+
+    _run_together(writer, WRITERS)
+    assert missing == []
+    seqs, ok = _chain()
+    assert seqs == list(range(1, WRITERS * ROUNDS + 1)) and ok
+    assert _outbox() == 0
 
 
 def test_two_concurrent_deciders_keep_the_chain_gap_free(db_url, monkeypatch):

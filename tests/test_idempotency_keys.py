@@ -35,6 +35,23 @@ def test_the_same_key_with_another_body_is_refused_and_the_decision_stays(people
     assert again.replayed and again.decision_id == first.decision_id
 
 
+def test_a_replayed_signoff_skip_is_the_first_answer_though_the_request_stays_open(people):
+    """A sign-off skip hands the request back to the queue, so its replay finds it open: the
+    reviewer's key, not the request's status, is what tells the replay apart (decide.py inserts the
+    row and the unique key refuses the second one)."""
+    review_id = _security_review()
+    first = decide_as("alice", review_id, "skip", idempotency_key="k-skip")
+    after_first = snapshot(review_id)
+    assert review(review_id).status == "pending"
+    again = decide_as("alice", review_id, "skip", idempotency_key="k-skip")
+    assert again.replayed and again.decision_id == first.decision_id
+    assert snapshot(review_id) == after_first
+    assert [(d.id, d.action) for d in decisions(review_id)] == [(first.decision_id, "skip")]
+    with pytest.raises(InvalidInput, match="'k-skip' was already used for a different request"):
+        decide_as("alice", review_id, "approve", idempotency_key="k-skip")
+    assert snapshot(review_id) == after_first
+
+
 def test_the_same_key_on_another_review_is_refused_without_naming_it(people):
     first, second = _security_review(), _security_review("Add CSV export to the reports page")
     decide_as("alice", first, "approve", idempotency_key="k-1")

@@ -7,17 +7,20 @@ append to their commit):
 - SQLite: just before the commit (a before_commit listener), in one go. BEGIN IMMEDIATE already
   makes writers take turns, so the newest event read there is the newest committed one.
 - PostgreSQL: the events are committed with the change in audit_outbox (no lock at all), and linked
-  right after that commit by the committing thread (UnitOfWork.commit): under the chain lock (an advisory transaction
-  lock) it moves every waiting event, its own and other transactions', into audit_events in one
-  transaction. Waiting for the lock is waiting for another linker that may have missed ours; once
-  we hold it, our events are linked by us or already were. So when a use case returns, its events
-  are in the chain, and one linking commit covers a whole burst of changes.
+  right after that commit (UnitOfWork.commit): under the chain lock (an advisory transaction lock) a
+  linker moves every waiting event, its own and other transactions', into audit_events in one
+  transaction. Within a process the threads that have just committed share linking rounds
+  (_LinkRounds): one of them links for all that committed before its round began, the others wait
+  for that round; across processes the chain lock makes the rounds take turns. So when a use case
+  returns, its events are in the chain, and one linking commit covers a whole burst of changes.
 Either way the chain is gap-free and tamper-evident (seq assigned by the single linker, each hash
 over the previous one), and an event exists if and only if its change committed."""
 
 from __future__ import annotations
 
 import logging
+import threading
+import weakref
 from typing import Any
 
 from sqlalchemy import Integer, String, event, func, text
@@ -134,7 +137,7 @@ def link_outbox(engine: Engine, *, own_ids: list[int] | None = None) -> int:
     """PostgreSQL: move the events waiting in audit_outbox into the chain, oldest first, under the
     chain lock; returns how many this call linked. Safe to call from any process at any time.
 
-    With own_ids (the caller's own events, just committed): when another linker holds the lock,
+    With own_ids (the events of the callers of a round, just committed): when another linker holds the lock,
     wait for it to finish (a shared lock: every waiter is let go at once) and look whether it took
     ours; only if not, try again. So a burst of commits costs one linking transaction (one WAL
     flush) per round instead of a queue of lock holders one after the other."""
@@ -170,6 +173,54 @@ def link_outbox(engine: Engine, *, own_ids: list[int] | None = None) -> int:
             return linked
 
 
+class _LinkRounds:
+    """One process's linking rounds for one database (flat combining). A thread that has committed
+    takes a ticket; if no round is running it runs one, covering every ticket taken before it began
+    (their events were committed before it read the outbox); otherwise it waits, and the next round
+    is run by one of the waiters. Under load a round links the events of many requests in one
+    transaction, where each request used to run its own (issue 12: about 2.5 ms of CPU per commit)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._asked = 0  # tickets handed out
+        self._covered = 0  # every ticket up to this one has had its round
+        self._running = False
+        self._ids: list[int] = []  # outbox rows of the tickets no round has taken yet
+
+    def link(self, engine: Engine, ids: list[int]) -> None:
+        with self._changed:
+            self._asked += 1
+            ticket = self._asked
+            self._ids.extend(ids)
+            while self._covered < ticket:
+                if not self._running:
+                    self._running, upto = True, self._asked
+                    ids, self._ids = self._ids, []
+                    break
+                self._changed.wait()
+            else:
+                return  # a round that began after our commit has linked our events
+        try:
+            link_outbox(engine, own_ids=ids)
+        finally:
+            with self._changed:
+                self._running = False
+                self._covered = max(self._covered, upto)
+                self._changed.notify_all()
+
+
+_rounds: weakref.WeakKeyDictionary[Engine, _LinkRounds] = weakref.WeakKeyDictionary()
+_rounds_lock = threading.Lock()
+
+
+def _rounds_for(engine: Engine) -> _LinkRounds:
+    with _rounds_lock:
+        rounds = _rounds.get(engine)
+        if rounds is None:
+            rounds = _rounds[engine] = _LinkRounds()
+        return rounds
+
+
 def _before_commit(session: OrmSession) -> None:
     link_pending(session)
 
@@ -181,7 +232,7 @@ def link_after_commit(session: Session) -> None:
     if not own:
         return
     try:
-        link_outbox(session.get_bind(), own_ids=own)
+        _rounds_for(session.get_bind()).link(session.get_bind(), own)
     except Exception:  # noqa: BLE001 - the change is committed; its events wait for the next link
         log.exception("could not link audit events into the chain yet; the next commit will")
 

@@ -74,7 +74,10 @@ def decide(actor: Actor, review_id: int, decision: DecisionInput, *,
     """Decide a review request. With conversation_id (the page the reviewer decided on), a request of
     another conversation is not found: a form never acts on a review it did not show."""
     with transaction() as uow:
-        if conversation_id is not None and get_request(uow, review_id).conversation_id != conversation_id:
+        # Held to the commit: the session keeps loaded objects weakly, and the decision metric reads
+        # the request's age when the audit event is flushed (at the commit), with no second query.
+        request = get_request(uow, review_id)
+        if conversation_id is not None and request.conversation_id != conversation_id:
             raise NotFound(f"review request {review_id} is not part of this conversation")
         outcome = record_decision(uow, actor, review_id, decision)
     # Browsers on the conversation and on the queues it changed (a replay changed nothing new).
@@ -97,11 +100,17 @@ def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: Dec
         action=decision.action, override_reason=decision.override_reason,
     )
     fingerprint = decision.fingerprint(review_id)
-    if decision.idempotency_key:  # after the permission checks: a replay must not bypass them
-        earlier = _earlier(uow, decision.idempotency_key, fingerprint, actor)
+    try:
+        _check_open(uow, actor, request, decision)
+    except Conflict:
+        # A replay (after the permission checks: it must not bypass them) finds its request closed
+        # or changed by its own first attempt, and gets that attempt's outcome. A replay that finds
+        # the request still open (a sign-off skip leaves it pending) is caught by the unique key
+        # when its row is inserted, below; so the usual decision needs no lookup of the key first.
+        earlier = _earlier(uow, decision.idempotency_key, fingerprint, actor) if decision.idempotency_key else None
         if earlier is not None:
             return earlier
-    _check_open(uow, actor, request, decision)
+        raise
     edited = None
     if decision.edited_args is not None:
         tool_call = uow.session.get(ToolCall, request.subject_id)
