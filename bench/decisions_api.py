@@ -295,6 +295,40 @@ def run_floor(clients_n: int, workers: int, seconds: float) -> None:
                       f"p95 {p95(latencies):.0f} ms; CPU per request: web tier {web_ms:.2f} ms, PostgreSQL "
                       f"{pg_ms:.2f} ms, bench client {client_ms:.2f} ms; the {os.cpu_count()} cores' ceiling at "
                       f"that cost (server only): {ceiling:.0f}/s; statuses {dict(statuses)}", flush=True)
+        minimal_decision_floor(url, clients_n, seconds)
+
+
+def minimal_decision_floor(url: str, reviews: int, seconds: float, clients: int = 20) -> None:
+    """pgbench runs bench/sql/minimal_decision.sql (the least a decision writes, one transaction,
+    prepared statements) on the seeded database: PostgreSQL's own CPU per decision at best."""
+    import shutil
+
+    import psycopg
+
+    if shutil.which("pgbench") is None:
+        print("  floor: pgbench not installed (Debian: postgresql-client); the minimal decision is not measured")
+        return
+    name = url.rsplit("/", 1)[1]
+    command = ["pgbench", "-n", "-M", "prepared", "-c", str(clients), "-j", "2", "-T", str(int(seconds)),
+               "-D", f"reviews={reviews}", "-f", str(ROOT / "bench" / "sql" / "minimal_decision.sql"),
+               "-h", "127.0.0.1", "-U", "postgres", name]
+    bench = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    time.sleep(min(3.0, seconds / 4))  # its connections are open
+    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
+        pids = [row[0] for row in conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND application_name = 'pgbench'", (name,))]
+    before, start = cpu_seconds(pids), time.monotonic()
+    time.sleep(seconds / 2)
+    after, wall = cpu_seconds(pids), time.monotonic() - start
+    output = bench.communicate()[0]
+    tps = [float(line.split()[2]) for line in output.splitlines() if line.startswith("tps")]
+    if bench.returncode != 0 or not tps:
+        print(f"  floor: pgbench failed: {output[-500:]}")
+        return
+    used = sum(after[pid] - before.get(pid, 0.0) for pid in after)
+    print(f"  floor: the least a decision writes (bench/sql/minimal_decision.sql, pgbench, {clients} "
+          f"connections): {tps[0]:.0f} transactions/s, PostgreSQL CPU {used * 1000 / (tps[0] * wall):.2f} ms each",
+          flush=True)
 
 
 def check_database(clients: list[Client]) -> dict[str, int | bool | str]:
