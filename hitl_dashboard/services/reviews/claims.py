@@ -48,20 +48,22 @@ def claim_request(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewReques
         return request  # claiming twice is harmless
     if request.status != ReviewStatus.PENDING:
         raise Conflict(_unavailable(uow, request))
-    result = uow.session.exec(
+    # RETURNING: the row as the claim left it, in the same round trip (no read after the write).
+    claimed = uow.session.execute(
         update(ReviewRequest)
         .where(ReviewRequest.id == review_id, ReviewRequest.status == ReviewStatus.PENDING,
                ReviewRequest.version == request.version)
         .values(status=ReviewStatus.CLAIMED, assignee_id=actor.user_id, claimed_at=utcnow(),
                 version=ReviewRequest.version + 1)
-    )
-    if result.rowcount != 1:
+        .returning(ReviewRequest),
+        execution_options={"populate_existing": True},
+    ).scalars().first()
+    if claimed is None:
         raise Conflict(f"review request {review_id} was just claimed or decided by someone else")
     append_audit(uow.session, actor=actor.username, actor_role=request.required_role, action="review.claimed",
                  conversation_id=request.conversation_id, review_request_id=review_id,
                  content_hash=request.content_hash)
-    uow.session.refresh(request)
-    return request
+    return claimed
 
 
 def release_request(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewRequest:
