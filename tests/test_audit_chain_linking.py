@@ -5,12 +5,16 @@ verifiable chain; an event exists if and only if its change committed; events le
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
+import time
 
 import pytest
 from sqlalchemy import func, text
 from sqlmodel import select
 
+from hitl_dashboard.db import audit as audit_db
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import AuditEvent, AuditOutbox
 from hitl_dashboard.db.uow import UnitOfWork
@@ -155,3 +159,54 @@ def test_the_chain_lock_is_not_held_while_a_change_is_open(db_url):
         slow.commit()
     assert [(e.seq, e.action) for e in audit_events()] == [(1, "test.fast"), (2, "test.slow")]
     assert audit.verify(None).ok
+
+
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+def test_a_forked_worker_does_not_wait_for_a_round_of_its_parent(db_url, monkeypatch):
+    """Web workers are forked from the process that started them. A linking round running in
+    another thread of the parent at the fork never ends in the child; the child starts with none,
+    so its commits link their own events."""
+    parent = os.getpid()
+    in_round, release = threading.Event(), threading.Event()
+    real_link = audit_db.link_outbox
+
+    def slow_in_parent(engine, **kwargs):
+        if os.getpid() == parent:
+            in_round.set()
+            release.wait(60)
+        return real_link(engine, **kwargs)
+
+    monkeypatch.setattr(audit_db, "link_outbox", slow_in_parent)
+
+    def parent_commit() -> None:
+        with UnitOfWork() as uow:
+            append_audit(uow.session, actor="parent", action="test.parent")
+            uow.commit()
+
+    leader = threading.Thread(target=parent_commit)
+    leader.start()
+    try:
+        assert in_round.wait(30), "the parent's round did not start"
+        child = os.fork()
+        if child == 0:  # the child: one commit, then report whether its event is in the chain
+            code = 1
+            try:
+                with UnitOfWork() as uow:
+                    append_audit(uow.session, actor="child", action="test.child")
+                    uow.commit()
+                code = 0 if "test.child" in [e.action for e in audit_events()] else 2
+            finally:
+                os._exit(code)
+        deadline = time.monotonic() + 30
+        while (done := os.waitpid(child, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if done[0] == 0:
+            os.kill(child, signal.SIGKILL)
+            os.waitpid(child, 0)
+            pytest.fail("the child's commit waited for its parent's round")
+        assert os.waitstatus_to_exitcode(done[1]) == 0, "the child's event was not in the chain"
+    finally:
+        release.set()
+        leader.join(60)
+    assert sorted(e.action for e in audit_events()) == ["test.child", "test.parent"]
+    assert audit.verify(None).ok and _outbox() == 0

@@ -19,6 +19,7 @@ over the previous one), and an event exists if and only if its change committed.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import weakref
 from typing import Any
@@ -211,6 +212,16 @@ class _LinkRounds:
 
 _rounds: weakref.WeakKeyDictionary[Engine, _LinkRounds] = weakref.WeakKeyDictionary()
 _rounds_lock = threading.Lock()
+
+
+def _forget_rounds_in_child() -> None:
+    """A forked web worker starts with no rounds: one running in another thread of the parent at
+    the fork would never end in the child, and every commit there would wait for it."""
+    global _rounds, _rounds_lock
+    _rounds, _rounds_lock = weakref.WeakKeyDictionary(), threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_rounds_in_child)
 
 
 def _rounds_for(engine: Engine) -> _LinkRounds:
