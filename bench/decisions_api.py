@@ -484,7 +484,7 @@ def main() -> None:
     parser.add_argument("--no-claim", action="store_true",
                         help="decide without claiming first (one request per decision, as a bot may)")
     parser.add_argument("--floor", action="store_true",
-                        help="instead of decisions, measure what the web tier costs per request before any decision work")
+                        help="instead of decisions, what a request costs before any decision work")
     parser.add_argument("--server-env", nargs="*", default=[], metavar="NAME=VALUE",
                         help="settings for the web tier under test, e.g. API_THREADS=8")
     args = parser.parse_args()
