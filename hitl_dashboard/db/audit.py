@@ -243,7 +243,8 @@ def link_after_commit(session: Session) -> None:
     if not own:
         return
     try:
-        _rounds_for(session.get_bind()).link(session.get_bind(), own)
+        engine = session.get_bind()
+        _rounds_for(engine).link(engine, own)
     except Exception:  # noqa: BLE001 - the change is committed; its events wait for the next link
         log.exception("could not link audit events into the chain yet; the next commit will")
 

@@ -107,7 +107,7 @@ def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: Dec
         # or changed by its own first attempt, and gets that attempt's outcome. A replay that finds
         # the request still open (a sign-off skip leaves it pending) is caught by the unique key
         # when its row is inserted, below; so the usual decision needs no lookup of the key first.
-        earlier = _earlier(uow, decision.idempotency_key, fingerprint, actor) if decision.idempotency_key else None
+        earlier = _earlier(uow, decision.idempotency_key, fingerprint, actor)
         if earlier is not None:
             return earlier
         raise
@@ -127,7 +127,7 @@ def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: Dec
     if result.rowcount != 1:
         # A retry of the same decision that lost the race to its own first attempt (PostgreSQL: the
         # UPDATE waited for that commit, and this statement-level snapshot now sees its row).
-        earlier = _earlier(uow, decision.idempotency_key, fingerprint, actor) if decision.idempotency_key else None
+        earlier = _earlier(uow, decision.idempotency_key, fingerprint, actor)
         if earlier is not None:
             return earlier
         uow.session.refresh(request)
@@ -171,9 +171,11 @@ def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: Dec
                            next_review.id if next_review else None, queue_roles=touched_queues(uow.session))
 
 
-def _earlier(uow: UnitOfWork, key: str, fingerprint: str, actor: Actor) -> DecisionOutcome | None:
-    """The decision this reviewer already made with this key, if the request is the same one.
-    Keys are per reviewer: another user's key is none of our business and is never named."""
+def _earlier(uow: UnitOfWork, key: str | None, fingerprint: str, actor: Actor) -> DecisionOutcome | None:
+    """The decision this reviewer already made with this key, if the request is the same one (None
+    without a key). Keys are per reviewer: another user's key is none of our business and is never named."""
+    if not key:
+        return None
     row = uow.session.exec(
         select(Decision).where(Decision.reviewer_id == actor.user_id, Decision.idempotency_key == key)
     ).first()
