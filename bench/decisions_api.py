@@ -209,7 +209,9 @@ async def _post(http, path: str, headers: dict, body: dict | None, client: Clien
     return None
 
 
-async def load(base: str, clients: list[Client], seconds: float, claim_first: bool) -> float:
+async def load(base: str, clients: list[Client], seconds: float, work) -> float:  # noqa: ANN001
+    """Runs `work(index, client, connection, deadline)` for every client at once until the deadline;
+    returns the wall time."""
     from urllib.parse import urlsplit
 
     from bench._http import Connection
@@ -223,7 +225,7 @@ async def load(base: str, clients: list[Client], seconds: float, claim_first: bo
     start = time.monotonic()
     deadline = start + seconds
     try:
-        await asyncio.gather(*(reviewer(c, http, deadline, i, claim_first)
+        await asyncio.gather(*(work(i, c, http, deadline)
                                for i, (c, http) in enumerate(zip(clients, connections, strict=True))))
     finally:
         for connection in connections:
@@ -243,15 +245,12 @@ FLOOR_PROBES = (
 
 async def probe_load(base: str, clients: list[Client], seconds: float, method: str, path_of, with_token: bool
                      ) -> tuple[int, float, Counter, list[float]]:
-    from urllib.parse import urlsplit
+    from bench._http import TransportError
 
-    from bench._http import Connection, TransportError
-
-    address = urlsplit(base)
     statuses: Counter = Counter()
     latencies: list[float] = []
 
-    async def one(client: Client, http: Connection) -> None:
+    async def one(_index: int, client: Client, http, deadline: float) -> None:  # noqa: ANN001
         headers = {"Authorization": f"Bearer {client.token}"} if with_token else {}
         n = 0
         while time.monotonic() < deadline:
@@ -265,15 +264,8 @@ async def probe_load(base: str, clients: list[Client], seconds: float, method: s
             statuses[answer.status_code] += 1
             n += 1
 
-    connections = [Connection(address.hostname, address.port, timeout=120) for _ in clients]
-    start = time.monotonic()
-    deadline = start + seconds
-    try:
-        await asyncio.gather(*(one(c, http) for c, http in zip(clients, connections, strict=True)))
-    finally:
-        for connection in connections:
-            await connection.close()
-    return len(latencies), time.monotonic() - start, statuses, sorted(latencies)
+    wall = await load(base, clients, seconds, one)
+    return len(latencies), wall, statuses, sorted(latencies)
 
 
 def run_floor(clients_n: int, workers: int, seconds: float) -> None:
@@ -282,14 +274,12 @@ def run_floor(clients_n: int, workers: int, seconds: float) -> None:
         clients = seed(clients_n, 1)
         with hosted_web_tier(ROOT, url, f"{REDIS_BASE}/{REDIS_DB['new']}", workers, Path(tmp), {}) as (base, group):
             for label, method, path_of, with_token in FLOOR_PROBES:
-                cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-                web0, pg0 = cpu_seconds(_group_pids(group)), _postgres_cpu(url)
+                meter = CpuMeter(group, url)
+                meter.start()
                 done, wall, statuses, latencies = asyncio.run(
                     probe_load(base, clients, seconds, method, path_of, with_token))
-                web1, pg1 = cpu_seconds(_group_pids(group)), _postgres_cpu(url)
-                cpu1 = resource.getrusage(resource.RUSAGE_SELF)
-                client_ms = ((cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)) * 1000 / max(done, 1)
-                web_ms, pg_ms = _per_decision(web0, web1, done), _per_decision(pg0, pg1, done)
+                meter.stop()
+                web_ms, pg_ms, client_ms = meter.per(done)
                 ceiling = (os.cpu_count() or 1) * 1000 / (web_ms + pg_ms)
                 print(f"  floor: {label}: {done / wall:.0f} requests/s, p50 {statistics.median(latencies):.0f} ms, "
                       f"p95 {p95(latencies):.0f} ms; CPU per request: web tier {web_ms:.2f} ms, PostgreSQL "
@@ -303,8 +293,6 @@ def minimal_decision_floor(url: str, reviews: int, seconds: float, clients: int 
     prepared statements) on the seeded database: PostgreSQL's own CPU per decision at best."""
     import shutil
 
-    import psycopg
-
     if shutil.which("pgbench") is None:
         print("  floor: pgbench not installed (Debian: postgresql-client); the minimal decision is not measured")
         return
@@ -314,12 +302,9 @@ def minimal_decision_floor(url: str, reviews: int, seconds: float, clients: int 
                "-h", "127.0.0.1", "-U", "postgres", name]
     bench = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     time.sleep(min(3.0, seconds / 4))  # its connections are open
-    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
-        pids = [row[0] for row in conn.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND application_name = 'pgbench'", (name,))]
-    before, start = cpu_seconds(pids), time.monotonic()
+    before, start = _postgres_cpu(url, application="pgbench"), time.monotonic()
     time.sleep(seconds / 2)
-    after, wall = cpu_seconds(pids), time.monotonic() - start
+    after, wall = _postgres_cpu(url, application="pgbench"), time.monotonic() - start
     output = bench.communicate()[0]
     tps = [float(line.split()[2]) for line in output.splitlines() if line.startswith("tps")]
     if bench.returncode != 0 or not tps:
@@ -376,11 +361,11 @@ def run_one(label: str, code_dir: Path, clients_n: int, per_client: int, workers
               flush=True)
         redis_url = f"{REDIS_BASE}/{REDIS_DB[label]}"
         with hosted_web_tier(code_dir, url, redis_url, workers, Path(tmp), server_env or {}) as (base, group):
-            cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-            web0, pg0 = cpu_seconds(_group_pids(group)), _postgres_cpu(url)
-            wall = asyncio.run(load(base, clients, seconds, claim_first))
-            web1, pg1 = cpu_seconds(_group_pids(group)), _postgres_cpu(url)
-            cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+            meter = CpuMeter(group, url)
+            meter.start()
+            wall = asyncio.run(load(base, clients, seconds, lambda i, client, http, deadline:
+                                    reviewer(client, http, deadline, i, claim_first)))
+            meter.stop()
             load_avg = os.getloadavg()
         keep = Path(tempfile.gettempdir()) / f"hitl-decisions-bench-web-{label}.log"
         keep.write_bytes((Path(tmp) / "web.log").read_bytes())  # for a look at 5xx after the run
@@ -389,16 +374,46 @@ def run_one(label: str, code_dir: Path, clients_n: int, per_client: int, workers
     cycles = sorted(x for c in clients for x in c.cycles_ms)
     statuses = sum((c.statuses for c in clients), Counter())
     decided = check["acknowledged (2xx)"]
+    web_ms, pg_ms, _client_ms = meter.per(decided)
     return {
         "label": label, "per_s": decided / wall, "wall": wall, "decided": decided,
         "p50": statistics.median(latencies) if latencies else float("nan"),
         "p95": p95(latencies) if latencies else float("nan"),
         "cycle_p95": p95(cycles) if cycles else float("nan"),
         "statuses": dict(sorted(statuses.items(), key=lambda kv: str(kv[0]))),
-        "check": check, "client_cpu_s": (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime),
-        "web_cpu_ms": _per_decision(web0, web1, decided), "pg_cpu_ms": _per_decision(pg0, pg1, decided),
+        "check": check, "client_cpu_s": meter.client_s, "web_cpu_ms": web_ms, "pg_cpu_ms": pg_ms,
         "load": load_avg,
     }
+
+
+@dataclass
+class CpuMeter:
+    """CPU used between `start()` and `stop()` by the web tier's processes, the database's PostgreSQL
+    backends and this process (the bench client)."""
+
+    group: int
+    url: str
+    seen: list[tuple[dict[int, float], dict[int, float], float]] = field(default_factory=list)
+
+    def start(self) -> None:
+        self.seen = [(cpu_seconds(_group_pids(self.group)), _postgres_cpu(self.url), _own_cpu_s())]
+
+    def stop(self) -> None:
+        self.seen.append((cpu_seconds(_group_pids(self.group)), _postgres_cpu(self.url), _own_cpu_s()))
+
+    @property
+    def client_s(self) -> float:
+        return self.seen[1][2] - self.seen[0][2]
+
+    def per(self, n: int) -> tuple[float, float, float]:
+        """ms per unit of work: web tier, PostgreSQL, bench client."""
+        (web0, pg0, _), (web1, pg1, _) = self.seen
+        return _per_decision(web0, web1, n), _per_decision(pg0, pg1, n), self.client_s * 1000 / max(n, 1)
+
+
+def _own_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def cpu_seconds(pids: list[int]) -> dict[int, float]:
@@ -422,14 +437,16 @@ def _group_pids(group: int) -> list[int]:
     return pids
 
 
-def _postgres_cpu(url: str) -> dict[int, float]:
-    """The server processes of this database's connections (PostgreSQL on this machine)."""
+def _postgres_cpu(url: str, application: str | None = None) -> dict[int, float]:
+    """The server processes of this database's connections (PostgreSQL on this machine), or only of
+    those whose application_name is `application`."""
     import psycopg
 
     name = url.rsplit("/", 1)[1]
     with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
-        pids = [row[0] for row in conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s "
-                                               "AND pid <> pg_backend_pid()", (name,))]
+        pids = [row[0] for row in conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()"
+            " AND (%s::text IS NULL OR application_name = %s)", (name, application, application))]
     return cpu_seconds(pids)
 
 
