@@ -166,6 +166,36 @@ def test_two_workers_never_send_one_delivery_twice(people, receiver) -> None:
     assert {d.status for d in deliveries()} == {"delivered"}
 
 
+def test_each_answer_is_recorded_when_it_comes_not_after_the_whole_round(people, receiver) -> None:
+    # What a worker killed mid-round leaves to be sent again (at least once) is only what it was
+    # still sending: a fast receiver's delivery is recorded while a slow one's is still in flight.
+    held = Receiver(free_port(), hold=threading.Event()).start()
+    try:
+        fast_hook = add_hook(receiver.url, events=["review.requested"])
+        add_hook(held.url, events=["review.requested"])
+        flow.start("Add retry with exponential backoff to the payments client")
+        flow.work()
+
+        async def round_with_one_receiver_holding() -> dict[int, str]:
+            task = asyncio.create_task(deliver_due())
+            seen: dict[int, str] = {}
+            for _ in range(500):  # until the fast answer is recorded (10 s at most)
+                seen = {d.webhook_id: d.status for d in deliveries()}
+                if seen.get(fast_hook.id) == "delivered":
+                    break
+                await asyncio.sleep(0.02)
+            held.hold.set()
+            await task
+            return seen
+
+        while_held = asyncio.run(round_with_one_receiver_holding())
+    finally:
+        held.hold.set()
+        held.stop()
+    assert sorted(while_held.values()) == ["delivered", "pending"], while_held
+    assert {d.status for d in deliveries()} == {"delivered"} and len(held.received) == 1
+
+
 def test_slack_format_has_text_blocks_and_the_review_link(people, receiver) -> None:
     add_hook(receiver.url, events=["review.requested"], fmt="slack")
     cid = flow.start("Add retry <b>now</b>", title="Retry <b>now</b> & later")

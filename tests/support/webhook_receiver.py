@@ -24,6 +24,7 @@ class Receiver:
     port: int
     status: int = 200
     delay_s: float = 0.0
+    hold: threading.Event | None = None  # set: every POST waits for it before answering
     received: list[Received] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
 
@@ -38,6 +39,8 @@ class Receiver:
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 time.sleep(receiver.delay_s)
+                if receiver.hold is not None:
+                    receiver.hold.wait(30)
                 receiver.received.append(Received({k.lower(): v for k, v in self.headers.items()}, body))
                 self.send_response(receiver.status)
                 self.end_headers()

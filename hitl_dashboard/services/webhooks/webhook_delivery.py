@@ -56,10 +56,15 @@ async def deliver_due(limit: int = 20) -> DeliveryReport:
         return report
     settings = get_settings()
     async with httpx.AsyncClient(timeout=settings.webhook_timeout_s, follow_redirects=False) as client:
-        outcomes = await asyncio.gather(*(_send(client, job) for job in jobs))
-    for job, (status_code, error) in zip(jobs, outcomes, strict=True):
-        _record(job, status_code, error, report)
+        await asyncio.gather(*(_send_and_record(client, job, report) for job in jobs))
     return report
+
+
+async def _send_and_record(client: httpx.AsyncClient, job: _Job, report: DeliveryReport) -> None:
+    # Each answer is recorded as soon as it is in, not once the whole batch has answered: a worker
+    # killed mid-round then leaves only the deliveries it was still sending to be sent again.
+    status_code, error = await _send(client, job)
+    _record(job, status_code, error, report)
 
 
 _round: asyncio.Task | None = None
