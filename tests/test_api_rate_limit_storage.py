@@ -6,25 +6,13 @@ from __future__ import annotations
 import os
 import uuid
 
-import pytest
 from fastapi import HTTPException
 
 from hitl_dashboard.api.rate_limits import RateLimiter
-from tests.conftest import IN_CI
 from tests.e2e.app_process import free_port
+from tests.support.redis_check import redis_or_skip
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-def redis_or_skip() -> None:
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
-    except redis.RedisError as exc:
-        if IN_CI:
-            pytest.fail(f"Redis not reachable at {REDIS_URL}: {exc} (CI=true: Redis tests must run)")
-        pytest.skip(f"Redis not reachable at {REDIS_URL}: {exc}")
 
 
 def refused(limiter: RateLimiter, key: str) -> HTTPException | None:
@@ -36,7 +24,7 @@ def refused(limiter: RateLimiter, key: str) -> HTTPException | None:
 
 
 def test_two_workers_share_one_budget_through_redis() -> None:
-    redis_or_skip()
+    redis_or_skip(REDIS_URL)
     worker_a = RateLimiter(REDIS_URL, "3/minute", "1000/minute")
     worker_b = RateLimiter(REDIS_URL, "3/minute", "1000/minute")
     key = uuid.uuid4().hex

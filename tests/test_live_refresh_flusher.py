@@ -37,14 +37,11 @@ async def _settle() -> None:
 def refreshed(monkeypatch):
     calls: list[tuple[str, object]] = []
 
-    async def conversation(_app, conversation_id):
-        calls.append(("conversation", conversation_id))
-
-    async def queues(_app, roles):
+    async def refresh(_app, conversation_ids, roles):
+        calls.extend(("conversation", cid) for cid in conversation_ids)
         calls.append(("queues", roles))
 
-    monkeypatch.setattr(live_ui, "refresh_conversation", conversation)
-    monkeypatch.setattr(live_ui, "refresh_queues", queues)
+    monkeypatch.setattr(live_ui, "refresh", refresh)
     return calls
 
 

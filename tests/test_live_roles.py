@@ -11,9 +11,9 @@ import pytest
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.live.live_redis import QUEUE_KEY, RedisPublisherSink, consume
 from hitl_dashboard.services.reviews import claims
-from tests.conftest import IN_CI
 from tests.support.db_state import use_cheap_passwords
 from tests.support.flow import actor, decide_as, make_people, only_open_review, start, work
+from tests.support.redis_check import redis_or_skip
 
 REDIS_URL = "redis://127.0.0.1:6379/12"  # a database of its own: another process must not pop our events
 
@@ -73,14 +73,7 @@ def test_a_replayed_decision_touches_no_queue(recorder):
 
 
 def test_the_roles_travel_through_redis_from_runner_processes():
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).delete(QUEUE_KEY)
-    except redis.RedisError as exc:
-        if IN_CI:
-            pytest.fail(f"Redis not reachable at {REDIS_URL}: {exc} (CI=true: Redis tests must run)")
-        pytest.skip(f"Redis not reachable at {REDIS_URL}: {exc}")
+    redis_or_skip(REDIS_URL).delete(QUEUE_KEY)
     publisher = RedisPublisherSink(REDIS_URL)
     publisher.changed(7, ("security_reviewer",))
     publisher.changed(8)  # a runner that cannot tell: every queue

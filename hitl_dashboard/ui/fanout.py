@@ -63,14 +63,15 @@ async def resync_on_next_refresh(feed: str, cls: type[rx.State]) -> None:
         (await root.get_state(cls))._resync = True
 
 
-async def watching(feed: str) -> list[str]:
-    return await watchers_store().watchers(feed)
+async def watched(feeds: list[str]) -> dict[str, list[str]]:
+    """Of these feeds, the ones some tab watches, with their tabs: one lookup for them all."""
+    return await watchers_store().watchers_of(feeds)
 
 
-async def fill_and_fan_out(app: rx.App, feed: str, cls: type[Feed], fill: Callable[[Feed], None]) -> int:
-    """Applies `fill` to the server's baseline of the feed and sends what changed to every tab
-    watching it. Returns how many tabs it was sent to."""
-    tabs = await watching(feed)
+async def fill_and_fan_out(app: rx.App, feed: str, tabs: list[str], cls: type[Feed],
+                           fill: Callable[[Feed], None]) -> int:
+    """Applies `fill` to the server's baseline of the feed and sends what changed to `tabs`, the
+    tabs watching it. Returns how many tabs it was sent to."""
     if not tabs:
         return 0
     async with app.state_manager.modify_state(rx.BaseStateToken(ident=feed, cls=cls)) as root:

@@ -19,7 +19,7 @@ from hitl_dashboard.services.live import live
 from hitl_dashboard.services.live.coalesce import Coalescer
 from hitl_dashboard.services.live.streams import Stream, StreamTexts
 from hitl_dashboard.services.reviews.review_queries import QUEUE_ROLES
-from hitl_dashboard.ui.fanout import conversation_token, fill_and_fan_out, queue_token, watching
+from hitl_dashboard.ui.fanout import conversation_token, fill_and_fan_out, queue_token, watched
 from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed
 from hitl_dashboard.ui.stream import push_stream
 from hitl_dashboard.ui.views.conversation_view import conversation_view
@@ -57,22 +57,19 @@ class ReflexLiveSink:
 
     async def _flush_forever(self) -> None:
         """One flusher per worker: it takes everything that changed since its last pass, so a burst
-        of decisions across many conversations costs one read per conversation and one per queue
-        touched, and passes never overlap (an older read can never overwrite a newer one)."""
+        of decisions across many conversations costs one lookup of who watches what, then one read
+        per watched conversation and queue; and passes never overlap (an older read can never
+        overwrite a newer one)."""
         while True:
             await self._wake.wait()
             self._wake.clear()
             conversations, roles = self._pending, self._pending_roles
             self._pending, self._pending_roles = set(), set()
-            for conversation_id in sorted(conversations):
-                try:
-                    await refresh_conversation(self.app, conversation_id)
-                except Exception:  # noqa: BLE001 - a viewer problem must never break the runner
-                    log.exception("live refresh of conversation %s failed", conversation_id)
             try:
-                await refresh_queues(self.app, tuple(r for r in QUEUE_ROLES if r in roles))
-            except Exception:  # noqa: BLE001
-                log.exception("live refresh of the queues %s failed", sorted(roles))
+                await refresh(self.app, sorted(conversations), tuple(r for r in QUEUE_ROLES if r in roles))
+            except Exception:  # noqa: BLE001 - a viewer problem must never break the runner
+                log.exception("live refresh of conversations %s and queues %s failed",
+                              sorted(conversations), sorted(roles))
             # Leading edge: a change after a quiet spell goes out at once (a stored message is on
             # screen without waiting out a window); what arrives during a pass or within
             # REFRESH_COALESCE_S after it is taken together in the next pass, so a burst of
@@ -90,23 +87,31 @@ class ReflexLiveSink:
         await push_stream(self.app, conversation_id, stream)
 
 
-async def refresh_conversation(app: rx.App, conversation_id: int) -> None:
-    feed = conversation_token(conversation_id)
-    # A feed nobody watches is not refreshed; whoever opens it later reads it fresh.
-    if not await watching(feed):
-        return
+async def refresh(app: rx.App, conversation_ids: list[int], roles: tuple[str, ...]) -> None:
+    """One pass: which of these feeds some tab watches (one lookup for all of them), then a refresh
+    of each watched one. A feed nobody watches is not read; whoever opens it later reads it fresh."""
+    conversations = {conversation_token(cid): cid for cid in conversation_ids}
+    queues = {queue_token(role): role for role in roles}
+    for feed, tabs in (await watched([*conversations, *queues])).items():
+        try:
+            if feed in conversations:
+                await refresh_conversation(app, conversations[feed], tabs)
+            else:
+                await refresh_queue(app, queues[feed], tabs)
+        except Exception:  # noqa: BLE001 - one feed's problem must not keep the others stale
+            log.exception("live refresh of %s failed", feed)
+
+
+async def refresh_conversation(app: rx.App, conversation_id: int, tabs: list[str]) -> None:
     # No actor: the server reads the conversation once for every tab watching it.
     view = await asyncio.to_thread(conversation_view, None, conversation_id)
-    await fill_and_fan_out(app, feed, ConversationFeed, lambda baseline: baseline._fill(view))
+    await fill_and_fan_out(app, conversation_token(conversation_id), tabs, ConversationFeed,
+                           lambda baseline: baseline._fill(view))
 
 
-async def refresh_queues(app: rx.App, roles: tuple[str, ...] = QUEUE_ROLES) -> None:
-    for role in roles:
-        feed = queue_token(role)
-        if not await watching(feed):
-            continue
-        rows = await asyncio.to_thread(queue_rows, QUEUE_READER, role)
-        await fill_and_fan_out(app, feed, QueueFeed, lambda baseline, role=role, rows=rows: baseline._fill(role, rows))
+async def refresh_queue(app: rx.App, role: str, tabs: list[str]) -> None:
+    rows = await asyncio.to_thread(queue_rows, QUEUE_READER, role)
+    await fill_and_fan_out(app, queue_token(role), tabs, QueueFeed, lambda baseline: baseline._fill(role, rows))
 
 
 async def install(app: rx.App) -> None:

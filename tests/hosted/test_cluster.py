@@ -23,8 +23,9 @@ from hitl_dashboard.domain.audit_chain import verify_chain
 from hitl_dashboard.services.auth.tokens import issue_token
 from hitl_dashboard.services.auth.users import insert_user
 from hitl_dashboard.services.webhooks.webhooks import insert_webhook
-from tests.conftest import IN_CI, create_pg_database, drop_pg_database, require_pg
+from tests.conftest import create_pg_database, drop_pg_database, require_pg
 from tests.hosted.cluster import Cluster
+from tests.support.redis_check import redis_or_skip
 
 REDIS_URL = "redis://127.0.0.1:6379/7"
 CODE_TASKS = 16
@@ -33,14 +34,7 @@ OPS_TASKS = 4
 
 def require_redis(url: str = REDIS_URL) -> None:
     """Redis at `url`, its database emptied; or a skip (a failure in CI)."""
-    import redis
-
-    try:
-        redis.Redis.from_url(url, socket_connect_timeout=2).flushdb()
-    except redis.RedisError as exc:
-        if IN_CI:
-            pytest.fail(f"Redis not reachable at {url}: {exc} (CI=true: hosted tests must run)")
-        pytest.skip(f"Redis not reachable at {url}: {exc}")
+    redis_or_skip(url).flushdb()
 
 
 class Receiver:

@@ -91,6 +91,10 @@ class LocalStreams:
     async def watchers(self, feed: str) -> list[str]:
         return list(self._watchers.get(feed, ()))
 
+    async def watchers_of(self, feeds: list[str]) -> dict[str, list[str]]:
+        """The feeds some tab watches, with their tabs (feeds nobody watches are left out)."""
+        return {feed: list(tabs) for feed in feeds if (tabs := self._watchers.get(feed))}
+
     async def forget(self, feed: str, token: str) -> None:
         self._watchers.get(feed, set()).discard(token)
         if self._watching.get(token) == feed:
@@ -134,6 +138,18 @@ class RedisStreams:
 
     async def watchers(self, feed: str) -> list[str]:
         return [token.decode() for token in await self.client.smembers(self._watchers_key(feed))]
+
+    async def watchers_of(self, feeds: list[str]) -> dict[str, list[str]]:
+        """As LocalStreams.watchers_of, in one round trip: a refresh pass after a burst of decisions
+        asks about every conversation and queue it touched, and one request each was about a seventh
+        of a web worker's CPU under 200 deciding clients (bench/decisions_api.py)."""
+        if not feeds:
+            return {}
+        pipe = self.client.pipeline(transaction=False)
+        for feed in feeds:
+            pipe.smembers(self._watchers_key(feed))
+        found = await pipe.execute()
+        return {feed: [token.decode() for token in tabs] for feed, tabs in zip(feeds, found, strict=True) if tabs}
 
     async def forget(self, feed: str, token: str) -> None:
         await self.client.srem(self._watchers_key(feed), token)

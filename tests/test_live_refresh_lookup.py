@@ -1,0 +1,75 @@
+"""A live refresh pass asks once which of the feeds it touched some tab watches (ui/live.py
+`refresh`), then reads and sends only those, each to its own tabs; the stores answer that one
+question for many feeds at once (in Redis: one pipelined round trip)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from hitl_dashboard.services.live.streams import LocalStreams, RedisStreams
+from hitl_dashboard.ui import live as live_ui
+from hitl_dashboard.ui.fanout import watchers_store
+from tests.support.redis_check import redis_or_skip
+
+REDIS_URL = "redis://127.0.0.1:6379/11"  # a database of its own: emptied by this test
+
+
+def redis_store() -> RedisStreams:
+    redis_or_skip(REDIS_URL).flushdb()
+    return RedisStreams(REDIS_URL)
+
+
+@pytest.mark.parametrize("backend", ["memory", "redis"])
+def test_the_store_names_the_watched_feeds_and_their_tabs_only(backend):
+    async def scenario():
+        store = LocalStreams() if backend == "memory" else redis_store()
+        await store.watch("conv-1", "tab-a")
+        await store.watch("conv-1", "tab-b")
+        await store.watch("queue-security-reviewer", "tab-c")
+        await store.watch("conv-9", "tab-d")
+        await store.watch("conv-3", "tab-d")  # a tab shows one page: it left conv-9
+        found = await store.watchers_of(
+            ["conv-1", "conv-2", "conv-9", "conv-3", "queue-security-reviewer", "queue-product-reviewer"]
+        )
+        assert {feed: sorted(tabs) for feed, tabs in found.items()} == {
+            "conv-1": ["tab-a", "tab-b"],
+            "conv-3": ["tab-d"],
+            "queue-security-reviewer": ["tab-c"],
+        }
+        assert await store.watchers_of([]) == {}
+
+    asyncio.run(scenario())
+
+
+def test_a_pass_refreshes_only_what_is_watched_each_for_its_own_tabs(monkeypatch):
+    sent: list[tuple] = []
+
+    async def conversation(_app, conversation_id, tabs):
+        if conversation_id == 4:
+            raise RuntimeError("this conversation's view is broken")
+        sent.append(("conversation", conversation_id, sorted(tabs)))
+
+    async def queue(_app, role, tabs):
+        sent.append(("queue", role, sorted(tabs)))
+
+    monkeypatch.setattr(live_ui, "refresh_conversation", conversation)
+    monkeypatch.setattr(live_ui, "refresh_queue", queue)
+
+    async def scenario():
+        store = watchers_store()  # this process's store (no REDIS_URL in the tests' settings)
+        await store.watch("conv-2", "tab-x")
+        await store.watch("conv-4", "tab-z")
+        await store.watch("conv-5", "tab-w")
+        await store.watch("queue-final-approver", "tab-y")
+        await live_ui.refresh(object(), [1, 2, 3, 4, 5], ("security_reviewer", "final_approver"))
+
+    asyncio.run(scenario())
+    # Conversations 1 and 3 and the security queue: nobody watches them, nothing is read. Conversation
+    # 4 fails and the feeds after it are still refreshed.
+    assert sent == [
+        ("conversation", 2, ["tab-x"]),
+        ("conversation", 5, ["tab-w"]),
+        ("queue", "final_approver", ["tab-y"]),
+    ]
