@@ -1,6 +1,7 @@
 """A live refresh pass asks once which of the feeds it touched some tab watches (ui/live.py
 `refresh`), then reads and sends only those, each to its own tabs; the stores answer that one
-question for many feeds at once (in Redis: one pipelined round trip)."""
+question for many feeds at once (in Redis: one pipelined round trip), and a streamed update saves
+its text and learns its watchers in one round trip too."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import asyncio
 
 import pytest
 
-from hitl_dashboard.services.live.streams import LocalStreams, RedisStreams
+from hitl_dashboard.services.live.streams import LocalStreams, RedisStreams, Stream
 from hitl_dashboard.ui import live as live_ui
 from hitl_dashboard.ui.fanout import watchers_store
 from tests.support.redis_check import redis_or_skip
@@ -73,3 +74,17 @@ def test_a_pass_refreshes_only_what_is_watched_each_for_its_own_tabs(monkeypatch
         ("conversation", 5, ["tab-w"]),
         ("queue", "final_approver", ["tab-y"]),
     ]
+
+
+@pytest.mark.parametrize("backend", ["memory", "redis"])
+def test_saving_a_stream_answers_who_watches_its_conversation(backend):
+    async def scenario():
+        store = LocalStreams() if backend == "memory" else redis_store()
+        await store.watch("conv-7", "tab-a")
+        await store.watch("conv-8", "tab-b")
+        stream = Stream("coder", "def retry(", Stream.now_ms())
+        assert await store.save(7, stream, "conv-7") == ["tab-a"]
+        assert await store.current(7) == stream  # a tab opening mid-stream starts from it
+        assert await store.save(9, stream, "conv-9") == []
+
+    asyncio.run(scenario())

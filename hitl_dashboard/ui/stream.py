@@ -27,9 +27,8 @@ def stream_delta(conversation_id: int, stream: Stream) -> dict[str, dict[str, ob
 
 async def push_stream(app: rx.App, conversation_id: int, stream: Stream) -> None:
     store = watchers_store()
-    await store.save(conversation_id, stream)
     feed = conversation_token(conversation_id)
-    tabs = await store.watchers(feed)
+    tabs = await store.save(conversation_id, stream, feed)
     if not tabs:
         return
 

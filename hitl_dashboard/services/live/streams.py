@@ -74,8 +74,10 @@ class LocalStreams:
         self._watchers: dict[str, set[str]] = {}
         self._watching: dict[str, str] = {}
 
-    async def save(self, conversation_id: int, stream: Stream) -> None:
+    async def save(self, conversation_id: int, stream: Stream, feed: str) -> list[str]:
+        """Keeps the stream so far; returns the tabs watching `feed` (the conversation's)."""
         remember(self._streams, conversation_id, stream)
+        return await self.watchers(feed)
 
     async def current(self, conversation_id: int) -> Stream | None:
         return self._streams.get(conversation_id)
@@ -117,9 +119,13 @@ class RedisStreams:
     def _watchers_key(feed: str) -> str:
         return f"hitl:watchers:{feed}"
 
-    async def save(self, conversation_id: int, stream: Stream) -> None:
-        await self.client.set(self._stream_key(conversation_id), json.dumps(dataclasses.asdict(stream)),
-                              ex=STREAM_TTL_S)
+    async def save(self, conversation_id: int, stream: Stream, feed: str) -> list[str]:
+        # One round trip for both: this runs for every streamed update (10 a second per conversation).
+        pipe = self.client.pipeline(transaction=False)
+        pipe.set(self._stream_key(conversation_id), json.dumps(dataclasses.asdict(stream)), ex=STREAM_TTL_S)
+        pipe.smembers(self._watchers_key(feed))
+        _, tabs = await pipe.execute()
+        return [token.decode() for token in tabs]
 
     async def current(self, conversation_id: int) -> Stream | None:
         raw = await self.client.get(self._stream_key(conversation_id))
