@@ -21,8 +21,22 @@
     requestAnimationFrame(mark);
   }
 
+  // Only changes in or around the diff: the transcript changes ten times a second while a message
+  // streams, and marking reads the layout of every diff cell (a forced layout per streamed update).
+  function touchesDiff(records) {
+    for (const record of records) {
+      if (record.target.nodeType === 1 && record.target.closest("#diff")) return true;
+      for (const node of record.addedNodes) {  // the diff appearing (a removed one needs no marks)
+        if (node.nodeType === 1 && (node.id === "diff" || node.querySelector("#diff"))) return true;
+      }
+    }
+    return false;
+  }
+
   function start() {
-    new MutationObserver(schedule).observe(document.documentElement, { subtree: true, childList: true });
+    new MutationObserver(function (records) {
+      if (touchesDiff(records)) schedule();
+    }).observe(document.documentElement, { subtree: true, childList: true });
     window.addEventListener("resize", schedule);
     schedule();
   }
