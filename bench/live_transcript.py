@@ -88,12 +88,12 @@ OBSERVE = """() => {
 
 
 @contextlib.contextmanager
-def baseline_tree() -> Iterator[Path]:
+def baseline_tree(commit: str = BASELINE) -> Iterator[Path]:
     """The baseline commit's files in a temporary folder, sharing this checkout's .venv and .tools."""
     with tempfile.TemporaryDirectory(prefix="hitl-bench-baseline-") as tmp:
         tree = Path(tmp) / "app"
         tree.mkdir()
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", BASELINE], check=True, capture_output=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True)
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
         for name in (".venv", ".tools"):
             (tree / name).symlink_to((ROOT / name).resolve())
@@ -506,26 +506,38 @@ def machine_line() -> str:
 
 
 def main_light(args: argparse.Namespace) -> None:
-    """Light-watcher mode: this checkout only (the baseline's states are other ones)."""
+    """Light-watcher mode: this checkout, and with --baseline-commit that commit first (its states must
+    be this checkout's: the light watchers speak this checkout's state names)."""
     if args.real_pages < 1:
         raise SystemExit("--real-pages must be at least 1: the light watchers replay a real page's boot event")
     counts = args.pages or ([5] if args.quick else [5, 10, 20, 50])
     cycles = args.cycles or (1 if args.quick else 2)
     print(machine_line() + f"; light watchers beside {args.real_pages} Chromium page(s)", flush=True)
-    results = run_variant(ROOT, counts, cycles, 30 if args.quick else 90, real_pages=args.real_pages)
-    for count in counts:
-        print(f"  {count:3} watching: {summary_light(results[count])}", flush=True)
+    variants = ["baseline", "new"] if args.baseline_commit else ["new"]
+    runs: dict[str, dict[int, dict]] = {}
+    for variant in variants:
+        with contextlib.ExitStack() as stack:
+            tree = stack.enter_context(baseline_tree(args.baseline_commit)) if variant == "baseline" else ROOT
+            runs[variant] = run_variant(tree, counts, cycles, 30 if args.quick else 90, real_pages=args.real_pages)
+        for count in counts:
+            print(f"  {variant:8} {count:3} watching: {summary_light(runs[variant][count])}", flush=True)
     print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    results = runs["new"]
     for count in counts:
         result = results[count]
         if not result.get("light_visible") and not result.get("visible"):
             continue
-        print(f"live transcript, {count} watching ({result['pages']} Chromium + {result['light_watchers']} light): "
-              f"real pages stored->visible p95 {p95(result['visible'] or [0]):.0f} ms (target <= "
-              f"{TARGET_VISIBLE_MS:.0f}), last chunk->screen p95 {p95(result['last_chunk'] or [0]):.0f} ms "
-              f"(target <= {TARGET_LAST_CHUNK_MS:.0f}); light watchers stored->arrived p95 "
-              f"{p95(result['light_visible'] or [0]):.0f} ms, last chunk->arrived p95 "
-              f"{p95(result['light_last_chunk'] or [0]):.0f} ms")
+        line = (f"live transcript, {count} watching ({result['pages']} Chromium + {result['light_watchers']} light): "
+                f"real pages stored->visible p95 {p95(result['visible'] or [0]):.0f} ms (target <= "
+                f"{TARGET_VISIBLE_MS:.0f}), last chunk->screen p95 {p95(result['last_chunk'] or [0]):.0f} ms "
+                f"(target <= {TARGET_LAST_CHUNK_MS:.0f}); light watchers stored->arrived p95 "
+                f"{p95(result['light_visible'] or [0]):.0f} ms, last chunk->arrived p95 "
+                f"{p95(result['light_last_chunk'] or [0]):.0f} ms")
+        old = runs.get("baseline", {}).get(count, {})
+        if old.get("server_cpu") and result.get("server_cpu"):
+            line += (f"; app CPU per decision {statistics.mean(result['server_cpu']):.2f} s, baseline "
+                     f"{args.baseline_commit} {statistics.mean(old['server_cpu']):.2f} s")
+        print(line)
     print(json.dumps({c: {k: r[k] for k in r if k in ("error", "missing", "behind", "light_missing", "light_behind")}
                       for c, r in results.items()}))
 
@@ -539,6 +551,8 @@ def main() -> None:
     parser.add_argument("--light-watchers", action="store_true",
                         help="each count N: --real-pages Chromium pages, N minus those light watchers (this checkout)")
     parser.add_argument("--real-pages", type=int, default=1, help="with --light-watchers: Chromium pages (>= 1)")
+    parser.add_argument("--baseline-commit", default=None,
+                        help=f"the baseline's commit (default {BASELINE}); with --light-watchers, also runs it first")
     args = parser.parse_args()
     if args.light_watchers:
         main_light(args)
@@ -549,11 +563,11 @@ def main() -> None:
           f"(1/5/15 min); Chromium {shutil.which('chromium') or '/usr/bin/chromium'}; "
           f"{CHUNK_DELAY_MS} ms between chunks", flush=True)
     results: dict[str, dict[int, dict]] = {}
+    baseline = args.baseline_commit or BASELINE
     for variant in args.variants:
-        print(f"  {variant}: serving {'commit ' + BASELINE if variant == 'baseline' else 'this checkout'}",
-              flush=True)
+        print(f"  {variant}: serving {'commit ' + baseline if variant == 'baseline' else 'this checkout'}", flush=True)
         with contextlib.ExitStack() as stack:
-            tree = stack.enter_context(baseline_tree()) if variant == "baseline" else ROOT
+            tree = stack.enter_context(baseline_tree(baseline)) if variant == "baseline" else ROOT
             # Quick: the baseline with one page only; with five it falls minutes behind, which takes minutes.
             mine = [1] if args.quick and variant == "baseline" and not args.pages else counts
             results[variant] = run_variant(tree, mine, cycles, 30 if args.quick else 90)
