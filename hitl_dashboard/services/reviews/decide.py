@@ -40,7 +40,6 @@ from hitl_dashboard.domain.signoff import next_role
 from hitl_dashboard.services.findings.queries import findings_details
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.questions.questions import questions_details
-from hitl_dashboard.services.reviews.claims import get_request
 from hitl_dashboard.services.reviews.review_requests import (
     Subject,
     closed_how,
@@ -76,23 +75,39 @@ def decide(actor: Actor, review_id: int, decision: DecisionInput, *,
     with transaction() as uow:
         # Held to the commit: the session keeps loaded objects weakly, and the decision metric reads
         # the request's age when the audit event is flushed (at the commit), with no second query.
-        request = get_request(uow, review_id)
+        request, conversation = _request_and_locked_conversation(uow, review_id)
         if conversation_id is not None and request.conversation_id != conversation_id:
             raise NotFound(f"review request {review_id} is not part of this conversation")
-        outcome = record_decision(uow, actor, review_id, decision)
+        outcome = _record(uow, actor, request, conversation, decision)
     # Browsers on the conversation and on the queues it changed (a replay changed nothing new).
     live.publish_turn(outcome.conversation_id, outcome.queue_roles)
     return outcome
 
 
 def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInput) -> DecisionOutcome:
-    request = get_request(uow, review_id)
-    # Decisions on one conversation take turns (PostgreSQL: FOR UPDATE on its row; SQLite: BEGIN
-    # IMMEDIATE already holds the write lock). Two reviewers deciding the parallel calls of one turn
-    # must each see the other's decision, or neither would resume the team; and the transcript note
-    # takes the conversation's next seq.
-    conversation = uow.session.get(Conversation, request.conversation_id, options=without_checkpoint(),
-                                   with_for_update=True, populate_existing=True)
+    request, conversation = _request_and_locked_conversation(uow, review_id)
+    return _record(uow, actor, request, conversation, decision)
+
+
+def _request_and_locked_conversation(uow: UnitOfWork, review_id: int) -> tuple[ReviewRequest, Conversation]:
+    """Both in one round trip. Decisions on one conversation take turns (PostgreSQL: FOR UPDATE on
+    its row; SQLite: BEGIN IMMEDIATE already holds the write lock). Two reviewers deciding the
+    parallel calls of one turn must each see the other's decision, or neither would resume the team;
+    and the transcript note takes the conversation's next seq. The request may have changed while
+    this waited for the lock: the conditional UPDATE in _record finds out."""
+    found = uow.session.exec(
+        select(ReviewRequest, Conversation).join(Conversation, Conversation.id == ReviewRequest.conversation_id)
+        .where(ReviewRequest.id == review_id).options(*without_checkpoint())
+        .with_for_update(of=Conversation).execution_options(populate_existing=True)
+    ).first()
+    if found is None:
+        raise NotFound(f"review request {review_id} does not exist")
+    return found[0], found[1]
+
+
+def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation: Conversation,
+            decision: DecisionInput) -> DecisionOutcome:
+    review_id = request.id
     agents = pinned(conversation).agent_names
     validate_decision(decision, kind=ReviewKind(request.kind), agents=agents)
     is_override = check_can_decide(
