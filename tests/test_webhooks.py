@@ -4,7 +4,11 @@ once a receiver that was down is back, never sent twice by two workers."""
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+import os
+import signal
 import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -14,7 +18,7 @@ from sqlmodel import select
 from hitl_dashboard.db.models import WebhookDelivery, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.webhooks import webhooks
-from hitl_dashboard.services.webhooks.webhook_delivery import deliver_due
+from hitl_dashboard.services.webhooks.webhook_delivery import CLAIM_MARGIN_S, deliver_due
 from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
 from hitl_dashboard.settings import reset_settings_cache
 from tests.e2e.app_process import free_port
@@ -194,6 +198,51 @@ def test_each_answer_is_recorded_when_it_comes_not_after_the_whole_round(people,
         held.stop()
     assert sorted(while_held.values()) == ["delivered", "pending"], while_held
     assert {d.status for d in deliveries()} == {"delivered"} and len(held.received) == 1
+
+
+def _deliver_in_this_process() -> None:
+    asyncio.run(deliver_due())
+
+
+def _until(condition, what: str) -> None:
+    for _ in range(500):  # 10 s at most
+        if condition():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting until {what}")
+
+
+def test_a_worker_killed_after_sending_leaves_the_delivery_to_be_sent_again_under_its_id(people) -> None:
+    # At least once: the receiver has the delivery, the worker died before it could record that.
+    # Nobody sends it while the dead worker's claim holds; then the next worker sends it again under
+    # the same X-HITL-Delivery, so the receiver can tell it is the same one.
+    held = Receiver(free_port(), hold=threading.Event()).start()
+    try:
+        add_hook(held.url, events=["review.requested"])
+        flow.start("Add retry with exponential backoff to the payments client")
+        flow.work()
+        worker = multiprocessing.get_context("fork").Process(target=_deliver_in_this_process)
+        worker.start()
+        _until(lambda: held.holding == 1, "the worker's POST reached the receiver")
+        os.kill(worker.pid, signal.SIGKILL)
+        worker.join()
+        held.hold.set()
+        _until(lambda: len(held.received) == 1, "the receiver kept the first POST")
+
+        [row] = deliveries()
+        assert (row.status, row.attempts) == ("pending", 1)  # claimed, never recorded
+        assert row.next_attempt_at > utcnow() + timedelta(seconds=CLAIM_MARGIN_S)
+        assert deliver().delivered == []  # the dead worker's claim still holds
+        with UnitOfWork() as uow:  # the claim has run out
+            uow.session.exec(update(WebhookDelivery).values(next_attempt_at=utcnow() - timedelta(seconds=1)))
+            uow.commit()
+        assert deliver().delivered == [row.id]
+    finally:
+        held.hold.set()
+        held.stop()
+    assert [r.headers["x-hitl-delivery"] for r in held.received] == [str(row.id)] * 2
+    [row] = deliveries()
+    assert (row.status, row.attempts) == ("delivered", 2)
 
 
 def test_slack_format_has_text_blocks_and_the_review_link(people, receiver) -> None:

@@ -25,6 +25,7 @@ class Receiver:
     status: int = 200
     delay_s: float = 0.0
     hold: threading.Event | None = None  # set: every POST waits for it before answering
+    holding: int = 0  # POSTs read and waiting for `hold`
     received: list[Received] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
 
@@ -40,6 +41,7 @@ class Receiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 time.sleep(receiver.delay_s)
                 if receiver.hold is not None:
+                    receiver.holding += 1
                     receiver.hold.wait(30)
                 receiver.received.append(Received({k.lower(): v for k, v in self.headers.items()}, body))
                 self.send_response(receiver.status)
