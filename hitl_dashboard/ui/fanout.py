@@ -63,15 +63,17 @@ async def resync_on_next_refresh(feed: str, cls: type[rx.State]) -> None:
         (await root.get_state(cls))._resync = True
 
 
-async def watched(feeds: list[str]) -> dict[str, list[str]]:
-    """Of these feeds, the ones some tab watches, with their tabs: one lookup for them all."""
-    return await watchers_store().watchers_of(feeds)
+async def watched(feeds: list[str]) -> set[str]:
+    """Of these feeds, the ones some tab watches: one lookup for them all."""
+    return set(await watchers_store().watchers_of(feeds))
 
 
-async def fill_and_fan_out(app: rx.App, feed: str, tabs: list[str], cls: type[Feed],
-                           fill: Callable[[Feed], None]) -> int:
-    """Applies `fill` to the server's baseline of the feed and sends what changed to `tabs`, the
-    tabs watching it. Returns how many tabs it was sent to."""
+async def fill_and_fan_out(app: rx.App, feed: str, cls: type[Feed], fill: Callable[[Feed], None]) -> int:
+    """Applies `fill` to the server's baseline of the feed and sends what changed to every tab
+    watching it. Returns how many tabs it was sent to."""
+    # Asked again here, after the caller read the fresh view: a tab that began watching while it
+    # read gets this change too.
+    tabs = await watchers_store().watchers(feed)
     if not tabs:
         return 0
     async with app.state_manager.modify_state(rx.BaseStateToken(ident=feed, cls=cls)) as root:

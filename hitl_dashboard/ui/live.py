@@ -92,26 +92,28 @@ async def refresh(app: rx.App, conversation_ids: list[int], roles: tuple[str, ..
     of each watched one. A feed nobody watches is not read; whoever opens it later reads it fresh."""
     conversations = {conversation_token(cid): cid for cid in conversation_ids}
     queues = {queue_token(role): role for role in roles}
-    for feed, tabs in (await watched([*conversations, *queues])).items():
+    feeds = [*conversations, *queues]
+    watched_now = await watched(feeds)
+    for feed in (f for f in feeds if f in watched_now):
         try:
             if feed in conversations:
-                await refresh_conversation(app, conversations[feed], tabs)
+                await refresh_conversation(app, conversations[feed])
             else:
-                await refresh_queue(app, queues[feed], tabs)
+                await refresh_queue(app, queues[feed])
         except Exception:  # noqa: BLE001 - one feed's problem must not keep the others stale
             log.exception("live refresh of %s failed", feed)
 
 
-async def refresh_conversation(app: rx.App, conversation_id: int, tabs: list[str]) -> None:
+async def refresh_conversation(app: rx.App, conversation_id: int) -> None:
     # No actor: the server reads the conversation once for every tab watching it.
     view = await asyncio.to_thread(conversation_view, None, conversation_id)
-    await fill_and_fan_out(app, conversation_token(conversation_id), tabs, ConversationFeed,
+    await fill_and_fan_out(app, conversation_token(conversation_id), ConversationFeed,
                            lambda baseline: baseline._fill(view))
 
 
-async def refresh_queue(app: rx.App, role: str, tabs: list[str]) -> None:
+async def refresh_queue(app: rx.App, role: str) -> None:
     rows = await asyncio.to_thread(queue_rows, QUEUE_READER, role)
-    await fill_and_fan_out(app, queue_token(role), tabs, QueueFeed, lambda baseline: baseline._fill(role, rows))
+    await fill_and_fan_out(app, queue_token(role), QueueFeed, lambda baseline: baseline._fill(role, rows))
 
 
 async def install(app: rx.App) -> None:
