@@ -5,6 +5,7 @@ watching one conversation, the real app served in prod mode (scripts/serve.sh, a
     .venv/bin/python bench/live_transcript.py                # 1, 5, 10, 20 and 50 pages
     .venv/bin/python bench/live_transcript.py --pages 20 --variants new
     .venv/bin/python bench/live_transcript.py --light-watchers --pages 20 50 --real-pages 1
+    .venv/bin/python bench/live_transcript.py --light-watchers --pages 20 50 --real-pages 2 --baseline-commit fcae9cc
 
 --light-watchers: on 2 cores, N Chromium renderers beside the server queue for the CPU (20 pages need
 ~12 s of Chromium CPU per 10-s decision cycle), so the all-Chromium figure measures the renderers, not the
@@ -12,7 +13,9 @@ app; in a deployment each watcher's browser has its own machine. In this mode a 
 Chromium pages (measured as above) plus N minus those light watchers (bench/_light_watchers.py): Reflex
 clients over the websocket that sign in and open the conversation as a tab does, so the server registers
 them as watchers and sends each of them every delta and stream frame. For them "shown" is the update's
-arrival: stored -> frame received, and last chunk -> frame received. This checkout only.
+arrival: stored -> frame received, and last chunk -> frame received. This checkout only, unless
+--baseline-commit REV is given: then that commit runs first, the same way, in the same run (its Reflex
+states must be this checkout's, which the light watchers speak).
 
 Figures, per page and message, on the machine's one clock:
   (a) message stored -> visible: the message's created_at (taken when the runner or the decision
