@@ -16,7 +16,8 @@ from hitl_dashboard.services.auth.sign_in_throttle import SignInThrottle, get_si
 from hitl_dashboard.services.auth.sign_ins import sign_in
 from hitl_dashboard.services.auth.users import create_user
 from hitl_dashboard.settings import reset_settings_cache
-from tests.test_api_rate_limit_storage import REDIS_URL, redis_or_skip
+from tests.support.redis_check import redis_or_skip
+from tests.test_api_rate_limit_storage import REDIS_URL
 
 PASSWORD = "right-horse-battery"
 WRONG = "wrong-password-0451"
@@ -119,7 +120,7 @@ def test_one_address_is_throttled_across_accounts_and_others_are_not(throttled_d
 
 
 def test_two_workers_share_the_counts_through_redis() -> None:
-    redis_or_skip()
+    redis_or_skip(REDIS_URL)
     worker_a = SignInThrottle(REDIS_URL, "2/minute", "100/minute")
     worker_b = SignInThrottle(REDIS_URL, "2/minute", "100/minute")
     name = f"shared-{uuid.uuid4().hex}"
