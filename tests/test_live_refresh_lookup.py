@@ -18,29 +18,33 @@ from tests.support.redis_check import redis_or_skip
 REDIS_URL = "redis://127.0.0.1:6379/11"  # a database of its own: emptied by this test
 
 
-def redis_store() -> RedisStreams:
+@pytest.fixture(params=["memory", "redis"])
+def store(request) -> LocalStreams | RedisStreams:
+    if request.param == "memory":
+        return LocalStreams()
     redis_or_skip(REDIS_URL).flushdb()
     return RedisStreams(REDIS_URL)
 
 
-@pytest.mark.parametrize("backend", ["memory", "redis"])
-def test_the_store_names_the_watched_feeds_and_their_tabs_only(backend):
+def test_the_store_names_the_watched_feeds_only(store):
     async def scenario():
-        store = LocalStreams() if backend == "memory" else redis_store()
         await store.watch("conv-1", "tab-a")
         await store.watch("conv-1", "tab-b")
         await store.watch("queue-security-reviewer", "tab-c")
         await store.watch("conv-9", "tab-d")
         await store.watch("conv-3", "tab-d")  # a tab shows one page: it left conv-9
-        found = await store.watchers_of(
+        found = await store.watched(
             ["conv-1", "conv-2", "conv-9", "conv-3", "queue-security-reviewer", "queue-product-reviewer"]
         )
-        assert {feed: sorted(tabs) for feed, tabs in found.items()} == {
+        assert found == {"conv-1", "conv-3", "queue-security-reviewer"}
+        assert {feed: sorted(await store.watchers(feed)) for feed in found} == {
             "conv-1": ["tab-a", "tab-b"],
             "conv-3": ["tab-d"],
             "queue-security-reviewer": ["tab-c"],
         }
-        assert await store.watchers_of([]) == {}
+        await store.forget("conv-3", "tab-d")  # its last tab gone: nobody watches it
+        assert await store.watched(["conv-3", "conv-1"]) == {"conv-1"}
+        assert await store.watched([]) == set()
 
     asyncio.run(scenario())
 
@@ -73,10 +77,8 @@ def test_a_pass_refreshes_only_what_is_watched(monkeypatch):
     assert sent == [("conversation", 2), ("conversation", 5), ("queue", "final_approver")]
 
 
-@pytest.mark.parametrize("backend", ["memory", "redis"])
-def test_saving_a_stream_answers_who_watches_its_conversation(backend):
+def test_saving_a_stream_answers_who_watches_its_conversation(store):
     async def scenario():
-        store = LocalStreams() if backend == "memory" else redis_store()
         await store.watch("conv-7", "tab-a")
         await store.watch("conv-8", "tab-b")
         stream = Stream("coder", "def retry(", Stream.now_ms())

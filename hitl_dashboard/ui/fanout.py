@@ -65,7 +65,7 @@ async def resync_on_next_refresh(feed: str, cls: type[rx.State]) -> None:
 
 async def watched(feeds: list[str]) -> set[str]:
     """Of these feeds, the ones some tab watches: one lookup for them all."""
-    return set(await watchers_store().watchers_of(feeds))
+    return await watchers_store().watched(feeds)
 
 
 async def fill_and_fan_out(app: rx.App, feed: str, cls: type[Feed], fill: Callable[[Feed], None]) -> int:

@@ -93,9 +93,9 @@ class LocalStreams:
     async def watchers(self, feed: str) -> list[str]:
         return list(self._watchers.get(feed, ()))
 
-    async def watchers_of(self, feeds: list[str]) -> dict[str, list[str]]:
-        """The feeds some tab watches, with their tabs (feeds nobody watches are left out)."""
-        return {feed: list(tabs) for feed in feeds if (tabs := self._watchers.get(feed))}
+    async def watched(self, feeds: list[str]) -> set[str]:
+        """Of these feeds, the ones some tab watches."""
+        return {feed for feed in feeds if self._watchers.get(feed)}
 
     async def forget(self, feed: str, token: str) -> None:
         self._watchers.get(feed, set()).discard(token)
@@ -145,17 +145,18 @@ class RedisStreams:
     async def watchers(self, feed: str) -> list[str]:
         return [token.decode() for token in await self.client.smembers(self._watchers_key(feed))]
 
-    async def watchers_of(self, feeds: list[str]) -> dict[str, list[str]]:
-        """As LocalStreams.watchers_of, in one round trip: a refresh pass after a burst of decisions
-        asks about every conversation and queue it touched, and one request each was about a seventh
-        of a web worker's CPU under 200 deciding clients (bench/decisions_api.py)."""
+    async def watched(self, feeds: list[str]) -> set[str]:
+        """As LocalStreams.watched, in one round trip: a refresh pass after a burst of decisions asks
+        about every conversation and queue it touched, and one request each was about a seventh of a
+        web worker's CPU under 200 deciding clients (bench/decisions_api.py). Redis deletes a set
+        when its last member goes, so a feed's key exists exactly while some tab watches it."""
         if not feeds:
-            return {}
+            return set()
         pipe = self.client.pipeline(transaction=False)
         for feed in feeds:
-            pipe.smembers(self._watchers_key(feed))
+            pipe.exists(self._watchers_key(feed))
         found = await pipe.execute()
-        return {feed: [token.decode() for token in tabs] for feed, tabs in zip(feeds, found, strict=True) if tabs}
+        return {feed for feed, exists in zip(feeds, found, strict=True) if exists}
 
     async def forget(self, feed: str, token: str) -> None:
         await self.client.srem(self._watchers_key(feed), token)
