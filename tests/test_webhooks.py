@@ -8,7 +8,6 @@ import multiprocessing
 import os
 import signal
 import threading
-import time
 from datetime import timedelta
 
 import pytest
@@ -23,7 +22,7 @@ from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
 from hitl_dashboard.settings import reset_settings_cache
 from tests.e2e.app_process import free_port
 from tests.support import flow
-from tests.support.db_state import use_cheap_passwords
+from tests.support.db_state import use_cheap_passwords, wait_for
 from tests.support.webhook_receiver import Receiver
 
 
@@ -204,14 +203,6 @@ def _deliver_in_this_process() -> None:
     asyncio.run(deliver_due())
 
 
-def _until(condition, what: str) -> None:
-    for _ in range(500):  # 10 s at most
-        if condition():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting until {what}")
-
-
 def test_a_worker_killed_after_sending_leaves_the_delivery_to_be_sent_again_under_its_id(people) -> None:
     # At least once: the receiver has the delivery, the worker died before it could record that.
     # Nobody sends it while the dead worker's claim holds; then the next worker sends it again under
@@ -223,11 +214,11 @@ def test_a_worker_killed_after_sending_leaves_the_delivery_to_be_sent_again_unde
         flow.work()
         worker = multiprocessing.get_context("fork").Process(target=_deliver_in_this_process)
         worker.start()
-        _until(lambda: held.holding == 1, "the worker's POST reached the receiver")
+        wait_for(lambda: held.holding == 1, timeout=10, what="the worker's POST to reach the receiver")
         os.kill(worker.pid, signal.SIGKILL)
         worker.join()
         held.hold.set()
-        _until(lambda: len(held.received) == 1, "the receiver kept the first POST")
+        wait_for(lambda: len(held.received) == 1, timeout=10, what="the receiver to keep the first POST")
 
         [row] = deliveries()
         assert (row.status, row.attempts) == ("pending", 1)  # claimed, never recorded
