@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
-from sqlalchemy import update
+from sqlalchemy import exists, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
@@ -23,6 +23,7 @@ from hitl_dashboard.db.models import (
     utcnow,
     without_checkpoint,
 )
+from hitl_dashboard.db.questions_models import ReviewQuestion
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput, render_line_comments, validate_decision
 from hitl_dashboard.domain.enums import (
@@ -75,38 +76,42 @@ def decide(actor: Actor, review_id: int, decision: DecisionInput, *,
     with transaction() as uow:
         # Held to the commit: the session keeps loaded objects weakly, and the decision metric reads
         # the request's age when the audit event is flushed (at the commit), with no second query.
-        request, conversation = _request_and_locked_conversation(uow, review_id)
+        request, conversation, asked = _request_and_locked_conversation(uow, review_id)
         if conversation_id is not None and request.conversation_id != conversation_id:
             raise NotFound(f"review request {review_id} is not part of this conversation")
-        outcome = _record(uow, actor, request, conversation, decision)
+        outcome = _record(uow, actor, request, conversation, decision, asked=asked)
     # Browsers on the conversation and on the queues it changed (a replay changed nothing new).
     live.publish_turn(outcome.conversation_id, outcome.queue_roles)
     return outcome
 
 
 def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInput) -> DecisionOutcome:
-    request, conversation = _request_and_locked_conversation(uow, review_id)
-    return _record(uow, actor, request, conversation, decision)
+    request, conversation, asked = _request_and_locked_conversation(uow, review_id)
+    return _record(uow, actor, request, conversation, decision, asked=asked)
 
 
-def _request_and_locked_conversation(uow: UnitOfWork, review_id: int) -> tuple[ReviewRequest, Conversation]:
-    """Both in one round trip. Decisions on one conversation take turns (PostgreSQL: FOR UPDATE on
-    its row; SQLite: BEGIN IMMEDIATE already holds the write lock). Two reviewers deciding the
-    parallel calls of one turn must each see the other's decision, or neither would resume the team;
-    and the transcript note takes the conversation's next seq. The request may have changed while
-    this waited for the lock: the conditional UPDATE in _record finds out."""
+def _request_and_locked_conversation(uow: UnitOfWork, review_id: int) -> tuple[ReviewRequest, Conversation, bool]:
+    """Both in one round trip, and whether anyone asked the agents a question on the review (most
+    reviews have none: their decision then needs no read of the questions). Decisions on one
+    conversation take turns (PostgreSQL: FOR UPDATE on its row; SQLite: BEGIN IMMEDIATE already
+    holds the write lock). Two reviewers deciding the parallel calls of one turn must each see the
+    other's decision, or neither would resume the team; and the transcript note takes the
+    conversation's next seq. The request may have changed while this waited for the lock: the
+    conditional UPDATE in _record finds out."""
     found = uow.session.exec(
-        select(ReviewRequest, Conversation).join(Conversation, Conversation.id == ReviewRequest.conversation_id)
+        select(ReviewRequest, Conversation,
+               exists().where(ReviewQuestion.review_request_id == ReviewRequest.id).label("asked"))
+        .join(Conversation, Conversation.id == ReviewRequest.conversation_id)
         .where(ReviewRequest.id == review_id).options(*without_checkpoint())
         .with_for_update(of=Conversation).execution_options(populate_existing=True)
     ).first()
     if found is None:
         raise NotFound(f"review request {review_id} does not exist")
-    return found[0], found[1]
+    return found[0], found[1], bool(found[2])
 
 
 def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation: Conversation,
-            decision: DecisionInput) -> DecisionOutcome:
+            decision: DecisionInput, *, asked: bool) -> DecisionOutcome:
     review_id = request.id
     agents = pinned(conversation).agent_names
     validate_decision(decision, kind=ReviewKind(request.kind), agents=agents)
@@ -173,7 +178,8 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
         details={"action": decision.action, "reason": decision.reason, "instructions": decision.instructions,
                  "target_agent": decision.target_agent, "edited_args": edited,
                  "override_reason": row.override_reason, "decision_id": row.id,
-                 **findings_details(uow.session, request), **questions_details(uow.session, request)},
+                 **findings_details(uow.session, request),
+                 **(questions_details(uow.session, request) if asked else {})},
     )
     _transcript_note(uow, conversation, actor, request, decision, is_override, edited)
     webhooks.review_decided(uow.session, row, request, conversation, actor.username)
