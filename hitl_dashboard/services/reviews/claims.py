@@ -41,29 +41,38 @@ def release(actor: Actor, review_id: int) -> ReviewRequest:
 
 
 def claim_request(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewRequest:
-    """The claim, inside the caller's transaction (tests use it to check what a rollback leaves)."""
+    """The claim, inside the caller's transaction (tests use it to check what a rollback leaves).
+    The usual claim (a pending request of a role the reviewer holds) is one statement; anything else
+    (already theirs, taken, closed, not their role, unknown) is read and answered by the checks below."""
+    claimed = _claim_if_pending(uow, actor, review_id)
+    if claimed is not None:
+        append_audit(uow.session, actor=actor.username, actor_role=claimed.required_role, action="review.claimed",
+                     conversation_id=claimed.conversation_id, review_request_id=review_id,
+                     content_hash=claimed.content_hash)
+        return claimed
     request = get_request(uow, review_id)
     check_can_claim(actor, request.required_role)
     if request.status == ReviewStatus.CLAIMED and request.assignee_id == actor.user_id:
         return request  # claiming twice is harmless
     if request.status != ReviewStatus.PENDING:
         raise Conflict(_unavailable(uow, request))
-    # RETURNING: the row as the claim left it, in the same round trip (no read after the write).
-    claimed = uow.session.execute(
-        update(ReviewRequest)
-        .where(ReviewRequest.id == review_id, ReviewRequest.status == ReviewStatus.PENDING,
-               ReviewRequest.version == request.version)
+    raise Conflict(f"review request {review_id} was just claimed or decided by someone else")
+
+
+def _claim_if_pending(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewRequest | None:
+    """The request as the claim left it (RETURNING: no read before or after the write), or None when
+    it was not pending or not of the reviewer's roles. Two claims at once: PostgreSQL's UPDATE waits
+    for the first and finds the row no longer pending; SQLite's writers already take turns."""
+    conditions = [ReviewRequest.id == review_id, ReviewRequest.status == ReviewStatus.PENDING]
+    if not actor.is_admin:  # the rule of check_can_claim, in the statement
+        conditions.append(ReviewRequest.required_role.in_(sorted(actor.roles)))
+    return uow.session.execute(
+        update(ReviewRequest).where(*conditions)
         .values(status=ReviewStatus.CLAIMED, assignee_id=actor.user_id, claimed_at=utcnow(),
                 version=ReviewRequest.version + 1)
         .returning(ReviewRequest),
         execution_options={"populate_existing": True},
     ).scalars().first()
-    if claimed is None:
-        raise Conflict(f"review request {review_id} was just claimed or decided by someone else")
-    append_audit(uow.session, actor=actor.username, actor_role=request.required_role, action="review.claimed",
-                 conversation_id=request.conversation_id, review_request_id=review_id,
-                 content_hash=request.content_hash)
-    return claimed
 
 
 def release_request(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewRequest:
