@@ -52,6 +52,11 @@ async def watch(state: rx.State, feed: str) -> None:
     await watchers_store().watch(feed, state.router.session.client_token)
 
 
+async def unwatch(state: rx.State, feed: str) -> None:
+    """The tab may not see the feed after all (its read was refused): push it nothing more."""
+    await watchers_store().forget(feed, state.router.session.client_token)
+
+
 async def resync_on_next_refresh(feed: str, cls: type[rx.State]) -> None:
     """From a tab that has just filled its own copy from the database: that copy may be newer than
     the baseline (the baseline is only written by refreshes, and survives a restart on disk), so a

@@ -3,16 +3,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import time
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
 from hitl_dashboard.db.engine import get_engine
 from tests.conftest import create_pg_database, drop_pg_database, require_pg, run_cli
 from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
-from tests.e2e.support import make_user, open_reviews, sign_in, start, state_deltas
+from tests.e2e.support import api_token, make_user, open_reviews, sign_in, start, state_deltas, wait_for
 from tests.hosted.cluster import tool_env
 from tests.hosted.test_cluster import require_redis
 
@@ -98,3 +100,49 @@ def test_browser_sees_a_separate_runner_process_live(hosted_app, page: Page):
     assert streamed, "no streamed update reached the page"
     assert all(len(delta) == 1 for delta in streamed), [list(delta) for delta in streamed if len(delta) > 1]
     expect(page.locator("#status-banner")).to_contain_text("Waiting for security review")
+
+
+def _waiting_on(admin, table: str) -> int:
+    """Backends of other sessions waiting for a lock to read `table`."""
+    return admin.execute(
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
+        " AND query ILIKE %s", (f"%FROM {table}%",)).fetchone()[0]
+
+
+def test_a_change_committed_while_the_page_opens_is_not_lost(hosted_app, page: Page):
+    """A tab reads the conversation while a reviewer claims its review: the claim commits after the
+    tab read the review, before the tab's own view went out. The page must still show the claim.
+
+    The window is held open with a real lock: the test locks the team versions table, which the
+    page's read reaches last (after the review) and which neither the claim, the queues nor the
+    paused runner read, so the tab's read waits there; the claim then commits and its refresh
+    runs; the lock is released. Before watch-then-read, the claim's refresh found nobody watching
+    the conversation (the tab registered after its read) and the page kept showing the review
+    unclaimed."""
+    import psycopg
+
+    app, _env = hosted_app
+    reviewer = make_user(app, "security_reviewer", prefix="sec")
+    starter = make_user(app, "product_reviewer", prefix="dev")
+    cid = start(app, starter, "Add a circuit breaker to the payments client")
+    [review] = wait_for(lambda: open_reviews(app, cid), 60, "the runner to pause the conversation for review")
+    token = api_token(app, reviewer)
+    sign_in(page, app, reviewer)
+    dsn = app.database_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(dsn, autocommit=True) as admin, psycopg.connect(dsn) as locker:
+        pinned = admin.execute("SELECT team_version_id FROM conversations WHERE id = %s", (cid,)).fetchone()[0]
+        assert pinned is not None, "the conversation page reads its team version last; this test needs one"
+        locker.execute("LOCK TABLE team_versions IN ACCESS EXCLUSIVE MODE")
+        try:
+            page.goto(f"{app.base_url}/conversations/{cid}", wait_until="commit")
+            wait_for(lambda: _waiting_on(admin, "team_versions") >= 1, 30, "the page's read to reach the lock")
+            claimed = httpx.post(f"{app.base_url}/api/reviews/{review.id}/claim",
+                                 headers={"Authorization": f"Bearer {token}"}, timeout=30)
+            assert claimed.status_code == 200, claimed.text
+            # The claim's refresh reads the conversation too (and waits at the lock) when it finds
+            # the tab watching; before the fix it found nobody and read nothing.
+            with contextlib.suppress(AssertionError):
+                wait_for(lambda: _waiting_on(admin, "team_versions") >= 2, 3, "the claim's refresh")
+        finally:
+            locker.rollback()
+    expect(page.get_by_text(f"Claimed by {reviewer}")).to_be_visible(timeout=15_000)

@@ -3,7 +3,15 @@
 Each tab has its own copy, filled when it opens the page; the server then pushes each change to
 every tab watching the feed (ui/fanout.py). Opening a feed checks the signed-in user first; the
 data itself is loaded by the services. No public event writes a feed's data: only the server
-fills it, from the database, for this tab."""
+fills it, from the database, for this tab.
+
+Opening a feed: watch, read, show, read again. Watching first means no change is lost: one
+committed before the watch is in the read, and every refresh after it pushes to this tab (read
+first, a change committed between the read and the watch reached nobody here, and the tab showed
+the older state until the feed's next change). The second read is for the order in which updates
+arrive: a refresh pushed between the watch and the tab's own first view may carry a newer state
+than that view and reach the browser before it; the second read, taken after the first view went
+out, sends what changed since, so the newest state is the last one the tab gets."""
 
 from __future__ import annotations
 
@@ -13,7 +21,7 @@ import dataclasses
 import reflex as rx
 
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
-from hitl_dashboard.ui.fanout import conversation_token, queue_token, resync_on_next_refresh, watch
+from hitl_dashboard.ui.fanout import conversation_token, queue_token, resync_on_next_refresh, unwatch, watch
 from hitl_dashboard.ui.states.app_state import AppState, path_id
 from hitl_dashboard.ui.stream import show_stream
 from hitl_dashboard.ui.views.conversation_view import (
@@ -74,14 +82,20 @@ class QueueFeed(rx.State):
         if not role:
             await _report(self, queue="You hold no review role, so you have no review queue.")
             return
+        feed = queue_token(role)
+        await watch(self, feed)  # before the read: see the module's docstring
         try:
             rows = await asyncio.to_thread(queue_rows, actor, role)  # the service checks the role
         except DomainError as exc:
+            await unwatch(self, feed)
             await _report(self, queue=str(exc))
             return
         await _report(self, queue="")
         self._fill(role, rows)
-        await watch(self, queue_token(role))
+        yield  # on screen now
+        rows = await asyncio.to_thread(queue_rows, actor, role)
+        if rows != self.rows:
+            self._fill(role, rows)
 
 
 SETTLED_EVERY = 16
@@ -151,13 +165,17 @@ class ConversationFeed(rx.State):
         if conversation_id is None:
             await _report(self, conversation="There is no such conversation.")
             return
+        feed = conversation_token(conversation_id)
+        await watch(self, feed)  # before the read: see the module's docstring
         try:
             view = await asyncio.to_thread(conversation_view, actor, conversation_id)
         except DomainError as exc:
+            await unwatch(self, feed)
             await _report(self, conversation=str(exc))
             return
         await _report(self, conversation="")
         self._fill(view, everything=True)
-        await watch(self, conversation_token(conversation_id))
-        await resync_on_next_refresh(conversation_token(conversation_id), ConversationFeed)
+        yield  # on screen now
+        self._fill(await asyncio.to_thread(conversation_view, actor, conversation_id))  # what changed since
+        await resync_on_next_refresh(feed, ConversationFeed)
         await show_stream(self, conversation_id)
