@@ -3,7 +3,8 @@ in TEAMS_DIR. Loaded once, at start-up (a bad file stops the start with its erro
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -13,12 +14,17 @@ from hitl_dashboard.teams.loading import load_team_file
 from hitl_dashboard.teams.model import TeamDefinition
 
 BUILTIN_DIR = Path(__file__).resolve().parent
+_reads = itertools.count(1)
 
 
 @dataclass(frozen=True)
 class TeamCatalogue:
     teams: dict[str, TeamDefinition]
     sources: dict[str, str]  # team name -> the file it came from
+    # Which read of the files this is, unique in the process: what has been done for a read (its
+    # versions stored in a database) is remembered by this, never by id(), which a later read can
+    # reuse once this one is gone.
+    read: int = field(default_factory=lambda: next(_reads), compare=False)
 
 
 def _files() -> list[Path]:

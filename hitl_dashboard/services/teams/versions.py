@@ -35,7 +35,7 @@ from hitl_dashboard.teams.model import TeamDefinition
 
 # Keyed by the database too: ids restart in another database (each test has its own).
 _definitions: dict[tuple[str, int], TeamDefinition] = {}
-_synced: set[tuple[int, str]] = set()  # (the file catalogue read, the database) already synced
+_synced: set[tuple[int, str]] = set()  # (the read of the team files, the database) already synced
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ def save_team(actor: Actor, text: str, *, origin: str = "api", check=None) -> tu
 def sync_files(session: Session) -> None:
     """Step: the team files not yet stored as their team's newest file version become versions."""
     files = catalogue()
-    key = (id(files), str(session.get_bind().url))
+    key = (files.read, str(session.get_bind().url))
     if key in _synced:
         return
     for name, team in files.teams.items():
@@ -182,7 +182,7 @@ def _differences(old: Any, new: Any, prefix: str, depth: int) -> list[str]:
 @contextmanager
 def _synced_reading() -> Iterator[UnitOfWork]:
     """A read, except the first of a process and database: that one may store the files' versions."""
-    if (id(catalogue()), _database()) in _synced:
+    if (catalogue().read, _database()) in _synced:
         with reading() as uow:
             yield uow
     else:
