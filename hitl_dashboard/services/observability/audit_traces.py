@@ -13,7 +13,8 @@ from __future__ import annotations
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
-from hitl_dashboard.db.models import AuditEvent, Conversation
+from hitl_dashboard.db.audit import LINKER_SESSION
+from hitl_dashboard.db.models import AuditEvent, AuditOutbox, Conversation
 from hitl_dashboard.observability import tracing
 from hitl_dashboard.services.observability.audit_metrics import DECISION_ACTIONS
 
@@ -22,7 +23,7 @@ _CARRY = "hitl_trace_carriers"
 STARTS_A_CHAIN = (*DECISION_ACTIONS, "conversation.started", "conversation.retried")
 
 
-def attributes(e: AuditEvent) -> dict[str, object]:
+def attributes(e: AuditEvent | AuditOutbox) -> dict[str, object]:
     found = {"hitl.audit.action": e.action, "hitl.actor": e.actor, "hitl.actor.role": e.actor_role,
              "hitl.conversation.id": e.conversation_id, "hitl.review.id": e.review_request_id}
     for name in ("rule", "role", "to", "tool", "kind"):
@@ -33,8 +34,13 @@ def attributes(e: AuditEvent) -> dict[str, object]:
 
 
 def _after_flush(session: Session, _context) -> None:
-    if tracing.is_on():
-        events = [obj for obj in session.new if isinstance(obj, AuditEvent)]
+    # Where the events are made, in the request or run that made them: its own chained events on
+    # SQLite, the rows it puts in the outbox on PostgreSQL. Those are linked after the commit by
+    # whichever thread's linking round comes first (another request's, another process's), so the
+    # linker's copies are never traced: a decision's span would hang under that other request, and
+    # its conversation would carry that request's trace to the runner.
+    if tracing.is_on() and not session.info.get(LINKER_SESSION):
+        events = [obj for obj in session.new if isinstance(obj, AuditEvent | AuditOutbox)]
         if events:
             session.info.setdefault(_KEY, []).extend(events)
 
@@ -49,7 +55,7 @@ def _after_flush_postexec(session: Session, _context) -> None:
                 span.add_event(e.action, attributes(e))
 
 
-def _chain_start(session: Session, e: AuditEvent) -> None:
+def _chain_start(session: Session, e: AuditEvent | AuditOutbox) -> None:
     details = e.details if isinstance(e.details, dict) else {}
     name = f"decision {details.get('action', '')}".strip() if e.action in DECISION_ACTIONS else e.action
     attrs = attributes(e)
