@@ -114,8 +114,9 @@ def test_a_change_committed_while_the_page_opens_is_not_lost(hosted_app, page: P
     tab read the review, before the tab's own view went out. The page must still show the claim.
 
     The window is held open with a real lock: the test locks the team versions table, which the
-    page's read reaches last (after the review) and which neither the claim, the queues nor the
-    paused runner read, so the tab's read waits there; the claim then commits and its refresh
+    page's read reaches only after it has read the review (the team's sign-off steps, the version
+    shown) and which neither the claim, the queues nor the paused runner read, so the tab's read
+    waits there; the claim then commits and its refresh
     runs; the lock is released. Before watch-then-read, the claim's refresh found nobody watching
     the conversation (the tab registered after its read) and the page kept showing the review
     unclaimed."""
