@@ -24,6 +24,7 @@ from hitl_dashboard.services.auth.tokens import issue_token
 from hitl_dashboard.services.auth.users import insert_user
 from hitl_dashboard.services.webhooks.webhook_delivery import CLAIM_MARGIN_S
 from hitl_dashboard.services.webhooks.webhooks import insert_webhook
+from hitl_dashboard.settings import get_settings
 from tests.conftest import create_pg_database, drop_pg_database, require_pg
 from tests.hosted.cluster import Cluster
 from tests.support.redis_check import redis_or_skip
@@ -212,7 +213,9 @@ def test_cluster_loses_and_duplicates_nothing(cluster: Cluster):
     def delivered(event: str) -> int:
         return len({d["id"] for d in receiver.deliveries if d["event"] == event})
 
-    deadline = time.monotonic() + 30
+    # A delivery the killed runner had claimed and not sent waits until its claim runs out (the
+    # send timeout plus CLAIM_MARGIN_S after the claim), which may be up to that long from now.
+    deadline = time.monotonic() + get_settings().webhook_timeout_s + CLAIM_MARGIN_S + 20
     while time.monotonic() < deadline and (delivered("review.requested") < len(requested)
                                            or delivered("conversation.finished") < len(ids)):
         time.sleep(0.5)
