@@ -235,10 +235,13 @@ async def load(base: str, clients: list[Client], seconds: float, work) -> float:
 
 # The floor (--floor): requests that do a small part of a decision's work, from the same clients to the
 # same web tier. A decision costs at least what its authentication and one lookup cost, so the rate
-# at which the machine serves these is a ceiling for decisions on it.
+# at which the machine serves the read-only 404 is a ceiling for decisions on it; the claim's 404 adds
+# what opening and ending a write transaction costs.
 FLOOR_PROBES = (
     ("GET /api/health (no token; one database round trip)", "GET", lambda review: "/api/health", False),
-    ("POST /api/reviews/<unknown>/claim (token check, one lookup, 404)", "POST",
+    ("GET /api/conversations/<unknown> (token check, one read-only lookup, 404)", "GET",
+     lambda review: f"/api/conversations/{10**9 + review}", True),
+    ("POST /api/reviews/<unknown>/claim (token check, a write transaction that finds nothing, 404)", "POST",
      lambda review: f"/api/reviews/{10**9 + review}/claim", True),
 )
 
