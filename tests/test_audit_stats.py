@@ -14,6 +14,7 @@ from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.services.audit import audit_context, audit_queries, audit_stats
 from hitl_dashboard.services.conversations import start_options
 from hitl_dashboard.services.reviews.escalation import escalate_overdue
+from hitl_dashboard.ui.states.audit_insights import chart_data
 from tests.support import flow
 from tests.support.db_state import audit_events, decisions, use_cheap_passwords
 
@@ -165,3 +166,24 @@ def test_start_options_route_only_what_differs_from_the_default(sqlite_url):
     assert "deploy_to_prod" in auto.tools
     routing = start_options.model_routing({"planner": ("scripted", "scripted"), "coder": ("openai", "gpt-4o")})
     assert routing == {"coder": {"provider": "openai", "model": "gpt-4o"}}
+
+
+def test_the_median_chart_reads_in_the_unit_the_team_decides_in(people):
+    """A team that decides in minutes must not see bars of 0.0 hours: the chart picks the largest unit
+    in which the slowest role's median is at least 2 of them."""
+    _, (revise, approve, final) = _code_review_decided()
+
+    def decided_after(**security_and_final: timedelta) -> dict:
+        for decision, after in ((revise, security_and_final["first"]), (approve, security_and_final["second"]),
+                                (final, security_and_final["final"])):
+            _set(ReviewRequest, decision.review_request_id, created_at=DAY1)
+            _set(Decision, decision.id, created_at=DAY1 + after)
+        data = chart_data(flow.actor("dave"), 7)
+        return {"unit": data["median_unit"], **{row["role"]: row["median"] for row in data["medians"]}}
+
+    assert decided_after(first=timedelta(minutes=4), second=timedelta(minutes=8), final=timedelta(minutes=30)) == \
+        {"unit": "minutes", "Security": 6.0, "Final sign-off": 30.0}
+    assert decided_after(first=timedelta(seconds=20), second=timedelta(seconds=40), final=timedelta(seconds=90)) == \
+        {"unit": "seconds", "Security": 30.0, "Final sign-off": 90.0}
+    assert decided_after(first=timedelta(hours=2), second=timedelta(hours=4), final=timedelta(minutes=30)) == \
+        {"unit": "hours", "Security": 3.0, "Final sign-off": 0.5}

@@ -100,7 +100,8 @@ def _median_hours_to_decision(uow: UnitOfWork, since: datetime) -> list[RoleMedi
     durations: dict[str, list[float]] = defaultdict(list)
     for role, requested, decided in uow.session.exec(query):
         durations[role].append(max((decided - requested).total_seconds(), 0.0) / 3600)
-    return [RoleMedian(role, round(median(hours), 2), len(hours)) for role, hours in sorted(durations.items())]
+    # Not rounded here: a team that decides in minutes would read 0.0 hours; the chart picks its unit.
+    return [RoleMedian(role, median(hours), len(hours)) for role, hours in sorted(durations.items())]
 
 
 def sla_breaches_per_day(actor: Actor, *, since: datetime | None = None) -> list[DayCount]:

@@ -73,7 +73,7 @@ def _stacked(data, fills: dict[str, str]) -> rx.Component:
     )
 
 
-def chart_card(title: str, subtitle: str, chart: rx.Component, id_: str) -> rx.Component:
+def chart_card(title: str, subtitle: str | rx.Var[str], chart: rx.Component, id_: str) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.vstack(rx.text(title, weight="bold", size="2"), rx.text(subtitle, size="1", color_scheme="gray"),
@@ -92,11 +92,12 @@ def charts() -> rx.Component:
         chart_card("Decisions per day", "by action, UTC days", _stacked(Insights.decisions, ACTION_FILLS),
                    "chart-decisions"),
         chart_card(
-            "Median time to decision", "hours, per role",
+            "Median time to decision", Insights.median_unit + ", per role",
             rx.recharts.bar_chart(
                 rx.recharts.bar(
-                    rx.recharts.label_list(data_key="hours", position="top", font_size=11),
-                    data_key="hours", fill=rx.color("indigo", 9), name="median hours", is_animation_active=False,
+                    rx.recharts.label_list(data_key="median", position="top", font_size=11),
+                    data_key="median", fill=rx.color("indigo", 9), name="median " + Insights.median_unit,
+                    is_animation_active=False,
                 ),
                 *_axes("role", decimals=True),
                 data=Insights.medians, height=CHART_HEIGHT, width="100%", layout="horizontal",

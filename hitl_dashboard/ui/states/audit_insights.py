@@ -32,13 +32,25 @@ def _pivot(rows: list[audit_stats.DayCount], keys: tuple[str, ...], first: date,
     return [{"day": day[5:], **counts} for day, counts in points.items()]
 
 
-def chart_data(actor: Actor, days: int) -> dict[str, list[dict[str, Any]]]:
+# (unit, hours in one unit): the largest unit in which the slowest role's median is at least 2 of them,
+# so a team that decides in minutes sees minutes, not bars of 0.0 hours.
+MEDIAN_UNITS = (("hours", 1.0), ("minutes", 1 / 60), ("seconds", 1 / 3600))
+
+
+def median_unit_of(medians: list[audit_stats.RoleMedian]) -> tuple[str, float]:
+    slowest = max((m.median_hours for m in medians), default=0.0)
+    return next(((unit, size) for unit, size in MEDIAN_UNITS if slowest >= 2 * size), MEDIAN_UNITS[-1])
+
+
+def chart_data(actor: Actor, days: int) -> dict[str, Any]:
     since = audit_stats.window_start(days)
     charts = audit_stats.charts(actor, since=since)
     first = since.date()
+    unit, size = median_unit_of(charts.medians)
     return {
         "decisions": _pivot(charts.decisions, ACTIONS, first, days),
-        "medians": [{"role": role_label(m.role), "hours": m.median_hours, "decisions": m.decisions}
+        "median_unit": unit,
+        "medians": [{"role": role_label(m.role), "median": round(m.median_hours / size, 1), "decisions": m.decisions}
                     for m in charts.medians],
         "breaches": _pivot(charts.breaches, BREACHES, first, days),
         "tokens": _pivot(charts.tokens, ("tokens",), first, days),
@@ -87,6 +99,7 @@ class AuditInsightsState(AppState):
     window: str = "30"
     decisions: list[dict[str, Any]] = []
     medians: list[dict[str, Any]] = []
+    median_unit: str = "hours"
     breaches: list[dict[str, Any]] = []
     tokens: list[dict[str, Any]] = []
     charts_loaded: bool = False
@@ -143,8 +156,8 @@ class AuditInsightsState(AppState):
 
     async def _charts(self, actor: Actor) -> None:
         data = await asyncio.to_thread(chart_data, actor, int(self.window))
-        self.decisions, self.medians, self.breaches, self.tokens = (
-            data["decisions"], data["medians"], data["breaches"], data["tokens"])
+        self.decisions, self.medians, self.median_unit, self.breaches, self.tokens = (
+            data["decisions"], data["medians"], data["median_unit"], data["breaches"], data["tokens"])
         self.charts_loaded = True
 
     @rx.event
