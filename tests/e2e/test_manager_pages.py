@@ -3,6 +3,7 @@ refusal, the users page, and starting a conversation from the new-conversation p
 
 from __future__ import annotations
 
+import re
 import uuid
 from pathlib import Path
 
@@ -76,8 +77,9 @@ def test_manager_reads_decisions_their_context_chain_and_charts(app_server: Runn
     for chart in ("decisions", "medians", "breaches", "tokens"):
         expect(page.locator(f"#chart-{chart} svg.recharts-surface").first).to_be_visible()
     expect(page.locator("#chart-decisions .recharts-bar-rectangle").first).to_be_attached()
-    # This fixture's reviewers decided within seconds: the medians read in seconds, not as 0.0 hours.
-    expect(page.locator("#chart-medians")).to_contain_text("seconds, per role")
+    # The medians name the unit they read in (which one depends on every decision this shared app
+    # has seen; tests/test_audit_stats.py checks how it is chosen).
+    expect(page.locator("#chart-medians")).to_contain_text(re.compile(r"(seconds|minutes|hours), per role"))
 
     # Everything about this conversation (the README picture), then only its decisions.
     page.fill("#filter-conversation", str(signed_off["cid"]))
