@@ -173,17 +173,17 @@ def test_the_median_chart_reads_in_the_unit_the_team_decides_in(people):
     in which the slowest role's median is at least 2 of them."""
     _, (revise, approve, final) = _code_review_decided()
 
-    def decided_after(**security_and_final: timedelta) -> dict:
-        for decision, after in ((revise, security_and_final["first"]), (approve, security_and_final["second"]),
-                                (final, security_and_final["final"])):
+    def decided_after(first: timedelta, second: timedelta, final_after: timedelta) -> dict:
+        """The two security decisions and the final one, each that long after its request."""
+        for decision, after in ((revise, first), (approve, second), (final, final_after)):
             _set(ReviewRequest, decision.review_request_id, created_at=DAY1)
             _set(Decision, decision.id, created_at=DAY1 + after)
         data = chart_data(flow.actor("dave"), 7)
         return {"unit": data["median_unit"], **{row["role"]: row["median"] for row in data["medians"]}}
 
-    assert decided_after(first=timedelta(minutes=4), second=timedelta(minutes=8), final=timedelta(minutes=30)) == \
+    assert decided_after(timedelta(minutes=4), timedelta(minutes=8), timedelta(minutes=30)) == \
         {"unit": "minutes", "Security": 6.0, "Final sign-off": 30.0}
-    assert decided_after(first=timedelta(seconds=20), second=timedelta(seconds=40), final=timedelta(seconds=90)) == \
+    assert decided_after(timedelta(seconds=20), timedelta(seconds=40), timedelta(seconds=90)) == \
         {"unit": "seconds", "Security": 30.0, "Final sign-off": 90.0}
-    assert decided_after(first=timedelta(hours=2), second=timedelta(hours=4), final=timedelta(minutes=30)) == \
+    assert decided_after(timedelta(hours=2), timedelta(hours=4), timedelta(minutes=30)) == \
         {"unit": "hours", "Security": 3.0, "Final sign-off": 0.5}

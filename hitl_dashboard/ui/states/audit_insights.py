@@ -37,7 +37,7 @@ def _pivot(rows: list[audit_stats.DayCount], keys: tuple[str, ...], first: date,
 MEDIAN_UNITS = (("hours", 1.0), ("minutes", 1 / 60), ("seconds", 1 / 3600))
 
 
-def median_unit_of(medians: list[audit_stats.RoleMedian]) -> tuple[str, float]:
+def _median_unit(medians: list[audit_stats.RoleMedian]) -> tuple[str, float]:
     slowest = max((m.median_hours for m in medians), default=0.0)
     return next(((unit, size) for unit, size in MEDIAN_UNITS if slowest >= 2 * size), MEDIAN_UNITS[-1])
 
@@ -46,7 +46,7 @@ def chart_data(actor: Actor, days: int) -> dict[str, Any]:
     since = audit_stats.window_start(days)
     charts = audit_stats.charts(actor, since=since)
     first = since.date()
-    unit, size = median_unit_of(charts.medians)
+    unit, size = _median_unit(charts.medians)
     return {
         "decisions": _pivot(charts.decisions, ACTIONS, first, days),
         "median_unit": unit,
