@@ -29,7 +29,7 @@ config = rx.Config(
         rx.plugins.RadixThemesPlugin(
             # Solid panels: the default translucent ones put a 64 px backdrop blur behind every card,
             # and a browser without a GPU redoes that blur over the whole window each time the
-            # transcript moves (about 70 ms a redraw in a CDP trace; see docs/benchmarks.md).
+            # transcript moves (about 70 ms a redraw in a CDP trace; see docs/benchmarks-history.md, stop 21).
             theme=rx.theme(accent_color="indigo", gray_color="slate", radius="medium",
                            panel_background="solid"),
         ),

@@ -15,7 +15,7 @@ import anyio.to_thread
 log = logging.getLogger(__name__)
 
 
-# bench/decisions_api.py, 200 clients on 2 cores (docs/benchmarks.md): 3-8 threads per worker
+# bench/decisions_api.py, 200 clients on 2 cores (docs/benchmarks-history.md, stop 22): 3-8 threads per worker
 # decided 62-78 a second, 16 threads 62, AnyIO's 40 threads 36-52.
 DEFAULT_THREADS = 6
 
