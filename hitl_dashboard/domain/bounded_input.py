@@ -57,19 +57,20 @@ def load_yaml(text: str, what: str = "the file") -> Any:
     mapping. The bounds are checked on the composed node graph, before any value is built."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_YAML_BYTES:
         raise InvalidInput(f"{what} is larger than {MAX_YAML_BYTES // 1024} KiB (the limit)")
-    loader = _BoundedLoader(text, what)
     try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _Expansion(what).measure(node, 1)
-        return loader.construct_document(node)
+        loader = _BoundedLoader(text, what)  # already reads: a control character is refused here
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            _Expansion(what).measure(node, 1)
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         raise InvalidInput(f"{what} is not valid YAML: {exc}") from None
     except (ValueError, OverflowError) as exc:  # a date like 2024-13-45, an integer of 5,000 digits
         raise InvalidInput(f"{what} holds a value YAML cannot read: {exc}") from None
-    finally:
-        loader.dispose()
 
 
 class _BoundedLoader(yaml.SafeLoader):
