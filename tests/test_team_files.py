@@ -146,7 +146,7 @@ def test_other_bad_fields_are_named(change, expected) -> None:
 
 
 def test_not_yaml_or_not_a_mapping() -> None:
-    assert _problems("name: [unclosed")[0].startswith("not valid YAML")
+    assert _problems("name: [unclosed")[0].startswith("the file is not valid YAML")
     assert _problems("- a list")[0].startswith("the file must be a mapping")
 
 

@@ -29,6 +29,8 @@ from autogen_ext.tools.mcp import (
 from mcp.client.stdio import get_default_environment
 from pydantic import BaseModel
 
+from hitl_dashboard.domain.bounded_input import MAX_DEPTH, check_depth
+from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.teams.model import McpServerDef, ToolDef
 
 CONNECT_TIMEOUT_S = 20.0
@@ -79,9 +81,16 @@ async def prepare(name: str, definition: ToolDef) -> None:
                                          CONNECT_TIMEOUT_S)
     except McpToolUnavailable:
         raise
+    except RecursionError:  # the adapter builds the arguments model from the schema, recursively
+        raise McpToolUnavailable(f"MCP tool '{name}' ({server.transport} {where}): its schema is nested more "
+                                 f"than {MAX_DEPTH} levels deep (the limit)") from None
     except Exception as exc:  # noqa: BLE001 - any failure to reach the server is this tool's problem
         raise McpToolUnavailable(f"MCP tool '{name}' ({server.transport} {where}): "
                                  f"{type(exc).__name__}: {exc}"[:500]) from None
+    try:  # what a reviewer's edited arguments are checked against: bounded like any outside document
+        check_depth(adapter.schema, f"MCP tool '{name}' ({server.transport} {where}): its schema")
+    except InvalidInput as exc:
+        raise McpToolUnavailable(str(exc)) from None
     _adapters[key] = adapter
 
 

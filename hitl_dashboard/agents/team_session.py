@@ -22,7 +22,9 @@ from hitl_dashboard.agents.observed_client import ObservedChatCompletionClient, 
 from hitl_dashboard.agents.teams import build_team
 from hitl_dashboard.agents.tool_approval import PENDING_MARKER
 from hitl_dashboard.agents.turn_tracing import traced_turn
+from hitl_dashboard.domain.bounded_input import load_json
 from hitl_dashboard.domain.checkpoints import FULL
+from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.teams.model import SERVER, TeamDefinition
 
 ChunkCallback = Callable[[str, str, str], Awaitable[None]]  # (source, message_id, text)
@@ -160,9 +162,11 @@ def _convert(item: Any) -> ProducedMessage | None:
 
 
 def _parse_args(raw: str) -> dict[str, Any]:
+    # A model's arguments are outside input: unreadable or past a bound, they are kept as text, which
+    # no tool schema accepts, so the reviewer sees them and nothing runs with a guess.
     try:
-        value = json.loads(raw)
-    except (TypeError, ValueError):
+        value = load_json(raw if isinstance(raw, str) else b"", "the arguments")
+    except InvalidInput:
         return {"_unparsed": str(raw)}
     return value if isinstance(value, dict) else {"_value": value}
 

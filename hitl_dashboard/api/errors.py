@@ -34,7 +34,7 @@ def _doc(description: str) -> dict:
 
 # Documented on every authenticated route (422 is FastAPI's own validation schema).
 COMMON_RESPONSES = {
-    400: _doc("The body is not readable JSON (bad encoding)"),
+    400: _doc("The body is not readable JSON: not UTF-8, a byte order mark, a key given twice, nested too deep"),
     401: _doc("Missing, unknown, revoked or expired token"),
     403: _doc("The token's user lacks the role"),
     413: _doc("Request body too large"),

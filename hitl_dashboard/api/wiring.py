@@ -1,4 +1,4 @@
-"""Everything the HTTP API adds to the FastAPI app: routers, error mapping, body size limit."""
+"""Everything the HTTP API adds to the FastAPI app: routers, error mapping, body size limit, strict JSON."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from hitl_dashboard.api.routes import (
     teams,
     transcripts,
 )
+from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.settings import get_settings
 
 
@@ -25,6 +26,8 @@ def mount_api(api: FastAPI, prefix: str) -> None:
     # scoped to these routers, so Reflex's routes mounted on the same app keep theirs.
     max_body_size = get_settings().api_max_body_bytes
     for module in (conversations, forks, transcripts, findings, exports, reviews, questions, audit, teams):
+        if module.router.route_class is not StrictJsonRoute:  # or its bodies would be read leniently
+            raise TypeError(f"{module.__name__}.router must be made with route_class=StrictJsonRoute")
         api.include_router(module.router, prefix=prefix, max_body_size=max_body_size)
     add_api_fallback(api, prefix)  # last: only what no route above serves
     install_error_handlers(api)

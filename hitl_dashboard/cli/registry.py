@@ -7,10 +7,10 @@ each other or the entry point, so the CLI has no import cycle."""
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable
 from typing import Any
 
+from hitl_dashboard.domain.bounded_input import load_json
 from hitl_dashboard.domain.errors import InvalidInput
 
 Handler = Callable[[argparse.Namespace], int]
@@ -44,6 +44,6 @@ def json_arg(text: str | None, field: str) -> Any:
     if text is None:
         return None
     try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise InvalidInput(f"--{field} is not valid JSON: {exc}", field) from exc
+        return load_json(text, f"--{field}")
+    except InvalidInput as exc:
+        raise InvalidInput(str(exc), field) from None

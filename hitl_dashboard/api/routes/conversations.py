@@ -19,6 +19,7 @@ from hitl_dashboard.api.schemas.conversations import (
     SignOffStepPublic,
 )
 from hitl_dashboard.api.schemas.reviews import ReviewPublic
+from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.domain.enums import ConversationStatus, TaskType
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor
@@ -42,7 +43,8 @@ def _day(text: str | None, field: str) -> date | None:
         raise InvalidInput(f"{field}: not a calendar day ({text})", field) from None
 
 
-router = APIRouter(prefix="/conversations", tags=["conversations"], responses=COMMON_RESPONSES)
+router = APIRouter(prefix="/conversations", tags=["conversations"], responses=COMMON_RESPONSES,
+                   route_class=StrictJsonRoute)
 
 
 def conversation_public(actor: Actor, conversation_id: int) -> ConversationPublic:

@@ -11,12 +11,13 @@ from fastapi.responses import Response
 from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES, NOT_FOUND
 from hitl_dashboard.api.schemas.common import IdPath
+from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.services.conversations.transcript_export import export_conversation
 from hitl_dashboard.services.conversations.transcript_markdown import to_markdown
 from hitl_dashboard.settings import get_settings
 
 router = APIRouter(prefix="/conversations/{conversation_id}", tags=["transcripts"],
-                   responses={**COMMON_RESPONSES, **NOT_FOUND})
+                   responses={**COMMON_RESPONSES, **NOT_FOUND}, route_class=StrictJsonRoute)
 MEDIA_TYPES = {"markdown": "text/markdown; charset=utf-8", "json": "application/json"}
 SUFFIXES = {"markdown": "md", "json": "json"}
 

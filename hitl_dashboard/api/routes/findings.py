@@ -8,10 +8,11 @@ from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES, NOT_FOUND
 from hitl_dashboard.api.schemas.common import IdPath
 from hitl_dashboard.api.schemas.findings import RevisionFindingsPublic
+from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.services.findings.queries import revision_findings
 
 router = APIRouter(prefix="/conversations/{conversation_id}", tags=["transcripts"],
-                   responses={**COMMON_RESPONSES, **NOT_FOUND})
+                   responses={**COMMON_RESPONSES, **NOT_FOUND}, route_class=StrictJsonRoute)
 
 
 @router.get("/revisions/{revision_id}/findings", response_model=RevisionFindingsPublic)

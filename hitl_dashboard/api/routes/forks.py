@@ -12,9 +12,11 @@ from hitl_dashboard.api.routes.conversations import conversation_public
 from hitl_dashboard.api.schemas.common import IdPath
 from hitl_dashboard.api.schemas.conversations import ConversationPublic
 from hitl_dashboard.api.schemas.forks import BranchPublic, ForkCreate, ForkTreePublic, ReplayCreate
+from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.services.conversations import forks
 
-router = APIRouter(prefix="/conversations", tags=["conversations"], responses=COMMON_RESPONSES)
+router = APIRouter(prefix="/conversations", tags=["conversations"], responses=COMMON_RESPONSES,
+                   route_class=StrictJsonRoute)
 
 
 @router.post("/{conversation_id}/fork", status_code=status.HTTP_201_CREATED, response_model=ConversationPublic,

@@ -8,10 +8,11 @@ from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES, CONFLICT, NOT_FOUND
 from hitl_dashboard.api.schemas.common import IdPath
 from hitl_dashboard.api.schemas.findings import QuestionCreate, QuestionPublic
+from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.services.questions import questions
 
 router = APIRouter(prefix="/reviews/{review_id}/questions", tags=["reviews"],
-                   responses={**COMMON_RESPONSES, **NOT_FOUND})
+                   responses={**COMMON_RESPONSES, **NOT_FOUND}, route_class=StrictJsonRoute)
 
 
 @router.get("", response_model=list[QuestionPublic])

@@ -15,12 +15,13 @@ from hitl_dashboard.api.schemas.reviews import (
     ReviewListItemPublic,
     ReviewPublic,
 )
+from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.domain.decisions import DecisionInput, LineComment, check_idempotency_key
 from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.services.reviews import claims, review_queries
 from hitl_dashboard.services.reviews.decide import decide
 
-router = APIRouter(prefix="/reviews", tags=["reviews"], responses=COMMON_RESPONSES)
+router = APIRouter(prefix="/reviews", tags=["reviews"], responses=COMMON_RESPONSES, route_class=StrictJsonRoute)
 
 StatusFilter = Literal[review_queries.STATUS_FILTERS]  # type: ignore[valid-type]
 ConversationFilter = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only this conversation's reviews")]

@@ -17,10 +17,11 @@ from hitl_dashboard.api.schemas.teams import (
     TeamSummaryPublic,
     TeamVersionPublic,
 )
+from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.services.teams import team_queries
 from hitl_dashboard.teams.model import TeamDefinition
 
-router = APIRouter(prefix="/teams", tags=["teams"], responses=COMMON_RESPONSES)
+router = APIRouter(prefix="/teams", tags=["teams"], responses=COMMON_RESPONSES, route_class=StrictJsonRoute)
 
 
 @router.get("", response_model=list[TeamSummaryPublic])

@@ -18,11 +18,12 @@ from hitl_dashboard.api.schemas.conversations import (
     RevisionWithContentPublic,
     TranscriptPage,
 )
+from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations import conversation_queries, revisions
 
 router = APIRouter(prefix="/conversations/{conversation_id}", tags=["transcripts"],
-                   responses={**COMMON_RESPONSES, **NOT_FOUND})
+                   responses={**COMMON_RESPONSES, **NOT_FOUND}, route_class=StrictJsonRoute)
 JSONL_DOC = {200: {"content": {"application/x-ndjson": {}}, "description": "with format=jsonl: one message per line"}}
 
 

@@ -11,8 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from hitl_dashboard.domain.bounded_input import load_yaml
 from hitl_dashboard.domain.errors import InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.teams import versions
@@ -87,8 +86,8 @@ def check_declared_name(text: str, name: str) -> None:
     """A file saved as team `name` must call itself that (InvalidInput at 'name'). A file that cannot
     be read that far passes here: the save reports what is wrong with it."""
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
+        data = load_yaml(text)
+    except InvalidInput:
         return
     declared = data.get("name") if isinstance(data, dict) else None
     if isinstance(declared, str) and declared != name:

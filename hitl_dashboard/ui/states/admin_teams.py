@@ -11,6 +11,7 @@ from typing import Any
 import reflex as rx
 import yaml
 
+from hitl_dashboard.domain.bounded_input import load_yaml
 from hitl_dashboard.domain.errors import DomainError, InvalidInput
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.teams import team_queries, trial
@@ -190,9 +191,9 @@ class AdminTeamsState(AppState):
             self.yaml_text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
         else:
             try:
-                document = yaml.safe_load(self.yaml_text)
-            except yaml.YAMLError as exc:
-                self.errors, self.problems = {"": f"not valid YAML: {exc}"}, [f"not valid YAML: {exc}"]
+                document = load_yaml(self.yaml_text)  # the bounds a save applies (size, nesting, aliases)
+            except InvalidInput as exc:
+                self.errors, self.problems = {"": str(exc)}, [str(exc)]
                 return
             if not isinstance(document, dict) or document.get("name") != self.selected:
                 self.errors = {"name": f"the file must stay team '{self.selected}'"}

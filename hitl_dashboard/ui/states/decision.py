@@ -15,6 +15,7 @@ import secrets
 
 import reflex as rx
 
+from hitl_dashboard.domain.bounded_input import load_json
 from hitl_dashboard.domain.decisions import MAX_TEXT, DecisionInput, LineComment
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import Conflict, DomainError, InvalidInput, NotFound
@@ -160,9 +161,9 @@ class DecisionState(AppState):
         edited = None
         if action == Action.APPROVE and form.get("args", "").strip():
             try:
-                edited = json.loads(form["args"])
-            except ValueError as exc:
-                raise InvalidInput(f"the arguments are not valid JSON: {exc}", "edited_args") from exc
+                edited = load_json(form["args"], "the arguments")
+            except InvalidInput as exc:
+                raise InvalidInput(str(exc), "edited_args") from None
         revise = action == Action.REVISE
         comments = tuple(LineComment(c["key"], int(c["line"]), c["text"]) for c in self.comments) if revise else ()
         return DecisionInput(
