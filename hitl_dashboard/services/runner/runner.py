@@ -184,8 +184,9 @@ async def _heartbeat(conversation_id: int, runner_id: str, seconds: float) -> No
             uow.commit()
 
 
-async def run_until_idle(runner_id: str | None = None, *, max_rounds: int = 10_000) -> int:
-    """Run everything runnable until nothing is left; returns how many runs happened."""
+async def run_turns_until_idle(runner_id: str | None = None, *, max_rounds: int = 10_000) -> int:
+    """Run every runnable conversation until none is left; returns how many runs happened. Turns
+    only: `runner --until-idle` drains the analyses, questions and webhooks too (until_idle.py)."""
     runner_id = runner_id or new_runner_id()
     runs = 0
     for _ in range(max_rounds):
