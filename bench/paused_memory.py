@@ -39,12 +39,12 @@ DETAILS = {"full": 200, "quick": 60}
 
 def run_one_to_review() -> int:
     """The template: a real conversation run by the scripted team until it waits for a review."""
-    from hitl_dashboard.services.runner.runner import run_until_idle
+    from hitl_dashboard.services.runner.runner import run_turns_until_idle
     from tests.support import flow
 
     flow.make_people()
     cid = flow.start("Add retry with backoff to the HTTP client")
-    asyncio.run(run_until_idle())
+    asyncio.run(run_turns_until_idle())
     if not flow.open_reviews(cid):
         raise RuntimeError(f"the template conversation did not pause for review: {flow.conversation(cid).status}")
     return cid

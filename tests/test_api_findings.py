@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from sqlalchemy import text
 
 from tests.support.api_app import ApiApp
 from tests.support.api_helpers import start, wait_for_review
@@ -53,3 +54,34 @@ def test_a_question_over_http(api_app: ApiApp) -> None:
     assert "shell=True" in thread[0]["answer"] and thread[0]["agent"] == "coder"
     still = reviewer.get("/api/reviews", params={"role": "security_reviewer", "conversation_id": cid}).json()
     assert [(r["id"], r["status"]) for r in still] == [(review["id"], "pending")]
+
+
+def test_a_failed_question_is_retried_over_http_by_whoever_may_ask(api_app: ApiApp) -> None:
+    owner = api_app.client(api_app.token(["product_reviewer"]))
+    reviewer = api_app.client(api_app.token(["security_reviewer"]))
+    cid = start(owner, "Write a helper to run a shell command")
+    review = wait_for_review(reviewer, cid)
+    asked = reviewer.post(f"/api/reviews/{review['id']}/questions", json={"question": "Why shell=True?"}).json()
+    thread = f"/api/reviews/{review['id']}/questions"
+    answered = _question_settles(reviewer, thread)
+    assert answered["status"] == "answered" and answered["model"] == "scripted" and answered["error"] is None
+    retry = f"{thread}/{asked['id']}/retry"
+    assert reviewer.post(retry).status_code == 409  # only a failed question is asked again
+    with api_app.running.engine.begin() as connection:  # the scripted model never fails: a failure as stored
+        connection.execute(text("UPDATE review_questions SET status = 'failed', answer = NULL, "
+                                "error = 'model endpoint down' WHERE id = :id"), {"id": asked["id"]})
+    assert _question_settles(reviewer, thread)["error"] == "model endpoint down"
+    assert owner.post(retry).status_code == 403  # who may not ask may not retry
+    assert reviewer.post(f"{thread}/999999/retry").status_code == 404
+    again = reviewer.post(retry)
+    assert again.status_code == 200 and again.json()["status"] == "open", again.text
+    answered = _question_settles(reviewer, thread)
+    assert answered["status"] == "answered" and "shell=True" in answered["answer"]
+
+
+def _question_settles(client, thread: str, timeout_s: float = 60) -> dict:
+    deadline = time.monotonic() + timeout_s
+    while (first := client.get(thread).json()[0])["status"] in ("open", "answering"):
+        assert time.monotonic() < deadline, first
+        time.sleep(0.2)
+    return first

@@ -64,7 +64,9 @@ def test_an_operator_session_through_every_review_command(db):
     started = cli_json("start", "--type", "code", "--task", TASK, "--title", "CSV import", "--as", "frank")
     assert started["status"] == "running"
     conversation_id = started["conversation_id"]
-    assert cli_json("worker", "--until-idle") == {"runs": 1, "escalated": []}
+    idle = cli_json("worker", "--until-idle")  # the turns, and the analysis of the code they wrote
+    assert (idle["runs"], idle["analyses"], idle["questions"], idle["escalated"]) == (1, 1, 0, [])
+    assert idle["left"] == {"deliveries_waiting": 0, "next_delivery_at": None, "analyses": 0, "questions": 0}
 
     [item] = cli_json("queue", "--role", "security_reviewer", "--as", "alice")
     assert (item["conversation_id"], item["title"], item["kind"], item["status"]) == (

@@ -12,7 +12,8 @@ from sqlmodel import select
 from hitl_dashboard.db.models import AuditEvent, CodeRevision
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, PermissionDenied
-from hitl_dashboard.services.questions.questions import answer_open_questions, ask_question, review_questions
+from hitl_dashboard.services.questions.answering import answer_open_questions
+from hitl_dashboard.services.questions.questions import ask_question, review_questions
 from hitl_dashboard.services.reviews.claims import claim
 from tests.support.flow import actor, conversation, decide_as, make_people, messages, only_open_review, start, work
 

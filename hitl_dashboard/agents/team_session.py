@@ -79,7 +79,7 @@ class TeamSession:
         self.template = team
         self._clients: dict[str, ObservedChatCompletionClient] = {}
         for agent in self.template.agents:
-            self._clients[agent.name] = _client(self.template, agent.name, specs[agent.name])
+            self._clients[agent.name] = agent_client(self.template, agent.name, specs[agent.name])
         clients = self._clients
         selector = clients[self.template.speaker_order.planner or self.template.agent_names[0]]
         self.team = build_team(self.template, task_type, clients, selector, stream=stream)
@@ -130,9 +130,10 @@ class TeamSession:
             await client.close()
 
 
-def _client(team: TeamDefinition, agent: str, spec: ModelSpec) -> ObservedChatCompletionClient:
+def agent_client(team: TeamDefinition, agent: str, spec: ModelSpec) -> ObservedChatCompletionClient:
     """Agents on the `server` model use the server's model (with the conversation's routing);
-    the others the model their team file declares."""
+    the others the model their team file declares. The one choice of a client for an agent: its
+    turns and its answers to reviewers' questions (agents/questions.py) both come from here."""
     model = team.models[team.agent(agent).model]
     if model.provider == SERVER:
         return observed(build_model_client(spec, agent), spec, agent)

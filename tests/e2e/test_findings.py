@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, expect
 from sqlmodel import select
 
 from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
-from hitl_dashboard.db.models import CodeRevision, User
+from hitl_dashboard.db.models import CodeRevision, ReviewQuestion, User
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.auth.users import actor_of
 from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
@@ -127,6 +127,21 @@ def test_a_question_from_a_diff_line_is_answered_and_the_review_stays_open(app_s
     expect(page.locator(".message[data-source='coder']").filter(has_text="ANSWER to question #")).to_have_count(1)
     with UnitOfWork(app_server.engine) as uow:
         assert len(uow.session.exec(select(CodeRevision).where(CodeRevision.conversation_id == cid)).all()) == 1
+
+    # A model that failed (the scripted one never does: a failure as it is stored) shows on the card
+    # with a Retry; the retry is answered and the review stays open.
+    with UnitOfWork(app_server.engine) as uow:
+        asked = uow.session.exec(select(ReviewQuestion).where(ReviewQuestion.conversation_id == cid)).one()
+        asked.status, asked.answer, asked.error = "failed", None, f"model endpoint down {XSS}"
+        uow.session.add(asked)
+        uow.commit()
+    page.reload()
+    expect(card.locator(".answer-failure")).to_have_text(f"No answer: model endpoint down {XSS}")
+    card.locator(".retry-question").click()
+    expect(card.locator(".answer-text")).to_contain_text("shell=True lets the caller", timeout=30_000)
+    expect(card.locator(".answer-model")).to_have_text("answered by scripted")
+    assert page.evaluate("window.__findingXss") is None
+    expect(card).to_contain_text(f"Claimed by {security}")
 
     page.click(".decide-approve")
     expect(page.locator(".signoff-step").first).to_contain_text("approved")

@@ -12,7 +12,7 @@ from hitl_dashboard.services.conversations import conversation_queries
 from hitl_dashboard.services.conversations.conversations import StartCommand, start_conversation
 from hitl_dashboard.services.reviews import queues
 from hitl_dashboard.services.reviews.decide import decide
-from hitl_dashboard.services.runner.runner import run_until_idle
+from hitl_dashboard.services.runner.runner import run_turns_until_idle
 
 PEOPLE = {
     "alice": ["security_reviewer"],
@@ -38,7 +38,7 @@ def start(task: str, task_type: str = "code", as_user: str = "frank", **kw) -> i
 
 
 def work() -> int:
-    return asyncio.run(run_until_idle())
+    return asyncio.run(run_turns_until_idle())
 
 
 def open_reviews(conversation_id: int):

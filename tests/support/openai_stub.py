@@ -92,15 +92,20 @@ Reply = (GatedStreamReply | TextReply | ToolCallReply | ParallelToolCallsReply |
 class OpenAIStub:
     """Context manager owning the server thread; ``requests`` holds every request body (parsed JSON)."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
+        """port: 0 for any free one; a stopped stub's port to bring "the same server" back up."""
         self.requests: list[dict[str, Any]] = []
         self.authorizations: list[str] = []  # each request's Authorization header ("" when none)
         self._replies: collections.deque[Reply] = collections.deque()
         self._lock = threading.Lock()
         self._closing = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
         self._server.daemon_threads = True  # a hanging handler must not block shutdown
         self._thread = threading.Thread(target=self._server.serve_forever, name="openai-stub", daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._server.server_address[1]
 
     @property
     def base_url(self) -> str:

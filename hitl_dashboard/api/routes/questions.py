@@ -27,3 +27,11 @@ def ask(review_id: IdPath, body: QuestionCreate, actor: CurrentActor) -> Questio
     409 if it is closed or claimed by someone else; 403 without the review's role."""
     asked = questions.ask_question(actor, review_id, body.question, key=body.key, line=body.line)
     return QuestionPublic.model_validate(asked)
+
+
+@router.post("/{question_id}/retry", response_model=QuestionPublic, responses=CONFLICT)
+def retry(review_id: IdPath, question_id: IdPath, actor: CurrentActor) -> QuestionPublic:
+    """Ask a failed question again (the agent's model was down or failed). Who may ask may retry:
+    403 without the review's role; 409 unless the question failed and the review is open and not
+    claimed by someone else; 404 for a question of another review."""
+    return QuestionPublic.model_validate(questions.retry_question(actor, review_id, question_id))

@@ -49,5 +49,7 @@ class QuestionPublic(BaseModel):
     question: str
     status: Literal["open", "answering", "answered", "failed"]
     answer: str | None  # agent-written: render it as text
+    error: str | None  # why the agent's model gave no answer (status failed); POST .../retry asks again
+    model: str | None  # the label of the model that answered, as on the agent's messages
     created_at: datetime
     answered_at: datetime | None

@@ -12,7 +12,7 @@ from hitl_dashboard.services.auth import users
 from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
 from hitl_dashboard.services.reviews import queues
 from hitl_dashboard.services.reviews.decide import decide
-from hitl_dashboard.services.runner.runner import run_until_idle
+from hitl_dashboard.services.runner.until_idle import run_until_idle
 from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.settings import get_settings
 

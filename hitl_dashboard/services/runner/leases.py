@@ -76,7 +76,7 @@ def release(session: Session, conversation_id: int, owner: str) -> None:
 
 def any_running(session: Session) -> bool:
     """A running conversation that some runner holds or will take: not one backing off after crashes
-    (no owner, expiry in the future), which `run_until_idle` must not wait minutes for."""
+    (no owner, expiry in the future), which `run_turns_until_idle` must not wait minutes for."""
     query = select(Conversation.id).where(
         Conversation.status == ConversationStatus.RUNNING,
         or_(Conversation.lease_owner.is_not(None), Conversation.lease_expires_at.is_(None),

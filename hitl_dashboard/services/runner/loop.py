@@ -10,7 +10,7 @@ import logging
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.findings.queue import start_analysis_round
 from hitl_dashboard.services.live import live
-from hitl_dashboard.services.questions.questions import start_question_round
+from hitl_dashboard.services.questions.answering import start_question_round
 from hitl_dashboard.services.reviews.escalation import escalate_overdue
 from hitl_dashboard.services.runner import leases
 from hitl_dashboard.services.runner.runner import new_runner_id, run_conversation

@@ -29,6 +29,7 @@ from hitl_dashboard.services.runner.tool_execution import run_approved_tools, to
 from hitl_dashboard.services.runner.turns import CONTINUE, apply_turn
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.settings import get_settings
+from hitl_dashboard.teams.model import TeamDefinition
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,12 @@ def default_model_spec() -> ModelSpec:
         max_retries=s.model_max_retries, retry_base_delay_s=s.model_retry_base_s,
         delay_ms=s.scripted_delay_ms, chunk_delay_ms=s.scripted_chunk_delay_ms,
     )
+
+
+def agent_model_specs(team: TeamDefinition, routing: dict) -> dict[str, ModelSpec]:
+    """Each agent's server-model spec with the conversation's routing: what its turns and its
+    answers to reviewers' questions (services/questions/answering.py) are built from."""
+    return model_specs(team.agent_names, routing, default_model_spec())
 
 
 async def run_conversation(conversation_id: int, runner_id: str) -> bool:
@@ -99,7 +106,7 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
     if task and task.get("type") == "tool_execution":
         task = await run_approved_tools(conversation_id, tool_call_ids(task), runner_id)
     try:
-        specs = model_specs(snapshot.team.agent_names, snapshot.model_routing, default_model_spec())
+        specs = agent_model_specs(snapshot.team, snapshot.model_routing)
         await prepare_tools(snapshot.team)  # an MCP server that is down fails this conversation, retryably
         session = TeamSession(snapshot.team, snapshot.task_type, specs, stream=get_settings().model_stream)
     except Exception as exc:  # noqa: BLE001 - a misconfigured model fails this conversation, not the runner loop
@@ -177,8 +184,9 @@ async def _heartbeat(conversation_id: int, runner_id: str, seconds: float) -> No
             uow.commit()
 
 
-async def run_until_idle(runner_id: str | None = None, *, max_rounds: int = 10_000) -> int:
-    """Run everything runnable until nothing is left; returns how many runs happened."""
+async def run_turns_until_idle(runner_id: str | None = None, *, max_rounds: int = 10_000) -> int:
+    """Run every runnable conversation until none is left; returns how many runs happened. Turns
+    only: `runner --until-idle` drains the analyses, questions and webhooks too (until_idle.py)."""
     runner_id = runner_id or new_runner_id()
     runs = 0
     for _ in range(max_rounds):

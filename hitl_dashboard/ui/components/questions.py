@@ -11,16 +11,34 @@ from hitl_dashboard.ui.views.conversation_view import ReviewRow
 from hitl_dashboard.ui.views.findings_view import QuestionRow
 
 
-def question_item(q: QuestionRow) -> rx.Component:
+def question_item(q: QuestionRow, review_id: rx.Var[int], may_ask: rx.Var[bool]) -> rx.Component:
     return rx.vstack(
         rx.hstack(rx.icon("circle-help", size=14), rx.text("Question to @", q.agent, size="1", weight="medium"),
                   rx.cond(q.about != "", rx.code(q.about, size="1")), align="center", spacing="1"),
         rx.text(q.question, size="2", class_name="question-text", white_space="pre-wrap"),
-        rx.cond(q.answer != "",
-                rx.box(rx.text(q.answer, size="2", class_name="answer-text", white_space="pre-wrap"),
-                       padding_left="1em", border_left="2px solid var(--accent-7)", width="100%"),
-                rx.text("Waiting for the agent's answer...", size="1", color_scheme="gray")),
+        rx.cond(
+            q.status == "failed",
+            _failure(q, review_id, may_ask),
+            rx.cond(q.answer != "",
+                    rx.box(rx.text(q.answer, size="2", class_name="answer-text", white_space="pre-wrap"),
+                           rx.cond(q.model != "", rx.text("answered by ", q.model, size="1", color_scheme="gray",
+                                                          class_name="answer-model")),
+                           padding_left="1em", border_left="2px solid var(--accent-7)", width="100%"),
+                    rx.text("Waiting for the agent's answer...", size="1", color_scheme="gray")),
+        ),
         spacing="1", width="100%", class_name="question-item", data_status=q.status,
+    )
+
+
+def _failure(q: QuestionRow, review_id: rx.Var[int], may_ask: rx.Var[bool]) -> rx.Component:
+    """The model gave no answer: why (as text), and a retry for whoever may ask."""
+    return rx.hstack(
+        rx.icon("circle-alert", size=14, color="var(--red-11)"),
+        rx.text("No answer: ", q.error, size="2", color_scheme="red", class_name="answer-failure",
+                white_space="pre-wrap"),
+        rx.cond(may_ask, rx.button("Retry", on_click=Q.retry(review_id, q.id), size="1", variant="soft",
+                                   class_name="retry-question")),
+        align="center", spacing="2", width="100%", role="alert",
     )
 
 
@@ -29,7 +47,7 @@ def question_thread(review: ReviewRow, may_ask: rx.Var[bool]) -> rx.Component:
     return rx.cond(
         review.kind != "tool_call",
         rx.vstack(
-            rx.foreach(review.questions, question_item),
+            rx.foreach(review.questions, lambda q: question_item(q, review.review_id, may_ask)),
             rx.cond(may_ask, rx.hstack(
                 rx.input(value=Q.drafts.get(rid, ""), on_change=lambda v: Q.set_draft(review.review_id, v),
                          placeholder="Ask the agent a question (the review stays open)", width="100%", size="1",

@@ -8,7 +8,7 @@ import reflex as rx
 
 from hitl_dashboard.domain.decisions import MAX_TEXT
 from hitl_dashboard.domain.errors import DomainError
-from hitl_dashboard.services.questions.questions import ask_question
+from hitl_dashboard.services.questions.questions import ask_question, retry_question
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.decision import DecisionState
 
@@ -37,6 +37,18 @@ class QuestionsState(AppState):
         if await self._ask(int(review_id), decision.comment_text, decision.comment_key, decision.comment_line):
             decision.comment_line, decision.comment_text = 0, ""
             return rx.toast.info("Question sent; the answer appears under the review.")
+
+    @rx.event
+    async def retry(self, review_id: int, question_id: int):
+        """Ask a failed question again; the service checks that this user may ask on the review."""
+        self.error = ""
+        try:
+            actor = await self._signed_in_actor()
+            await asyncio.to_thread(retry_question, actor, int(review_id), int(question_id))
+        except DomainError as exc:
+            self.error = str(exc)
+            return
+        return rx.toast.info("Asked again; the answer appears under the review.")
 
     async def _ask(self, review_id: int, text: str, key: str | None, line: int | None) -> bool:
         self.error = ""

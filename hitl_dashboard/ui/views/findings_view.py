@@ -31,11 +31,17 @@ class QuestionRow:
     question: str = ""
     answer: str = ""
     status: str = ""  # open | answering | answered | failed
+    error: str = ""  # why the agent's model gave no answer (failed): shown beside a retry
+    model: str = ""  # the model that answered
 
 
 def question_rows(questions) -> list[QuestionRow]:
+    """A failure stored before 0014 kept its text in `answer`: shown as the failure it was."""
     return [QuestionRow(q.id, f"{q.key} line {q.line}" if q.key and q.line else "", q.agent, q.question,
-                        q.answer or "", q.status) for q in questions or []]
+                        "" if q.status == "failed" else q.answer or "", q.status,
+                        (q.error or q.answer or "the agent's model gave no answer") if q.status == "failed" else "",
+                        q.model or "")
+            for q in questions or []]
 
 
 def finding_rows(found) -> list[FindingRow]:
