@@ -13,8 +13,8 @@ from sqlmodel import select
 from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
 from hitl_dashboard.db.models import CodeRevision
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.analyser_reports import parse_bandit, parse_ruff
+from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.findings import FindingsView
 from hitl_dashboard.domain.policies import GatePolicy
 from hitl_dashboard.services.findings.analysers import analysed_name

@@ -21,37 +21,14 @@ from hitl_dashboard.settings import reset_settings_cache
 from tests.conftest import run_cli
 from tests.support import flow
 from tests.support.openai_stub import OpenAIStub
+from tests.support.py312 import findings_gated_team, py312_reply
 
 FINDINGS_ONLY = {"mode": "never", "agents": [], "keywords": [], "min_finding_severity": "high"}
-# Valid Python 3.12 (PEP 695), and the call the findings gate exists to catch.
-PY312_CODE = '''```python
-# file: app/shell_runner.py
-import subprocess
-
-type Command = str
-
-
-def run[T](cmd: Command, default: T) -> int | T:
-    return subprocess.call(cmd, shell=True) or default
-```
-CONFIDENCE: 0.9
-Ready for review.'''
+PY312_CODE = py312_reply("app/shell_runner.py")
 
 
 def _team(python_version: str | None) -> str:
-    declared = f'python_version: "{python_version}"\n' if python_version else ""
-    return f"""
-name: py-team
-agents:
-  - {{name: planner, description: Plans, model: server, system_prompt: Plan it.}}
-  - {{name: coder, description: Writes the code, model: server, system_prompt: Write it.}}
-models:
-  server: {{provider: server}}
-speaker_order: {{mode: planner_then_producer, planner: planner}}
-task_types:
-  code: {{producer: coder, sign_off: [security_reviewer, final_approver]}}
-gates: {{mode: never, min_finding_severity: high}}
-{declared}"""
+    return findings_gated_team("py-team", python_version)
 
 
 @pytest.fixture
@@ -88,10 +65,10 @@ def test_python_312_code_on_a_team_declaring_312_is_not_analysed_and_goes_to_sec
     assert "def run[T](cmd: Command" in revision.content  # the stored revision is the 3.12 code
     found = revision_findings(None, cid, revision.id)
     # ruff reads it (--target-version py312); the server's bandit (Python 3.11) cannot: it says why.
+    server = f"{sys.version_info[0]}.{sys.version_info[1]}"
     assert (found.status, found.reason, found.findings) == (
         "not_analysed", "bandit could not parse shell_runner.py: syntax error while parsing AST from file "
-                        f"(the team declares Python 3.12; this server parses {sys.version_info[0]}.{sys.version_info[1]})",
-        [])
+                        f"(the team declares Python 3.12; this server parses {server})", [])
     review = flow.only_open_review(cid)  # gate mode never: only the findings gate can stop it
     assert (review.rule, review.required_role) == ("findings", "security_reviewer")
     assert review.reason == f"findings: not analysed: {found.reason}"
