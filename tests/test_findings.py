@@ -13,8 +13,9 @@ from sqlmodel import select
 from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
 from hitl_dashboard.db.models import CodeRevision
 from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.analyser_reports import parse_bandit, parse_ruff
 from hitl_dashboard.domain.errors import InvalidInput
-from hitl_dashboard.domain.findings import FindingsView, parse_bandit, parse_ruff
+from hitl_dashboard.domain.findings import FindingsView
 from hitl_dashboard.domain.policies import GatePolicy
 from hitl_dashboard.services.findings.analysers import analysed_name
 from hitl_dashboard.services.findings.queries import revision_findings
@@ -51,7 +52,7 @@ def test_shell_true_and_an_unused_import_are_found_on_their_lines(db_url):
     assert revision_findings(None, other, _revisions(other)[0].id).findings == found.findings
 
 
-def test_a_hanging_analyser_times_out_and_the_conversation_goes_on(db_url, monkeypatch, tmp_path):
+def test_a_hanging_analyser_times_out_and_the_findings_gate_fires(db_url, monkeypatch, tmp_path):
     hang = tmp_path / "hang.py"
     hang.write_text("import time\ntime.sleep(3600)\n")
     monkeypatch.setenv("ANALYSIS_BANDIT_COMMAND", f"{sys.executable} {hang}")
@@ -63,10 +64,11 @@ def test_a_hanging_analyser_times_out_and_the_conversation_goes_on(db_url, monke
     work()  # the gate waited for the analysis, which timed out: the turn is stored all the same
     revision = _revisions(cid)[0]
     found = revision_findings(None, cid, revision.id)
-    assert found.status == "not_analysed" and "bandit timed out after 0.5 s" in found.reason
+    assert found.status == "not_analysed" and found.reason == "bandit timed out after 0.5 s on shell_runner.py"
     assert conversation(cid).status == "awaiting_review"
-    review = only_open_review(cid)
-    assert review.rule == "after_agent" and "findings" not in review.reason
+    review = only_open_review(cid)  # the sign-off point, and the findings gate says the check did not run
+    assert review.rule == "after_agent"
+    assert "findings: not analysed: bandit timed out after 0.5 s on shell_runner.py" in review.reason
 
 
 def test_the_findings_gate_routes_to_security_when_no_other_rule_fires(db_url):
@@ -96,13 +98,20 @@ def test_gate_policy_severity_is_checked():
     policy = GatePolicy(min_finding_severity="medium")
     assert policy.evaluate_findings(FindingsView({"low": 4}, ("a.py",))) == []
     assert policy.evaluate_findings(FindingsView({"medium": 1, "high": 1}, ("a.py",)))[0].rule == "findings"
+    unread = policy.evaluate_findings(FindingsView({}, ("a.py",), (("a.py", "ruff could not parse a.py: line 1"),)))
+    assert [h.describe() for h in unread] == ["findings: not analysed: ruff could not parse a.py: line 1"]
 
 
 def test_reports_are_read_defensively():
     assert parse_bandit('{"results": [{"test_id": "B602", "issue_severity": "HIGH", "line_number": 7,'
-                        ' "col_offset": 4, "issue_text": "<img src=x onerror=alert(1)>"}]}')[0].line == 7
-    assert parse_ruff('[{"code": null, "message": "SyntaxError", "location": {"row": 2, "column": 1}}]')[0].severity \
-        == "medium"
+                        ' "col_offset": 4, "issue_text": "<img src=x onerror=alert(1)>"}]}').findings[0].line == 7
+    # A syntax error is no finding: the file was not read (older ruff: code null; 0.17: invalid-syntax).
+    for code in ("null", '"invalid-syntax"'):
+        report = parse_ruff(f'[{{"code": {code}, "message": "Expected `)`", "location": {{"row": 2, "column": 1}}}}]')
+        assert (report.findings, report.parse_errors) == ([], ["line 2: Expected `)`"])
+    report = parse_bandit('{"errors": [{"filename": "x.py", "reason": "syntax error while parsing AST from file"}],'
+                          ' "results": []}')
+    assert (report.findings, report.parse_errors) == ([], ["syntax error while parsing AST from file"])
     for bad in ("not json", "[]"):
         with pytest.raises(ValueError):
             parse_bandit(bad)

@@ -8,6 +8,7 @@ from hitl_dashboard.services.conversations.conversation_page import Conversation
 def render_page(page: ConversationPage) -> tuple[dict, str]:
     c = page.conversation
     open_requests = [review.request for review in page.open_reviews]
+    flags = page.review_findings or {}
     data = {
         "id": c.id, "title": c.title, "task_type": c.task_type, "template": c.template, "status": c.status,
         "status_reason": c.status_reason, "tokens": {"prompt": c.prompt_tokens, "completion": c.completion_tokens},
@@ -16,10 +17,12 @@ def render_page(page: ConversationPage) -> tuple[dict, str]:
         "signoff": [{"role": s.role, "approved": s.approved} for s in page.progress],
         "open_reviews": [
             {"review_id": r.id, "kind": r.kind, "role": r.required_role, "status": r.status, "rule": r.rule,
-             "reason": r.reason, "subject": r.subject_label, "version": r.version, "due_at": r.due_at.isoformat()}
+             "reason": r.reason, "subject": r.subject_label, "version": r.version, "due_at": r.due_at.isoformat(),
+             "findings": flags[r.id].as_dict() if r.id in flags else None}
             for r in open_requests
         ],
-        "revisions": [{"key": r.key, "number": r.number, "hash": r.content_hash} for r in page.revisions],
+        "revisions": [{"key": r.key, "number": r.number, "hash": r.content_hash, "analysis": found.analysis_dict()}
+                      for r, found in zip(page.revisions, page.findings, strict=True)],
         "messages": [{"seq": m.seq, "source": m.source, "kind": m.kind, "content": m.content} for m in page.messages],
     }
     lines = [f"#{c.id} {c.title}", f"type {c.task_type}  status {c.status}"
@@ -28,7 +31,7 @@ def render_page(page: ConversationPage) -> tuple[dict, str]:
              "sign-off: " + ", ".join(f"{s.role} {'approved' if s.approved else 'pending'}" for s in page.progress)]
     for r in open_requests:
         lines.append(f"open review {r.id}: {r.kind} for {r.required_role} [{r.status}] {r.reason} "
-                     f"on {r.subject_label}")
+                     f"on {r.subject_label}" + (f" ({flags[r.id].flag})" if r.id in flags and flags[r.id].flag else ""))
     lines.append("")
     for m in page.messages:
         lines.append(f"--- {m.seq} {m.source} ({m.kind})")

@@ -96,12 +96,15 @@ class GatePolicy:
     def evaluate_findings(self, findings: FindingsView | None) -> list[GateHit]:
         if self.min_finding_severity is None or findings is None:
             return []
+        hits = []
+        if findings.not_analysed:  # fail closed: a check that could not run is not a check passed
+            hits.append(GateHit("findings", "not analysed: " + "; ".join(why for _, why in findings.not_analysed)))
         count = findings.at_or_above(self.min_finding_severity)
-        if not count:
-            return []
-        where = ", ".join(findings.files[:3]) + (" ..." if len(findings.files) > 3 else "")
-        return [GateHit("findings", f"{count} static-analysis finding{'s' if count > 1 else ''} at or above "
-                                    f"{self.min_finding_severity} in {where}")]
+        if count:
+            where = ", ".join(findings.files[:3]) + (" ..." if len(findings.files) > 3 else "")
+            hits.append(GateHit("findings", f"{count} static-analysis finding{'s' if count > 1 else ''} at or "
+                                            f"above {self.min_finding_severity} in {where}"))
+        return hits
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

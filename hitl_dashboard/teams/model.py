@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from hitl_dashboard.domain.errors import InvalidInput
-from hitl_dashboard.domain.findings import SEVERITIES
+from hitl_dashboard.domain.findings import DEFAULT_PYTHON_VERSION, PYTHON_VERSIONS, SEVERITIES
 from hitl_dashboard.domain.policies import GatePolicy
 from hitl_dashboard.teams.providers import implicit_key_problem
 
@@ -205,6 +205,22 @@ class TeamDefinition(_Strict):
     tool_approver: ReviewRole = "security_reviewer"
     sla_hours: dict[ReviewRole, Annotated[float, Field(gt=0)]] = Field(
         default_factory=dict, description="review deadline per role; roles not listed use the server setting")
+    # Optional, so versions saved before it existed load unchanged (format 1 still): the default.
+    python_version: Literal[PYTHON_VERSIONS] = Field(  # type: ignore[valid-type]
+        default=DEFAULT_PYTHON_VERSION,
+        description="the Python the team's code is written for: the analysers parse its code as this version "
+                    "(docs/findings.md); code they cannot parse is 'not analysed'")
+
+    @field_validator("python_version", mode="before")
+    @classmethod
+    def _a_version_written_as_a_number(cls, value: Any) -> Any:
+        """YAML reads `python_version: 3.12` as a number, and 3.10 as 3.1."""
+        if isinstance(value, float):
+            if str(value) not in PYTHON_VERSIONS:
+                raise ValueError(f"write it in quotes (\"3.10\", not 3.10: YAML reads {value} as a number); one of "
+                                 + ", ".join(PYTHON_VERSIONS))
+            return str(value)
+        return value
 
     @field_validator("name")
     @classmethod

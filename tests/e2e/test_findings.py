@@ -1,12 +1,16 @@
 """Static-analysis findings in Chromium (issue 14): bandit's and ruff's findings sit on their lines
 of the diff, the queue row carries the risk flag, the findings gate sent the revision to security
-review, one click turns a finding into a line comment, and agent-influenced text stays text."""
+review, one click turns a finding into a line comment, and agent-influenced text stays text. Code
+the analysers cannot read is "not analysed" and goes to security review all the same (issue 28)."""
 
 from __future__ import annotations
 
 import re
+import sys
+import uuid
 from pathlib import Path
 
+import httpx
 from playwright.sync_api import Browser, expect
 from sqlmodel import select
 
@@ -16,16 +20,18 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.auth.users import actor_of
 from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, wait_for
+from tests.e2e.support import api_token, make_user, open_reviews, sign_in, wait_for
+from tests.support.openai_stub import OpenAIStub
+from tests.support.py312 import findings_gated_team, py312_reply
 
 XSS = '<img src=x onerror="window.__findingXss=1">'
 
 
-def _start(app: RunningApp, username: str, task: str, gate_policy: dict) -> int:
+def _start(app: RunningApp, username: str, task: str, gate_policy: dict | None, **more) -> int:
     with UnitOfWork(app.engine) as uow:
         user = uow.session.exec(select(User).where(User.username == username)).one()
         conversation = add_conversation(uow.session, actor_of(user),
-                                        StartCommand(task=task, task_type="code", gate_policy=gate_policy))
+                                        StartCommand(task=task, task_type="code", gate_policy=gate_policy, **more))
         uow.commit()
         return conversation.id
 
@@ -153,3 +159,47 @@ def test_a_question_from_a_diff_line_is_answered_and_the_review_stays_open(app_s
     assert question["question"] == f"Why shell=True? {XSS}" and "shell=True lets" in question["answer"]
     [shown] = details["findings_shown"]
     assert {"B602", "F401"} <= {f["rule"] for f in shown["findings"]}
+
+
+def test_code_the_analysers_cannot_read_goes_to_security_review_with_the_reason(
+        app_server: RunningApp, browser: Browser, openai_stub: OpenAIStub):
+    security = make_user(app_server, "security_reviewer", prefix="nasec")
+    starter = make_user(app_server, "product_reviewer", prefix="nadev")
+    admin = api_token(app_server, make_user(app_server, "admin", prefix="naadm"))
+    team = f"py312-{uuid.uuid4().hex[:8]}"
+    with httpx.Client(base_url=app_server.base_url, headers={"Authorization": f"Bearer {admin}"}) as api:
+        saved = api.put(f"/api/teams/{team}", json={"yaml": findings_gated_team(team, "3.12")})
+        assert saved.status_code in (200, 201), saved.text
+    title = f"Nightly shell job on Python 3.12 {team}"
+    openai_stub.enqueue(py312_reply("app/nightly.py"))  # the coder's turn; the planner stays scripted
+    cid = _start(app_server, starter, title, None, template=team, model_routing={"coder": {"provider": "openai"}})
+    [review] = wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    server = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    why = ("bandit could not parse nightly.py: syntax error while parsing AST from file "
+           f"(the team declares Python 3.12; this server parses {server})")
+    # The gate's mode is never: only the findings gate, failing closed, can have stopped it.
+    assert (review.rule, review.required_role) == ("findings", "security_reviewer")
+
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    sign_in(page, app_server, security)
+    row = page.locator(".queue-row").filter(has_text=title)
+    expect(row.locator(".findings-flag")).to_have_text(f"not analysed: {why}")
+    expect(row.locator(".findings-flag")).to_have_attribute("data-not-analysed", "true")
+    expect(row).to_contain_text("findings")  # the rule that fired
+    row.locator(".queue-title").click()
+    page.wait_for_url(f"**/conversations/{cid}")
+    expect(page.locator(".review-card .review-reason")).to_have_text(f"findings: not analysed: {why}")
+    expect(page.locator("#diff")).to_contain_text("def run[T](cmd: Command, default: T)")
+    expect(page.locator("#diff")).to_contain_text(f"not analysed: {why}")  # on the diff, never "no findings"
+    expect(page.locator("#diff")).not_to_contain_text("no findings")
+
+    # The API carries the same: the queue's flag, the conversation's review and revision.
+    token = api_token(app_server, security)
+    with httpx.Client(base_url=app_server.base_url, headers={"Authorization": f"Bearer {token}"}) as api:
+        [item] = api.get("/api/reviews", params={"role": "security_reviewer", "conversation_id": cid}).json()
+        assert (item["findings"]["status"], item["findings"]["flag"]) == ("not_analysed", f"not analysed: {why}")
+        assert item["findings"]["not_analysed"] == [{"file": "app/nightly.py", "reason": why}]
+        body = api.get(f"/api/conversations/{cid}").json()
+        assert body["revisions"][0]["analysis"] == {"status": "not_analysed", "reason": why,
+                                                    "counts": {"low": 0, "medium": 0, "high": 0}}
+        assert body["open_reviews"][0]["findings"]["status"] == "not_analysed"

@@ -18,6 +18,7 @@ from hitl_dashboard.api.schemas.conversations import (
     RevisionPublic,
     SignOffStepPublic,
 )
+from hitl_dashboard.api.schemas.findings import ReviewFindingsPublic, RevisionAnalysisPublic
 from hitl_dashboard.api.schemas.reviews import ReviewPublic
 from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.domain.enums import ConversationStatus, TaskType
@@ -31,6 +32,8 @@ from hitl_dashboard.services.conversations.conversations import (
     retry_conversation,
     start_conversation,
 )
+from hitl_dashboard.services.findings.queries import revisions_findings
+from hitl_dashboard.services.findings.review_flags import review_findings_reading
 
 # An ISO day and nothing else: a bare date type would also take "0" (a Unix timestamp) as 1970-01-01.
 DAY = r"^\d{4}-\d{2}-\d{2}$"
@@ -50,6 +53,8 @@ router = APIRouter(prefix="/conversations", tags=["conversations"], responses=CO
 def conversation_public(actor: Actor, conversation_id: int) -> ConversationPublic:
     detail = conversation_queries.conversation_detail(actor, conversation_id)
     c = detail.conversation
+    flags = {r: ReviewFindingsPublic(**f.as_dict())
+             for r, f in review_findings_reading([r.id for r in detail.open_requests]).items()}
     return ConversationPublic(
         id=c.id, title=c.title, task=c.task, task_type=c.task_type, template=c.template, status=c.status,
         status_reason=c.status_reason, initiator_id=c.initiator_id, on_overdue=c.on_overdue,
@@ -57,9 +62,16 @@ def conversation_public(actor: Actor, conversation_id: int) -> ConversationPubli
         created_at=c.created_at, updated_at=c.updated_at,
         parent_id=c.parent_id, parent_turn=c.parent_turn, origin=c.origin, turns=c.checkpoint_version,
         signoff=[SignOffStepPublic(role=s.role, approved=s.approved) for s in detail.progress],
-        open_reviews=[ReviewPublic.model_validate(r) for r in detail.open_requests],
-        revisions=[RevisionPublic.model_validate(r) for r in detail.revisions],
+        open_reviews=[ReviewPublic.model_validate(r).model_copy(update={"findings": flags.get(r.id)})
+                      for r in detail.open_requests],
+        revisions=[_with_analysis(r, found)
+                   for r, found in zip(detail.revisions, revisions_findings(detail.revisions), strict=True)],
     )
+
+
+def _with_analysis(revision, found) -> RevisionPublic:
+    analysis = RevisionAnalysisPublic(**found.analysis_dict())
+    return RevisionPublic.model_validate(revision).model_copy(update={"analysis": analysis})
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=ConversationPublic)

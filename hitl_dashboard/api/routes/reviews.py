@@ -9,6 +9,7 @@ from fastapi import APIRouter, Header, Query, Response, status
 from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES, CONFLICT, NOT_FOUND
 from hitl_dashboard.api.schemas.common import MAX_ID, IdPath, Limit, Offset
+from hitl_dashboard.api.schemas.findings import ReviewFindingsPublic
 from hitl_dashboard.api.schemas.reviews import (
     DecisionCreate,
     DecisionOutcomePublic,
@@ -17,7 +18,8 @@ from hitl_dashboard.api.schemas.reviews import (
 )
 from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.domain.decisions import DecisionInput, LineComment, check_idempotency_key
-from hitl_dashboard.domain.enums import Role
+from hitl_dashboard.domain.enums import Role, SubjectType
+from hitl_dashboard.services.findings.review_flags import review_findings_reading
 from hitl_dashboard.services.reviews import claims, review_queries
 from hitl_dashboard.services.reviews.decide import decide
 
@@ -27,8 +29,11 @@ StatusFilter = Literal[review_queries.STATUS_FILTERS]  # type: ignore[valid-type
 ConversationFilter = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only this conversation's reviews")]
 
 
-def _item(item: review_queries.ReviewListItem) -> ReviewListItemPublic:
-    return ReviewListItemPublic.model_validate(item)
+def _items(items: list[review_queries.ReviewListItem]) -> list[ReviewListItemPublic]:
+    """With each code review's findings flag (or why its code was not analysed), as the queue page."""
+    flags = review_findings_reading([i.id for i in items if i.subject_type == SubjectType.CODE_REVISION])
+    return [ReviewListItemPublic.model_validate(i).model_copy(
+        update={"findings": ReviewFindingsPublic(**flags[i.id].as_dict()) if i.id in flags else None}) for i in items]
 
 
 @router.get("", response_model=list[ReviewListItemPublic])
@@ -42,7 +47,7 @@ def list_reviews(
     """Review requests, due first. status=open means pending or claimed."""
     items = review_queries.list_reviews(actor, role=role.value if role else None, status=status_,
                                         conversation_id=conversation_id, limit=limit, offset=offset)
-    return [_item(i) for i in items]
+    return _items(items)
 
 
 @router.get("/next", response_model=ReviewListItemPublic,
@@ -53,7 +58,7 @@ def next_review(actor: CurrentActor, role: Annotated[Role, Query()],
     item = review_queries.next_review(actor, role.value, conversation_id=conversation_id)
     if item is None:
         return Response(status_code=status.HTTP_204_NO_CONTENT)
-    return _item(item)
+    return _items([item])[0]
 
 
 @router.post("/{review_id}/claim", response_model=ReviewPublic, responses={**NOT_FOUND, **CONFLICT})

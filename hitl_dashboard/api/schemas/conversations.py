@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from hitl_dashboard.api.schemas.common import AgentName, Text
+from hitl_dashboard.api.schemas.findings import RevisionAnalysisPublic
 from hitl_dashboard.api.schemas.reviews import ReviewPublic
 
 # Teams are data (docs/teams.md): which agents and teams exist is checked by the service (422).
@@ -86,6 +87,8 @@ class RevisionPublic(BaseModel):
     content_hash: str
     message_id: int
     created_at: datetime
+    analysis: RevisionAnalysisPublic | None = Field(
+        default=None, description="in a conversation's payload: the static analysis of this revision")
 
 
 class RevisionWithContentPublic(RevisionPublic):

@@ -29,6 +29,28 @@ class RevisionFindingsPublic(BaseModel):
     findings: list[FindingPublic]
 
 
+class NotAnalysedFilePublic(BaseModel):
+    file: str
+    reason: str
+
+
+class ReviewFindingsPublic(BaseModel):
+    """What the analysers say about a code review's files (the queue page's flag)."""
+
+    status: Literal["analysed", "not_analysed", "pending"] = Field(
+        description="not_analysed: at least one file could not be analysed (never read it as no findings)")
+    flag: str = Field(description="what the queue page shows: '1 high finding', 'not analysed: why', ''")
+    counts: dict[Literal["low", "medium", "high"], int]
+    not_analysed: list[NotAnalysedFilePublic]
+    pending: list[str]
+
+
+class RevisionAnalysisPublic(BaseModel):
+    status: Literal["pending", "running", "analysed", "not_analysed"]
+    reason: str | None = Field(description="why not analysed: a parse error, a failure, a timeout, too large")
+    counts: dict[Literal["low", "medium", "high"], int]
+
+
 class QuestionCreate(BaseModel):
     """A question to the agent that produced the work under review; key and line for a line of the diff."""
 

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from hitl_dashboard.api.schemas.common import MAX_ID, AgentName, Text
+from hitl_dashboard.api.schemas.findings import ReviewFindingsPublic
 from hitl_dashboard.domain.enums import Action
 
 
@@ -30,6 +31,9 @@ class ReviewPublic(BaseModel):
     due_at: datetime
     created_at: datetime
     escalated_from_id: int | None
+    findings: ReviewFindingsPublic | None = Field(
+        default=None, description="code reviews in a conversation's or the queue's payload: the findings flag, "
+                                  "or why the code was not analysed")
 
 
 class ReviewListItemPublic(BaseModel):
@@ -53,6 +57,8 @@ class ReviewListItemPublic(BaseModel):
     created_at: datetime
     due_at: datetime
     overdue: bool
+    findings: ReviewFindingsPublic | None = Field(
+        default=None, description="code reviews: the findings flag, or why the code was not analysed")
 
 
 class LineCommentCreate(BaseModel):

@@ -8,7 +8,8 @@ from typing import Any
 from hitl_dashboard.cli.output import emit, table
 from hitl_dashboard.cli.registry import command, json_arg, leaf
 from hitl_dashboard.domain.decisions import DecisionInput
-from hitl_dashboard.domain.enums import Action
+from hitl_dashboard.domain.enums import Action, SubjectType
+from hitl_dashboard.services.findings.review_flags import review_findings_reading
 from hitl_dashboard.services.reviews import claims, queues
 from hitl_dashboard.services.reviews.acting_reviewer import acting_reviewer
 from hitl_dashboard.services.reviews.decide import decide
@@ -42,10 +43,14 @@ def register(sub: Any) -> None:
 def _queue(args) -> int:
     actor = acting_reviewer(args.as_user, role=args.role)
     items = queues.role_queue(actor, args.role, search=args.search)
+    flags = review_findings_reading([i.id for i in items if i.subject_type == SubjectType.CODE_REVISION])
     rows = [[i.id, i.conversation_id, i.title[:40], i.kind, i.subject_label, i.rule, i.status,
-             i.assignee or "", f"{i.due_at:%Y-%m-%d %H:%M}"] for i in items]
-    data = [{"review_id": i.id, **{k: v for k, v in dataclasses.asdict(i).items() if k != "id"}} for i in items]
-    emit(args, data, table(rows, ["review", "conv", "title", "kind", "subject", "rule", "status", "assignee", "due"])
+             i.assignee or "", f"{i.due_at:%Y-%m-%d %H:%M}", flags[i.id].flag if i.id in flags else ""]
+            for i in items]
+    data = [{"review_id": i.id, **{k: v for k, v in dataclasses.asdict(i).items() if k != "id"},
+             "findings": flags[i.id].as_dict() if i.id in flags else None} for i in items]
+    emit(args, data, table(rows, ["review", "conv", "title", "kind", "subject", "rule", "status", "assignee", "due",
+                                  "findings"])
          if items else f"the {args.role} queue is empty")
     return 0
 

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest, ToolCall, User
 from hitl_dashboard.db.team_models import TeamVersion
-from hitl_dashboard.domain.enums import ReviewKind
+from hitl_dashboard.domain.enums import ReviewKind, SubjectType
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations.conversation_queries import load_detail, load_messages
 from hitl_dashboard.services.findings.queries import RevisionFindings, findings_of
+from hitl_dashboard.services.findings.review_flags import review_findings
 from hitl_dashboard.services.questions.questions import questions_of
 from hitl_dashboard.services.reviews.review_outcomes import ReviewOutcome, recent_outcomes
 from hitl_dashboard.services.teams.versions import pinned
@@ -39,6 +40,7 @@ class ConversationPage:
     findings: list[RevisionFindings] = ()  # one per revision, same order (services/findings)
     questions: dict | None = None  # open review id -> its questions to the agent, oldest first
     team_version: int | None = None  # the number of the team version it runs on (None: before versions)
+    review_findings: dict | None = None  # open code review id -> ReviewFindings (the queue's flag)
 
 
 def conversation_page(actor: Actor | None, conversation_id: int) -> ConversationPage:
@@ -50,6 +52,8 @@ def conversation_page(actor: Actor | None, conversation_id: int) -> Conversation
         outcomes = recent_outcomes(uow, conversation_id)
         findings = findings_of(uow.session, detail.revisions)
         questions = questions_of(uow.session, [r.id for r in detail.open_requests])
+        flags = review_findings(uow.session, [r.id for r in detail.open_requests
+                                              if r.subject_type == SubjectType.CODE_REVISION])
         version_id = detail.conversation.team_version_id
         version = uow.session.get(TeamVersion, version_id) if version_id is not None else None
     conversation = detail.conversation
@@ -57,6 +61,7 @@ def conversation_page(actor: Actor | None, conversation_id: int) -> Conversation
         conversation=conversation, agents=list(pinned(conversation).agent_names), messages=messages,
         progress=detail.progress, open_reviews=open_reviews, outcomes=outcomes, revisions=detail.revisions,
         findings=findings, questions=questions, team_version=version.number if version else None,
+        review_findings=flags,
     )
 
 

@@ -5,8 +5,9 @@ min_finding_severity and the turn proposes Python code, the runner awaits the an
 code before it stores the turn, so the turn's gate sees the findings in the same transaction that
 opens the review. The code is what the turn's revisions will hold (proposed_code: the team's
 planner, whatever its name, proposes none), so the gate judges the files the review shows. The wait
-is bounded by the analysers' own timeout; a text that cannot be analysed in time is "not analysed"
-and does not stop the conversation (the diff says so). Texts analysed before (same content hash)
+is bounded by the analysers' own timeout. A text that cannot be analysed (a parse error, a failure,
+a timeout, too large) is "not analysed" and fires the gate with its reason: the check the gate
+promises did not happen, so a human looks (fail closed). Texts analysed before (same content hash)
 cost one query. Without the predicate nothing waits: the runner loop analyses after the commit."""
 
 from __future__ import annotations
@@ -48,19 +49,22 @@ async def findings_for_turn(conversation_id: int, turn: TurnResult, team: TeamDe
             return None
         known = _statuses(uow.session, list(blocks))
     for digest, block in blocks.items():
-        if known.get(digest) not in DONE:
-            await analyse_one(digest, block.key, block.content)
+        if known.get(digest, ("pending",))[0] not in DONE:
+            await analyse_one(digest, block.key, block.content, team.python_version)
     with reading() as uow:
-        statuses = _statuses(uow.session, list(blocks))
+        analyses = _statuses(uow.session, list(blocks))
         severities = uow.session.exec(select(CodeFinding.severity).where(CodeFinding.content_hash.in_(list(blocks))))
         counts = Counter(severities)
-    return FindingsView(
-        counts=dict(counts), files=tuple(sorted({b.key for b in blocks.values()})),
-        not_analysed=tuple(sorted(b.key for d, b in blocks.items() if statuses.get(d) != "analysed")),
-    )
+    not_analysed = {}
+    for digest, block in blocks.items():
+        status, reason = analyses.get(digest, ("pending", None))
+        if status != "analysed":
+            not_analysed[block.key] = reason or f"the analysis of {block.key} did not finish"
+    return FindingsView(counts=dict(counts), files=tuple(sorted({b.key for b in blocks.values()})),
+                        not_analysed=tuple(sorted(not_analysed.items())))
 
 
-def _statuses(session, digests: list[str]) -> dict[str, str]:
-    rows = session.exec(select(CodeAnalysis.content_hash, CodeAnalysis.status)
+def _statuses(session, digests: list[str]) -> dict[str, tuple[str, str | None]]:
+    rows = session.exec(select(CodeAnalysis.content_hash, CodeAnalysis.status, CodeAnalysis.reason)
                         .where(CodeAnalysis.content_hash.in_(digests)))
-    return dict(rows.all())
+    return {digest: (status, reason) for digest, status, reason in rows.all()}

@@ -1,21 +1,19 @@
-"""Reading findings: one revision's (API, diff), many revisions' at once (the conversation page),
-a review's (the audit context of a decision) and the queue's risk flag counts. No N+1: each is one
-or two queries whatever the number of rows."""
+"""Reading findings: one revision's (API, diff), many revisions' at once (the conversation page) and
+a review's (the audit context of a decision); the queue's flag is review_flags.py's. No N+1: each is
+one or two queries whatever the number of rows."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from sqlalchemy import func
-from sqlalchemy.orm import aliased
 from sqlmodel import Session, select
 
 from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
 from hitl_dashboard.db.models import CodeRevision, ReviewRequest
 from hitl_dashboard.domain.enums import SubjectType
 from hitl_dashboard.domain.errors import NotFound
-from hitl_dashboard.domain.findings import is_python
+from hitl_dashboard.domain.findings import SEVERITIES, is_python
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.audit.audit_context import revisions_under_review
 from hitl_dashboard.services.conversations.conversation_queries import load_conversation
@@ -33,6 +31,14 @@ class RevisionFindings:
     status: str  # pending | running | analysed | not_analysed
     reason: str | None
     findings: list[CodeFinding] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {s: sum(f.severity == s for f in self.findings) for s in SEVERITIES}
+
+    def analysis_dict(self) -> dict:
+        """Without the findings themselves: the conversation payload, `show --json`."""
+        return {"status": self.status, "reason": self.reason, "counts": self.counts}
 
     def as_dict(self) -> dict:
         return {"revision_id": self.revision_id, "file": self.file, "number": self.number,
@@ -53,6 +59,12 @@ def revision_findings(actor: Actor | None, conversation_id: int, revision_id: in
         if revision is None or revision.conversation_id != conversation_id:
             raise NotFound(f"conversation {conversation_id} has no revision {revision_id}")
         return findings_of(uow.session, [revision])[0]
+
+
+def revisions_findings(revisions: list[CodeRevision]) -> list[RevisionFindings]:
+    """findings_of in its own read transaction (the API's conversation payload)."""
+    with reading() as uow:
+        return findings_of(uow.session, revisions)
 
 
 def findings_of(session: Session, revisions: list[CodeRevision]) -> list[RevisionFindings]:
@@ -93,38 +105,7 @@ def findings_seen(session: Session, request: ReviewRequest) -> list[dict]:
     ]
 
 
-def queue_counts(session: Session, review_ids: list[int]) -> dict[int, dict[str, int]]:
-    """Per code review: how many high and medium findings its turn's files have. The files of a
-    review are the revisions of the message its subject revision came from (one coder message per
-    turn); one grouped query for the whole page."""
-    if not review_ids:
-        return {}
-    subject, sibling = aliased(CodeRevision), aliased(CodeRevision)
-    rows = session.exec(
-        select(ReviewRequest.id, CodeFinding.severity, func.count(CodeFinding.id))
-        .join(subject, subject.id == ReviewRequest.subject_id)
-        .join(sibling, (sibling.conversation_id == subject.conversation_id)
-              & (sibling.message_id == subject.message_id))
-        .join(CodeFinding, CodeFinding.content_hash == sibling.content_hash)
-        .where(ReviewRequest.id.in_(review_ids), ReviewRequest.subject_type == SubjectType.CODE_REVISION,
-               CodeFinding.severity.in_(["high", "medium"]))
-        .group_by(ReviewRequest.id, CodeFinding.severity)
-    ).all()
-    counts: dict[int, dict[str, int]] = defaultdict(dict)
-    for review_id, severity, count in rows:
-        counts[review_id][severity] = count
-    return dict(counts)
-
-
-
-
 def findings_details(session: Session, request: ReviewRequest) -> dict:
     """The audit details a decision on code adds: {"findings_shown": [...]}; nothing otherwise."""
     seen = findings_seen(session, request)
     return {"findings_shown": seen} if seen else {}
-
-
-def queue_findings(review_ids: list[int]) -> dict[int, dict[str, int]]:
-    """queue_counts in its own read transaction, for the queue page."""
-    with reading() as uow:
-        return queue_counts(uow.session, review_ids)

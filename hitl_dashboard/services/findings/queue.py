@@ -15,11 +15,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, or_, select
 
 from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
-from hitl_dashboard.db.models import CodeRevision, utcnow
-from hitl_dashboard.domain.findings import is_python
+from hitl_dashboard.db.models import CodeRevision, Conversation, utcnow
+from hitl_dashboard.domain.errors import NotFound
+from hitl_dashboard.domain.findings import DEFAULT_PYTHON_VERSION, is_python
 from hitl_dashboard.services.background_round import BackgroundRound
 from hitl_dashboard.services.findings.analysers import NOT_ANALYSED, AnalysisResult, analyse
 from hitl_dashboard.services.live import live
+from hitl_dashboard.services.teams.versions import team_of
 from hitl_dashboard.services.transactions import reading, transaction
 from hitl_dashboard.settings import get_settings
 
@@ -48,19 +50,20 @@ def enqueue(session: Session, revisions: list[CodeRevision]) -> None:
 async def analyse_pending(limit: int = ROUND_SIZE) -> int:
     """Analyse up to `limit` queued texts; returns how many were finished here."""
     done = 0
-    for digest, key, content in _claim(limit):
-        if await analyse_one(digest, key, content):
+    for digest, key, content, python_version in _claim(limit):
+        if await analyse_one(digest, key, content, python_version):
             done += 1
     return done
 
 
-async def analyse_one(digest: str, key: str, content: str) -> bool:
-    """Analyse one text and store the answer, unless someone else stored one first."""
+async def analyse_one(digest: str, key: str, content: str, python_version: str = DEFAULT_PYTHON_VERSION) -> bool:
+    """Analyse one text, parsed as python_version (its team's), and store the answer, unless someone
+    else stored one first."""
     try:
-        result = await analyse(key, content)
+        result = await analyse(key, content, python_version)
     except Exception as exc:  # noqa: BLE001 - e.g. the temp dir is full: say so, never block
         log.exception("analysis of %s failed", key)
-        result = AnalysisResult(NOT_ANALYSED, f"analysis failed: {type(exc).__name__}")
+        result = AnalysisResult(NOT_ANALYSED, f"the analysis of {key} failed ({type(exc).__name__})")
     stored = _finish(digest, key, result)
     if stored:
         for conversation_id in _conversations_with(digest):
@@ -68,7 +71,7 @@ async def analyse_one(digest: str, key: str, content: str) -> bool:
     return stored
 
 
-def _claim(limit: int) -> list[tuple[str, str, str]]:
+def _claim(limit: int) -> list[tuple[str, str, str, str]]:
     now = utcnow()
     until = now + timedelta(seconds=2 * get_settings().analysis_timeout_s + 30)
     claimed = []
@@ -83,7 +86,8 @@ def _claim(limit: int) -> list[tuple[str, str, str]]:
                 uow.session.exec(update(CodeAnalysis).where(CodeAnalysis.content_hash == row.content_hash,
                                                             CodeAnalysis.attempts == row.attempts)
                                  .values(status=NOT_ANALYSED, finished_at=now,
-                                         reason=f"the analysis was interrupted {row.attempts} times"))
+                                         reason=f"the analysis of {row.file} was interrupted {row.attempts} "
+                                                "times"))
                 continue
             won = uow.session.exec(
                 update(CodeAnalysis)
@@ -91,14 +95,27 @@ def _claim(limit: int) -> list[tuple[str, str, str]]:
                        CodeAnalysis.status.in_([PENDING, RUNNING]))
                 .values(status=RUNNING, attempts=row.attempts + 1, claim_expires_at=until)
             ).rowcount == 1
-            content = _content(uow.session, row.content_hash) if won else None
-            if content is not None:
-                claimed.append((row.content_hash, row.file, content))
+            source = _source(uow.session, row.content_hash) if won else None
+            if source is not None:
+                claimed.append((row.content_hash, row.file, *source))
     return claimed
 
 
-def _content(session: Session, digest: str) -> str | None:
-    return session.exec(select(CodeRevision.content).where(CodeRevision.content_hash == digest).limit(1)).first()
+def _source(session: Session, digest: str) -> tuple[str, str] | None:
+    """The text and the Python version it is written for: its first revision's team declares it.
+    (A text is analysed once, under the first team that proposed it: docs/findings.md.)"""
+    found = session.exec(
+        select(CodeRevision.content, Conversation.team_version_id, Conversation.template)
+        .join(Conversation, Conversation.id == CodeRevision.conversation_id)
+        .where(CodeRevision.content_hash == digest).order_by(CodeRevision.id).limit(1)
+    ).first()
+    if found is None:
+        return None
+    content, version_id, template = found
+    try:
+        return content, team_of(version_id, template, session).python_version
+    except NotFound:  # a team file removed since: its conversations cannot run either
+        return content, DEFAULT_PYTHON_VERSION
 
 
 def _finish(digest: str, key: str, result: AnalysisResult) -> bool:

@@ -148,7 +148,7 @@ def review_card(review: ReviewRow) -> rx.Component:
                 due_badge(review.due, review.urgency, review.due_ms),
                 align="center", width="100%", wrap="wrap",
             ),
-            rx.text(review.reason, size="2", color_scheme="gray"),
+            rx.text(review.reason, size="2", color_scheme="gray", class_name="review-reason"),
             rx.text("Under review: ", rx.code(review.subject), size="2"),
             rx.cond(review.assignee != "", rx.text("Claimed by ", review.assignee, size="1")),
             question_thread(review, may_decide(review)),  # questions to the agent, without deciding

@@ -97,6 +97,9 @@ def findings_panel() -> rx.Component:
     )
 
 
-def findings_flag_badge(flag: Var) -> rx.Component:
-    return rx.cond(flag != "", rx.badge(rx.icon("shield-alert", size=12), flag, color_scheme="orange",
+def findings_flag_badge(flag: Var, not_analysed: Var) -> rx.Component:
+    """The queue's findings flag; red with its reason when the code could not be analysed."""
+    return rx.cond(flag != "", rx.badge(rx.icon("shield-alert", size=12), flag,
+                                        color_scheme=rx.cond(not_analysed, "red", "orange"),
+                                        white_space="normal", data_not_analysed=not_analysed,
                                         class_name="findings-flag"))

@@ -56,7 +56,7 @@ def queue_row(row: QueueRow) -> rx.Component:
             cell("Under review", rx.hstack(kind_badge(row.kind), rx.text(row.subject, size="1"), align="center",
                                            wrap="wrap")),
             cell("Rule", rx.code(row.rule, size="1")),
-            cell("Risk", rx.hstack(findings_flag_badge(row.findings),
+            cell("Risk", rx.hstack(findings_flag_badge(row.findings, row.not_analysed),
                                    rx.foreach(row.risk_flags, lambda f: rx.badge(f, color_scheme="red")),
                                    wrap="wrap", spacing="1")),
             cell("Tokens", rx.text(row.tokens, size="1")),

@@ -1,4 +1,4 @@
-"""Findings of a code revision and the queue's risk flag, ready to show (services/findings)."""
+"""Findings of a code revision and questions to the agent, ready to show (services/findings)."""
 
 from __future__ import annotations
 
@@ -60,10 +60,3 @@ def analysis_summary(found) -> str:
         return f"not analysed: {found.reason or 'unknown reason'}"
     return "analysis pending"
 
-
-def findings_flag(counts: dict[str, int] | None) -> str:
-    """The queue's risk flag: '1 high · 2 medium findings'; empty when there are none."""
-    if not counts:
-        return ""
-    parts = [f"{counts[s]} {s}" for s in ("high", "medium") if counts.get(s)]
-    return " · ".join(parts) + (" finding" if sum(counts.values()) == 1 else " findings")

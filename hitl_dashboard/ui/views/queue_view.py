@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.findings.queries import queue_findings
+from hitl_dashboard.services.findings.review_flags import review_findings_reading
 from hitl_dashboard.services.reviews.queues import role_queue
-from hitl_dashboard.ui.views.findings_view import findings_flag
 from hitl_dashboard.ui.views.formatting import age, countdown, epoch_ms
 
 SUBJECT_LABELS = {"code_revision": "code revision", "message": "message", "tool_call": "tool call"}
@@ -34,13 +33,14 @@ class QueueRow:
     urgency: str = "ok"
     status: str = ""
     assignee: str = ""
-    findings: str = ""  # "1 high · 2 medium findings" of the code under review; "" if none
+    findings: str = ""  # "1 high · 2 medium findings", "not analysed: why" of the code under review; "" if none
+    not_analysed: bool = False
 
 
 def queue_rows(actor: Actor, role: str, limit: int = 100) -> list[QueueRow]:
     rows = []
     items = role_queue(actor, role, limit=limit)
-    counts = queue_findings([i.id for i in items if i.subject_type == "code_revision"])
+    flags = review_findings_reading([i.id for i in items if i.subject_type == "code_revision"])
     for item in items:
         due, urgency = countdown(item.due_at)
         rows.append(QueueRow(
@@ -50,6 +50,7 @@ def queue_rows(actor: Actor, role: str, limit: int = 100) -> list[QueueRow]:
             reason=item.reason, risk_flags=item.risk_flags, tokens=f"{item.tokens:,}", age=age(item.created_at),
             created_ms=epoch_ms(item.created_at), due=due, due_ms=epoch_ms(item.due_at), urgency=urgency,
             status=item.status, assignee=item.assignee or "",
-            findings=findings_flag(counts.get(item.id)),
+            findings=flags[item.id].flag if item.id in flags else "",
+            not_analysed=item.id in flags and flags[item.id].status == "not_analysed",
         ))
     return rows
