@@ -94,6 +94,13 @@ def prepare_blocking(name: str, definition: ToolDef) -> None:
         pool.submit(asyncio.run, prepare(name, definition)).result(timeout=CONNECT_TIMEOUT_S * 2)
 
 
+def known_parameters(name: str, definition: ToolDef) -> dict[str, Any] | None:
+    """The tool's argument schema if this process has read it from the server; None otherwise."""
+    assert definition.mcp is not None
+    adapter = _adapters.get(_key(name, definition.mcp))
+    return None if adapter is None else adapter.args_type().model_json_schema()
+
+
 def spec_parts(name: str, definition: ToolDef) -> tuple[type[BaseModel], Callable[[Any], Awaitable[str]], str]:
     """(arguments model, run, description) of a prepared tool."""
     assert definition.mcp is not None

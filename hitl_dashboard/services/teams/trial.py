@@ -11,7 +11,7 @@ from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.domain.policies import GateHit, TurnView
 from hitl_dashboard.domain.stored_values import storable_text
-from hitl_dashboard.services.teams.team_queries import check_team
+from hitl_dashboard.services.teams.team_checks import check_team
 from hitl_dashboard.teams.loading import parse_team
 from hitl_dashboard.teams.model import ModelDef, TeamDefinition
 
