@@ -29,6 +29,7 @@ from autogen_ext.tools.mcp import (
 from mcp.client.stdio import get_default_environment
 from pydantic import BaseModel
 
+from hitl_dashboard.domain.text_cuts import cut_visibly
 from hitl_dashboard.teams.model import McpServerDef, ToolDef
 
 CONNECT_TIMEOUT_S = 20.0
@@ -80,8 +81,8 @@ async def prepare(name: str, definition: ToolDef) -> None:
     except McpToolUnavailable:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure to reach the server is this tool's problem
-        raise McpToolUnavailable(f"MCP tool '{name}' ({server.transport} {where}): "
-                                 f"{type(exc).__name__}: {exc}"[:500]) from None
+        raise McpToolUnavailable(cut_visibly(f"MCP tool '{name}' ({server.transport} {where}): "
+                                             f"{type(exc).__name__}: {exc}", 500)) from None
     _adapters[key] = adapter
 
 

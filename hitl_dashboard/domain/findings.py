@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from hitl_dashboard.domain.text_cuts import cut_visibly
+
 SEVERITIES = ("low", "medium", "high")
 _RANK = {name: rank for rank, name in enumerate(SEVERITIES)}
 
@@ -96,7 +98,7 @@ def _limited(findings) -> list[Finding]:
     for finding in findings:
         severity = finding.severity if finding.severity in _RANK else "low"
         kept.append(Finding(finding.analyser, finding.rule[:32], severity, finding.line, finding.column,
-                            finding.message[:MAX_MESSAGE_CHARS]))
+                            cut_visibly(finding.message, MAX_MESSAGE_CHARS)))
         if len(kept) >= MAX_FINDINGS_PER_FILE:
             break
     return kept

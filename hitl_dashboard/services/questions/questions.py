@@ -19,6 +19,7 @@ from hitl_dashboard.domain.decisions import MAX_TEXT
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewKind, ReviewStatus, SubjectType
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.domain.text_cuts import cut_visibly
 from hitl_dashboard.services.audit.audit_context import revisions_under_review
 from hitl_dashboard.services.background_round import BackgroundRound
 from hitl_dashboard.services.live import live
@@ -94,7 +95,7 @@ async def answer_open_questions(limit: int = ROUND_SIZE) -> int:
         except Exception as exc:  # noqa: BLE001 - the reviewer sees that the agent could not answer
             log.warning("question %s: the agent could not answer: %s", question_id, exc)
             text, prompt_tokens, completion_tokens, status = f"(the agent could not answer: {exc})", 0, 0, "failed"
-        if _store_answer(question_id, text[:MAX_TEXT], status, prompt_tokens, completion_tokens):
+        if _store_answer(question_id, cut_visibly(text, MAX_TEXT), status, prompt_tokens, completion_tokens):
             answered += 1
     return answered
 
