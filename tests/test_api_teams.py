@@ -83,3 +83,13 @@ def test_put_refuses_each_bad_rule_naming_it(api_app: ApiApp) -> None:
         assert refused.status_code == 422, (bad.kind, refused.text)
         assert named(bad, refused.json()["detail"][0]["msg"]), (bad.kind, refused.text)
     assert admin.get("/api/teams/ops/versions").json()[0]["number"] == newest
+
+
+def test_a_conversation_names_the_team_version_it_runs_on(api_app: ApiApp) -> None:
+    client = api_app.client(api_app.token(["product_reviewer"]))
+    newest = client.get("/api/teams/ops/versions").json()[0]["number"]
+    started = client.post("/api/conversations", json={"task": "Deploy billing-api v2.4.1 to staging",
+                                                      "task_type": "ops", "template": "ops"})
+    assert started.status_code == 201, started.text
+    assert started.json()["team_version"] == newest
+    assert client.get(f"/api/conversations/{started.json()['id']}").json()["team_version"] == newest

@@ -12,21 +12,14 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from hitl_dashboard.cli.entry import main
 from hitl_dashboard.domain.approval_rules import rule_problems
 from hitl_dashboard.teams.catalogue import get_team
 from hitl_dashboard.teams.loading import dump_team
 from tests.support import flow
+from tests.support.cli_in_process import cli
 from tests.support.invalid_rules import BAD_TEAMS, BadTeam, bad_team_file, named
 from tests.support.team_dirs import teams_dir
 from tests.test_team_runtime import TEAM, deploys
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """The CLI in this process (as `python -m hitl_dashboard ...`): exit code, stdout, stderr."""
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.mark.parametrize("bad", BAD_TEAMS, ids=lambda bad: bad.kind)
@@ -88,9 +81,15 @@ def test_a_saved_team_that_fails_the_checks_is_listed_and_still_runs_failing_clo
     assert problem.startswith("tools.deploy_to_prod.when.argument: the rule `when enviroment == 'production'`")
     assert "did you mean 'environment'?" in problem
 
+    # The admin page marks it with the same problems (ui/pages/admin_teams.py shows row.problems).
+    from hitl_dashboard.ui.states.admin_teams import team_rows
+
+    flow.make_people()
+    rows = {row.name: row for row in team_rows(flow.actor("erin"))}
+    assert rows["careful-ops"].problems == [problem] and rows["ops"].problems == []
+
     # A staging deploy would run at once under the rule as meant; under a rule that cannot judge
     # the call, it waits for the team's tool approver.
-    flow.make_people()
     cid = flow.start("Deploy billing-api v2.4.1 to staging", task_type="ops", template="careful-ops")
     flow.work()
     assert deploys() == []
