@@ -13,8 +13,9 @@ import pytest
 from pydantic import BaseModel
 
 from hitl_dashboard.domain.approval_rules import rule_problems
+from hitl_dashboard.services.teams.team_checks import team_problems
 from hitl_dashboard.teams.catalogue import get_team
-from hitl_dashboard.teams.loading import dump_team
+from hitl_dashboard.teams.loading import dump_team, parse_team
 from tests.support import flow
 from tests.support.cli_in_process import cli
 from tests.support.invalid_rules import BAD_TEAMS, BadTeam, bad_team_file, named
@@ -100,3 +101,10 @@ def test_a_saved_team_that_fails_the_checks_is_listed_and_still_runs_failing_clo
 def test_validate_all_passes_the_builtin_teams(sqlite_url, capsys) -> None:
     code, out, _err = cli(capsys, "teams", "validate", "--all")
     assert (code, out.strip()) == (0, "ok: the newest version of every team passes the checks")
+
+
+def test_a_rule_on_a_function_whose_parameters_cannot_be_read_is_refused() -> None:
+    untyped = BROKEN.replace("hitl_dashboard.agents.tools:deploy_to_prod", "os.path:join")
+    assert team_problems(parse_team(untyped)) == [
+        "tools.deploy_to_prod.function: cannot read the parameters of os.path:join "
+        "(tool 'deploy_to_prod': parameter a has no type hint)"]

@@ -34,7 +34,9 @@ def check_team(team: TeamDefinition, source: str) -> TeamDefinition:
 
 
 def team_problems(team: TeamDefinition) -> list[str]:
-    return [*_import_problems(team), *(str(p) for p in bad_references(team)), *_approval_rule_problems(team)]
+    imports = _import_problems(team)
+    unusable = {line.split(".")[1] for line in imports if line.startswith("tools.")}
+    return [*imports, *(str(p) for p in bad_references(team)), *_approval_rule_problems(team, unusable)]
 
 
 def saved_team_problems(actor: Actor | None) -> dict[str, list[str]]:
@@ -66,16 +68,15 @@ def _import_problems(team: TeamDefinition) -> list[str]:
     return problems
 
 
-def _approval_rule_problems(team: TeamDefinition) -> list[str]:
+def _approval_rule_problems(team: TeamDefinition, unusable: set[str]) -> list[str]:
+    """unusable: tools whose function does not import (already named)."""
     problems: list[str] = []
     for name, tool in team.tools.items():
-        if tool.when is None:
+        if tool.when is None or name in unusable:
             continue
         try:
             schema = declared_parameters(name, tool)
-        except (ToolUnavailable, ImportError, AttributeError):
-            continue  # _import_problems names it
-        except (TypeError, ValueError, NameError) as exc:  # a signature or type hint that cannot be read
+        except (ToolUnavailable, TypeError, ValueError, NameError) as exc:  # an untyped or unreadable signature
             problems.append(f"tools.{name}.function: cannot read the parameters of {tool.function} ({exc})")
             continue
         if schema is None:
