@@ -9,6 +9,7 @@ import yaml
 
 from hitl_dashboard.teams.schema import SCHEMA_PATH
 from tests.support.api_app import ApiApp
+from tests.support.invalid_rules import BAD_TEAMS, bad_team_file, named
 
 pytestmark = pytest.mark.e2e
 
@@ -69,3 +70,26 @@ def test_an_admin_saves_a_version_over_http_and_bad_files_name_their_field(api_a
     renamed = admin.put("/api/teams/copy", json={"yaml": text})
     assert renamed.status_code == 422 and renamed.json()["detail"][0]["msg"] == "the file is team 'code', not 'copy'"
     assert [v["number"] for v in reviewer.get("/api/teams/code/versions").json()][0] == version["number"]
+
+
+def test_put_refuses_each_bad_rule_naming_it(api_app: ApiApp) -> None:
+    admin = api_app.client(api_app.token(["admin"], name="rules-admin"))
+    got = admin.get("/api/teams/ops")
+    newest = admin.get("/api/teams/ops/versions").json()[0]["number"]
+    assert got.headers["X-Team-Version"] == str(newest)  # the body stays a team file PUT takes back
+    base = yaml.safe_dump(got.json(), sort_keys=False)
+    for bad in BAD_TEAMS:
+        refused = admin.put("/api/teams/ops", json={"yaml": bad_team_file(base, bad)})
+        assert refused.status_code == 422, (bad.kind, refused.text)
+        assert named(bad, refused.json()["detail"][0]["msg"]), (bad.kind, refused.text)
+    assert admin.get("/api/teams/ops/versions").json()[0]["number"] == newest
+
+
+def test_a_conversation_names_the_team_version_it_runs_on(api_app: ApiApp) -> None:
+    client = api_app.client(api_app.token(["product_reviewer"]))
+    newest = client.get("/api/teams/ops/versions").json()[0]["number"]
+    started = client.post("/api/conversations", json={"task": "Deploy billing-api v2.4.1 to staging",
+                                                      "task_type": "ops", "template": "ops"})
+    assert started.status_code == 201, started.text
+    assert started.json()["team_version"] == newest
+    assert client.get(f"/api/conversations/{started.json()['id']}").json()["team_version"] == newest

@@ -124,12 +124,14 @@ def test_a_model_whose_sdk_would_read_a_key_by_itself_must_say_where_its_key_com
 
 
 def test_references_must_resolve() -> None:
-    assert _problems(_with(lambda d: d["agents"][0].update(model="nope"))) == [
-        "agents.planner.model: 'nope' is not under models"]
+    assert _problems(_with(lambda d: d["agents"][0].update(model="strnog"))) == [
+        "agents.planner.model: 'strnog' is not a model of this team; the models are 'fast', 'strong' "
+        "(did you mean 'strong'?)"]
     assert _problems(_with(lambda d: d["agents"][1].update(tools=["rm"]))) == [
-        "agents.operator.tools: 'rm' is not under tools"]
-    assert _problems(_with(lambda d: d["task_types"]["ops"].update(producer="ghost"))) == [
-        "task_types.ops.producer: 'ghost' is not an agent"]
+        "agents.operator.tools: 'rm' is not a tool of this team; the tools are 'deploy'"]
+    assert _problems(_with(lambda d: d["task_types"]["ops"].update(producer="opertor"))) == [
+        "task_types.ops.producer: 'opertor' is not an agent of this team; the agents are 'planner', 'operator' "
+        "(did you mean 'operator'?)"]
 
 
 @pytest.mark.parametrize(("change", "expected"), [

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from hitl_dashboard.settings import reset_settings_cache
-from hitl_dashboard.teams.catalogue import reset_catalogue
 from tests.support import flow
+from tests.support.team_dirs import teams_dir
 
 TEAM = """
 name: careful-ops
@@ -45,16 +44,8 @@ sla_hours: {final_approver: 2, product_reviewer: 3}
 
 @pytest.fixture
 def team_dir(tmp_path: Path, monkeypatch, sqlite_url):
-    folder = tmp_path / "teams"
-    folder.mkdir()
-    (folder / "careful-ops.yaml").write_text(TEAM)
-    monkeypatch.setenv("TEAMS_DIR", str(folder))
-    reset_settings_cache()
-    reset_catalogue()
-    yield folder
-    monkeypatch.delenv("TEAMS_DIR")
-    reset_settings_cache()
-    reset_catalogue()
+    with teams_dir(tmp_path / "teams", monkeypatch, {"careful-ops.yaml": TEAM}) as folder:
+        yield folder
 
 
 def deploys() -> list[dict]:

@@ -31,6 +31,7 @@ from pydantic import BaseModel
 
 from hitl_dashboard.domain.bounded_input import MAX_DEPTH, check_depth
 from hitl_dashboard.domain.errors import InvalidInput
+from hitl_dashboard.domain.text_cuts import cut_visibly
 from hitl_dashboard.teams.model import McpServerDef, ToolDef
 
 CONNECT_TIMEOUT_S = 20.0
@@ -85,8 +86,8 @@ async def prepare(name: str, definition: ToolDef) -> None:
         raise McpToolUnavailable(f"MCP tool '{name}' ({server.transport} {where}): its schema is nested more "
                                  f"than {MAX_DEPTH} levels deep (the limit)") from None
     except Exception as exc:  # noqa: BLE001 - any failure to reach the server is this tool's problem
-        raise McpToolUnavailable(f"MCP tool '{name}' ({server.transport} {where}): "
-                                 f"{type(exc).__name__}: {exc}"[:500]) from None
+        raise McpToolUnavailable(cut_visibly(f"MCP tool '{name}' ({server.transport} {where}): "
+                                             f"{type(exc).__name__}: {exc}", 500)) from None
     try:  # what a reviewer's edited arguments are checked against: bounded like any outside document
         check_depth(adapter.schema, f"MCP tool '{name}' ({server.transport} {where}): its schema")
     except InvalidInput as exc:
@@ -101,6 +102,13 @@ def prepare_blocking(name: str, definition: ToolDef) -> None:
         return
     with concurrent.futures.ThreadPoolExecutor(1) as pool:  # its own event loop, whatever the caller runs
         pool.submit(asyncio.run, prepare(name, definition)).result(timeout=CONNECT_TIMEOUT_S * 2)
+
+
+def known_parameters(name: str, definition: ToolDef) -> dict[str, Any] | None:
+    """The tool's argument schema if this process has read it from the server; None otherwise."""
+    assert definition.mcp is not None
+    adapter = _adapters.get(_key(name, definition.mcp))
+    return None if adapter is None else adapter.args_type().model_json_schema()
 
 
 def spec_parts(name: str, definition: ToolDef) -> tuple[type[BaseModel], Callable[[Any], Awaitable[str]], str]:

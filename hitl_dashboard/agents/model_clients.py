@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from hitl_dashboard.agents.retrying import RetryingChatCompletionClient
 from hitl_dashboard.agents.scripted.model import ScriptedChatCompletionClient
+from hitl_dashboard.domain.text_cuts import cut_visibly
 from hitl_dashboard.settings import get_settings
 from hitl_dashboard.teams.model import SCRIPTED, ModelDef
 from hitl_dashboard.teams.providers import NO_KEY, is_openai_sdk
@@ -105,8 +106,8 @@ def build_declared_client(model: ModelDef, agent_role: str, defaults: ModelSpec)
         client = ChatCompletionClient.load_component({"provider": model.provider, "config": config})
     except Exception as exc:  # noqa: BLE001 - any load failure is a configuration problem of this team
         text = f"{type(exc).__name__}: {exc}"
-        raise ValueError(f"cannot load the model {model.provider}: "
-                         f"{text.replace(key, '***') if key else text}"[:500]) from None
+        raise ValueError(cut_visibly(f"cannot load the model {model.provider}: "
+                                     f"{text.replace(key, '***') if key else text}", 500)) from None
     timeout_s = _seconds(config.get("timeout"), defaults.timeout_s)
     retrying = RetryingChatCompletionClient(
         client,

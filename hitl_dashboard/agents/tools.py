@@ -75,6 +75,18 @@ async def prepare_tools(team: TeamDefinition) -> None:
             await mcp_tools.prepare(name, definition)
 
 
+def declared_parameters(name: str, definition: ToolDef) -> dict[str, Any] | None:
+    """The JSON Schema of the tool's arguments, as far as it is known without running anything:
+    a Python function's from its signature; an MCP tool's only once a conversation of this
+    process has read it from its server (None before: a check never starts or reaches a server).
+    ToolUnavailable when the function cannot be imported or has an untyped parameter."""
+    if definition.mcp is not None:
+        from hitl_dashboard.agents import mcp_tools
+
+        return mcp_tools.known_parameters(name, definition)
+    return _spec(name, definition.function, definition.description)[0].model_json_schema()
+
+
 # By what makes the tool (a version of a team that changed only a tool's approval mode shares it).
 @lru_cache(maxsize=256)
 def _spec(name: str, function: str | None, description: str | None) -> tuple[type[BaseModel], Any, str]:

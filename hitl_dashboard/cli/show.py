@@ -12,7 +12,7 @@ def render_page(page: ConversationPage) -> tuple[dict, str]:
     data = {
         "id": c.id, "title": c.title, "task_type": c.task_type, "template": c.template, "status": c.status,
         "status_reason": c.status_reason, "tokens": {"prompt": c.prompt_tokens, "completion": c.completion_tokens},
-        "checkpoint_version": c.checkpoint_version,
+        "checkpoint_version": c.checkpoint_version, "team_version": page.team_version,
         "parent": {"id": c.parent_id, "turn": c.parent_turn, "origin": c.origin} if c.parent_id else None,
         "signoff": [{"role": s.role, "approved": s.approved} for s in page.progress],
         "open_reviews": [
@@ -23,9 +23,12 @@ def render_page(page: ConversationPage) -> tuple[dict, str]:
         ],
         "revisions": [{"key": r.key, "number": r.number, "hash": r.content_hash, "analysis": found.analysis_dict()}
                       for r, found in zip(page.revisions, page.findings, strict=True)],
-        "messages": [{"seq": m.seq, "source": m.source, "kind": m.kind, "content": m.content} for m in page.messages],
+        # model: the model that wrote it, as the page shows it; None for people and tool results.
+        "messages": [{"seq": m.seq, "source": m.source, "kind": m.kind, "model": m.model, "content": m.content}
+                     for m in page.messages],
     }
-    lines = [f"#{c.id} {c.title}", f"type {c.task_type}  status {c.status}"
+    team = f"team {c.template}" + (f" v{page.team_version}" if page.team_version else "")
+    lines = [f"#{c.id} {c.title}", f"type {c.task_type}  {team}  status {c.status}"
              + (f" ({c.status_reason})" if c.status_reason else ""),
              *([f"{c.origin} of #{c.parent_id} after its turn {c.parent_turn}"] if c.parent_id else []),
              "sign-off: " + ", ".join(f"{s.role} {'approved' if s.approved else 'pending'}" for s in page.progress)]
@@ -34,6 +37,6 @@ def render_page(page: ConversationPage) -> tuple[dict, str]:
                      f"on {r.subject_label}" + (f" ({flags[r.id].flag})" if r.id in flags and flags[r.id].flag else ""))
     lines.append("")
     for m in page.messages:
-        lines.append(f"--- {m.seq} {m.source} ({m.kind})")
+        lines.append(f"--- {m.seq} {m.source} ({m.kind}" + (f", model {m.model})" if m.model else ")"))
         lines.append(m.content)
     return data, "\n".join(lines)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hitl_dashboard.domain.text_cuts import cut_visibly
+
 SEVERITIES = ("low", "medium", "high")
 # The Python a team's code is written for (the team file's python_version): ruff parses with it
 # (--target-version); bandit parses with the server's own interpreter, whatever the team says.
@@ -59,7 +61,7 @@ def limited(findings) -> list[Finding]:
     for finding in findings:
         severity = finding.severity if finding.severity in _RANK else "low"
         kept.append(Finding(finding.analyser, finding.rule[:32], severity, finding.line, finding.column,
-                            finding.message[:MAX_MESSAGE_CHARS]))
+                            cut_visibly(finding.message, MAX_MESSAGE_CHARS)))
         if len(kept) >= MAX_FINDINGS_PER_FILE:
             break
     return kept

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from hitl_dashboard.domain.text_cuts import cut_visibly
+
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _BACKTICK_RUNS = re.compile(r"`+")
 _INFO = re.compile(r"[^A-Za-z0-9_+.-]")
@@ -17,9 +19,7 @@ _INFO = re.compile(r"[^A-Za-z0-9_+.-]")
 
 def inline(text: str, *, limit: int = 300) -> str:
     """A one-line value (a title, a name, a reason) as literal text."""
-    flat = " ".join(str(text).split())
-    if len(flat) > limit:
-        flat = flat[:limit] + "..."
+    flat = cut_visibly(" ".join(str(text).split()), limit)
     return _PUNCTUATION.sub(r"\\\1", flat)
 
 

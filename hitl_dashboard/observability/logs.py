@@ -11,6 +11,7 @@ import logging
 import re
 import sys
 
+from hitl_dashboard.domain.text_cuts import cut_visibly
 from hitl_dashboard.observability import context
 
 MARKER = "_hitl_handler"
@@ -31,9 +32,7 @@ _SECRETS = [
 def scrub(text: str, limit: int) -> str:
     for pattern, replacement in _SECRETS:
         text = pattern.sub(replacement, text)
-    if len(text) > limit:
-        text = text[:limit] + f"... [{len(text) - limit} more characters cut]"
-    return text
+    return cut_visibly(text, limit)
 
 
 class ContextAndSafety(logging.Filter):

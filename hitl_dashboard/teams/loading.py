@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from pydantic import ValidationError
 
 from hitl_dashboard.domain.bounded_input import load_yaml
 from hitl_dashboard.domain.errors import InvalidInput
+from hitl_dashboard.domain.names import did_you_mean
 from hitl_dashboard.teams.model import TeamDefinition
 
 
@@ -38,7 +40,7 @@ def validate_team(data: Any, source: str = "team file") -> TeamDefinition:
     try:
         return TeamDefinition.model_validate(data)
     except ValidationError as exc:
-        problems = [_describe(error) for error in exc.errors(include_url=False, include_input=False)]
+        problems = [_describe(error) for error in exc.errors(include_url=False)]
         first = exc.errors()[0]["loc"]
         raise TeamFileInvalid(source, problems, ".".join(map(str, first)) or None) from None
 
@@ -60,6 +62,10 @@ def dump_team(team: TeamDefinition) -> str:
     return yaml.safe_dump({"format": team.format, **data}, sort_keys=False, allow_unicode=True, width=100)
 
 
+def _choices(error: Any) -> list[str]:
+    return re.findall(r"'([^']*)'", str((error.get("ctx") or {}).get("expected", "")))
+
+
 def _describe(error: Any) -> str:
     where = ".".join(str(part) for part in error["loc"])
     message = error["msg"].removeprefix("Value error, ")
@@ -68,5 +74,8 @@ def _describe(error: Any) -> str:
                                      if str(error["loc"][-1]).lower() == "api_key" else "")
     elif error["type"] == "missing":
         message = "required field is missing"
+    elif error["type"] == "literal_error" and isinstance(error.get("input"), str):
+        # Only a short name is echoed (never another input: a file may hold a secret by mistake).
+        message = f"{message}, not {error['input'][:64]!r}{did_you_mean(error['input'], _choices(error))}"
     # A rule of the whole team already names its field in the message.
     return f"{where}: {message}" if where else message

@@ -12,8 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.findings import DEFAULT_PYTHON_VERSION, PYTHON_VERSIONS, SEVERITIES
+from hitl_dashboard.domain.names import did_you_mean, listed
 from hitl_dashboard.domain.policies import GatePolicy
 from hitl_dashboard.teams.providers import implicit_key_problem
+from hitl_dashboard.teams.references import bad_references
 
 FORMAT_VERSION = 1
 # AutoGen agent names must be Python identifiers; they are also what @mentions name.
@@ -81,12 +83,29 @@ def _secret_keys(value: Any, prefix: str = "") -> list[str]:
     return found
 
 
+OPERATORS = ("equals", "one_of")
+
+
 class ApprovalRule(_Strict):
     """`when` approval: the call waits for a human when the argument equals the value (or is one of)."""
 
     argument: str = Field(min_length=1, max_length=64)
     equals: str | int | float | bool | None = None
     one_of: list[str | int | float | bool] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_operators(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            raise ValueError(f"the rule {data!r} is text; write it as {{argument: <name>, equals: <value>}} "
+                             f"or {{argument: <name>, one_of: [<values>]}} (the operators are {listed(OPERATORS)})")
+        if isinstance(data, dict):
+            for key in data:
+                if key != "argument" and key not in OPERATORS:
+                    test = f"`when {data.get('argument')} {key} {data[key]!r}`"
+                    raise ValueError(f"the rule {test} uses the unknown operator {key!r}; the operators are "
+                                     f"{listed(OPERATORS)}{did_you_mean(key, OPERATORS)}")
+        return data
 
     @model_validator(mode="after")
     def _exactly_one_test(self) -> ApprovalRule:
@@ -96,7 +115,9 @@ class ApprovalRule(_Strict):
 
     def matches(self, arguments: dict[str, Any]) -> bool:
         if self.argument not in arguments:
-            return True  # fail closed: a call we cannot judge waits for a human
+            # Fail closed: a call the rule cannot judge (the argument is missing, or the rule names
+            # one the tool does not have) waits for a human; it never runs unreviewed.
+            return True
         value = arguments[self.argument]
         return value == self.equals if self.one_of is None else value in self.one_of
 
@@ -234,23 +255,11 @@ class TeamDefinition(_Strict):
         names = [a.name for a in self.agents]
         if len(set(names)) != len(names):
             raise ValueError("agents: two agents have the same name")
-        for agent in self.agents:
-            if agent.model not in self.models:
-                raise ValueError(f"agents.{agent.name}.model: '{agent.model}' is not under models")
-            for tool in agent.tools:
-                if tool not in self.tools:
-                    raise ValueError(f"agents.{agent.name}.tools: '{tool}' is not under tools")
-        for task_type, spec in self.task_types.items():
-            if spec.producer not in names:
-                raise ValueError(f"task_types.{task_type}.producer: '{spec.producer}' is not an agent")
-        planner = self.speaker_order.planner
-        if planner is not None and planner not in names:
-            raise ValueError(f"speaker_order.planner: '{planner}' is not an agent")
-        if self.speaker_order.mode == "planner_then_producer" and planner is None:
+        needed = [problem for problem in bad_references(self) if problem.needed]
+        if needed:
+            raise ValueError(str(needed[0]))
+        if self.speaker_order.mode == "planner_then_producer" and self.speaker_order.planner is None:
             raise ValueError("speaker_order.planner: planner_then_producer needs a planner")
-        for agent in self.gates.agents or ():
-            if agent not in names:
-                raise ValueError(f"gates.agents: '{agent}' is not an agent")
         return self
 
     # What the rest of the app asks of a team.

@@ -10,6 +10,8 @@ import re
 import zlib
 from typing import Any, Literal
 
+from hitl_dashboard.domain.text_cuts import cut_visibly
+
 TaskType = Literal["code", "copy", "ops"]
 
 _OPS_WORDS = r"\b(deploy\w*|release\w*|roll ?out\w*|rollback|ship to prod\w*)\b"
@@ -43,7 +45,7 @@ def topic_of(task: str) -> str:
     match = re.search(r"\b(?:for|about|announcing|introducing|launching|of)\s+(.+)", first, re.I)
     topic = match.group(1) if match else _without_leading_verb(first)
     topic = re.sub(r"^(the|our|a|an|new)\s+", "", topic.strip(), flags=re.I)
-    return topic[:80] or "the product"
+    return cut_visibly(topic, 80) or "the product"
 
 
 def _without_leading_verb(text: str) -> str:
@@ -88,7 +90,7 @@ def plan(task: str, instructions: list[str]) -> str:
     steps += [f"Address review feedback: {i}" for i in instructions]
     numbered = "\n".join(f"{n}. {step}" for n, step in enumerate(steps, 1))
     confidence = confidence_line(task, 1 + len(instructions))
-    return f"TASK TYPE: {kind}\nPlan for: {task.strip()[:200]}\n{numbered}\n{confidence}"
+    return f"TASK TYPE: {kind}\nPlan for: {cut_visibly(task.strip(), 200)}\n{numbered}\n{confidence}"
 
 
 # -- copywriter -----------------------------------------------------------------------------------------
@@ -150,7 +152,7 @@ def revise_copy(previous: str, instruction: str) -> tuple[str, list[str]]:
         headline, _ = new_headline.group(1).strip(), done.append("replaced the headline")
     text = _render_copy(headline, body, cta)
     if not done or text == previous:
-        text += f"\n\n_Revised per review: {' '.join(instruction.split())[:160]}_"
+        text += f"\n\n_Revised per review: {cut_visibly(' '.join(instruction.split()), 160)}_"
         done.append("noted the review")
     return text, done
 
@@ -213,7 +215,7 @@ def approved_arguments(text: str, fallback: dict[str, Any]) -> dict[str, Any]:
 
 def deploy_report(outcome: str, args: dict[str, Any], detail: str, who: str) -> str:
     what = f"{args.get('service')} {args.get('version')} to {args.get('environment')}"
-    detail = " ".join(detail.split())[:300]
+    detail = " ".join(detail.split())  # whole: the report is what a reviewer and the export read
     if outcome == "succeeded":
         detail = re.split(r"\bResult:\s*", detail)[-1]  # the tool's own words, not the whole approval line
         shown = ", ".join(f"{k}={v}" for k, v in args.items())
@@ -231,6 +233,6 @@ def deploy_report(outcome: str, args: dict[str, Any], detail: str, who: str) -> 
 
 
 def generic_answer(role: str, last_text: str) -> str:
-    gist = " ".join(last_text.split())[:120] or "the task"
+    gist = cut_visibly(" ".join(last_text.split()), 120) or "the task"
     speaker = role.replace("_", " ").capitalize()
     return f'{speaker} here. I read: "{gist}". Noted; nothing further from me on this.'

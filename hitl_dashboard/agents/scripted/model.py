@@ -31,6 +31,7 @@ from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
 from hitl_dashboard.domain.revise_message import reviewer_instruction
+from hitl_dashboard.domain.text_cuts import cut_visibly
 
 from . import answers, content
 from .code import CodeFile, draft_files, parse_blocks, render_blocks
@@ -166,7 +167,7 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         instructions = self._instructions(messages, last_index)
         revision = len(drafts) + 1
         if not instructions:
-            intro = (f"Implementation of `{files[0].path}` for: {task.strip()[:160]}" if not drafts
+            intro = (f"Implementation of `{files[0].path}` for: {cut_visibly(task.strip(), 160)}" if not drafts
                      else f"No new review instructions since revision {revision - 1}; the code is unchanged.")
             return f"{intro}\n\n{render_blocks(files)}\n\n{content.confidence_line(task)}\nReady for review."
         main, changes = files[0], []

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from hitl_dashboard.domain.revise_message import LINE_COMMENTS_HEADING
+from hitl_dashboard.domain.text_cuts import cut_visibly
 
 from .pysource import (
     add_import,
@@ -266,5 +267,5 @@ def _review_note(code: str, instruction: str) -> str:
         code = insert(code, after_imports(code), ["", "REVISION = 2  # bumped on every reviewed revision"])
     heading = re.escape(LINE_COMMENTS_HEADING)
     general = [ln for ln in instruction.split("\n") if not re.search(rf"\bline\s+\d+\s*:|^{heading}", ln)]
-    note = " ".join(" ".join(general).split())[:160]
+    note = cut_visibly(" ".join(" ".join(general).split()), 160)
     return insert(code, 1, [f"# Review: {note}"])

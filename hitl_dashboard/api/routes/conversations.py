@@ -59,7 +59,7 @@ def conversation_public(actor: Actor, conversation_id: int) -> ConversationPubli
         id=c.id, title=c.title, task=c.task, task_type=c.task_type, template=c.template, status=c.status,
         status_reason=c.status_reason, initiator_id=c.initiator_id, on_overdue=c.on_overdue,
         gate_policy=c.gate_policy, prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens,
-        created_at=c.created_at, updated_at=c.updated_at,
+        created_at=c.created_at, updated_at=c.updated_at, team_version=detail.team_version,
         parent_id=c.parent_id, parent_turn=c.parent_turn, origin=c.origin, turns=c.checkpoint_version,
         signoff=[SignOffStepPublic(role=s.role, approved=s.approved) for s in detail.progress],
         open_reviews=[ReviewPublic.model_validate(r).model_copy(update={"findings": flags.get(r.id)})

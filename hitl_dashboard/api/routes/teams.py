@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 
 from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES, NOT_FOUND
@@ -21,6 +21,7 @@ from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.services.teams import team_queries
 from hitl_dashboard.teams.model import TeamDefinition
 
+VERSION_HEADER = "X-Team-Version"
 router = APIRouter(prefix="/teams", tags=["teams"], responses=COMMON_RESPONSES, route_class=StrictJsonRoute)
 
 
@@ -38,10 +39,14 @@ def schema(actor: CurrentActor) -> dict[str, Any]:
 
 
 @router.get("/{name}", response_model=TeamDefinition, responses=NOT_FOUND)
-def get_team(name: TeamName, actor: CurrentActor) -> dict[str, Any]:
+def get_team(name: TeamName, actor: CurrentActor, response: Response) -> dict[str, Any]:
     """The whole definition: agents and prompts, models (keys by environment variable name only),
-    tools and their approval modes, speaker order, task types with sign-off chains, gates, SLAs."""
-    return team_queries.team_document(actor, name)
+    tools and their approval modes, speaker order, task types with sign-off chains, gates, SLAs.
+    The body is a team file (PUT takes it back as it is); the number of the version it is, as
+    on the admin page, is in the X-Team-Version header."""
+    number, document = team_queries.versioned_team_document(actor, name)
+    response.headers[VERSION_HEADER] = str(number)
+    return document
 
 
 @router.get("/{name}/versions", response_model=list[TeamVersionPublic], responses=NOT_FOUND)

@@ -101,6 +101,8 @@ class ConversationPublic(BaseModel):
     task: str
     task_type: str
     template: str
+    team_version: int | None = Field(default=None, description="The version of the team (template) it runs on, "
+                                                               "to its end; null for one started before versions")
     status: str
     status_reason: str | None
     initiator_id: int

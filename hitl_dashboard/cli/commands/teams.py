@@ -1,4 +1,4 @@
-"""`teams list`, `teams show NAME`, `teams versions NAME`, `teams validate FILE`,
+"""`teams list`, `teams show NAME`, `teams versions NAME`, `teams validate FILE|--all`,
 `teams import FILE --as ADMIN`, `teams export NAME [--output FILE]`.
 
 `validate` reads only the file. The others read the teams' versions in the database, which the
@@ -11,8 +11,9 @@ from typing import Any
 
 from hitl_dashboard.cli.output import emit, table
 from hitl_dashboard.cli.registry import command, group, leaf
+from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.services.auth.users import find_actor
-from hitl_dashboard.services.teams import team_queries
+from hitl_dashboard.services.teams import team_checks, team_queries
 
 
 def register(sub: Any) -> None:
@@ -20,8 +21,11 @@ def register(sub: Any) -> None:
     leaf(commands, "list", "list the teams this server knows", handler="teams list")
     p = leaf(commands, "show", "show one team: agents, models, tools, review rules", handler="teams show")
     p.add_argument("name")
-    p = leaf(commands, "validate", "check a team file; every problem names its field", handler="teams validate")
-    p.add_argument("file")
+    p = leaf(commands, "validate", "check a team file (or, with --all, every saved team); every problem names "
+                                   "its field", handler="teams validate")
+    p.add_argument("file", nargs="?")
+    p.add_argument("--all", action="store_true", dest="all_teams",
+                   help="check the newest saved version of every team against today's checks")
     p = leaf(commands, "versions", "every version of a team, newest first", handler="teams versions")
     p.add_argument("name")
     p = leaf(commands, "import", "save a team file as the team's newest version (admins)", handler="teams import")
@@ -62,17 +66,31 @@ def _teams_import(args) -> int:
 
 @command("teams show")
 def _teams_show(args) -> int:
-    document = team_queries.team_document(None, args.name)
-    emit(args, document, _describe(document))
+    number, document = team_queries.versioned_team_document(None, args.name)
+    emit(args, {"version": number, **document}, f"version {number}\n" + _describe(document))
     return 0
 
 
 @command("teams validate")
 def _teams_validate(args) -> int:
+    if args.all_teams == bool(args.file):
+        raise InvalidInput("give a team file or --all, not both", "file")
+    if args.all_teams:
+        return _validate_saved_teams(args)
     team = team_queries.check_team_file(args.file)
     emit(args, {"valid": True, "name": team.name, "agents": list(team.agent_names)},
          f"ok: {args.file} is a valid team file for team '{team.name}' ({len(team.agents)} agents)")
     return 0
+
+
+def _validate_saved_teams(args) -> int:
+    """Saved versions that fail today's checks still load and run (a conversation may be pinned to
+    one); this lists them so an admin can fix and save them. Exit 2 when any is listed."""
+    broken = team_checks.saved_team_problems(None)
+    lines = [f"{name}: {problem}" for name, problems in broken.items() for problem in problems]
+    emit(args, {"valid": not broken, "teams": broken},
+         "\n".join(lines) if broken else "ok: the newest version of every team passes the checks")
+    return 2 if broken else 0
 
 
 @command("teams export")

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest, ToolCall, User
-from hitl_dashboard.db.team_models import TeamVersion
 from hitl_dashboard.domain.enums import ReviewKind, SubjectType
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations.conversation_queries import load_detail, load_messages
@@ -54,13 +53,11 @@ def conversation_page(actor: Actor | None, conversation_id: int) -> Conversation
         questions = questions_of(uow.session, [r.id for r in detail.open_requests])
         flags = review_findings(uow.session, [r.id for r in detail.open_requests
                                               if r.subject_type == SubjectType.CODE_REVISION])
-        version_id = detail.conversation.team_version_id
-        version = uow.session.get(TeamVersion, version_id) if version_id is not None else None
     conversation = detail.conversation
     return ConversationPage(
         conversation=conversation, agents=list(pinned(conversation).agent_names), messages=messages,
         progress=detail.progress, open_reviews=open_reviews, outcomes=outcomes, revisions=detail.revisions,
-        findings=findings, questions=questions, team_version=version.number if version else None,
+        findings=findings, questions=questions, team_version=detail.team_version,
         review_findings=flags,
     )
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from sqlmodel import Session, select
 
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest, without_checkpoint
+from hitl_dashboard.db.team_models import TeamVersion
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewKind
 from hitl_dashboard.domain.errors import NotFound
 from hitl_dashboard.domain.permissions import Actor
@@ -69,6 +70,7 @@ class ConversationDetail:
     progress: list  # list[SignOffStep] for the content currently under sign-off
     open_requests: list  # list[ReviewRequest]
     revisions: list  # list[CodeRevision], oldest first
+    team_version: int | None = None  # the number of the team version it runs on (None: before versions)
 
 
 def conversation_detail(actor: Actor | None, conversation_id: int) -> ConversationDetail:
@@ -92,4 +94,5 @@ def load_detail(session: Session, conversation_id: int) -> ConversationDetail:
         select(CodeRevision).where(CodeRevision.conversation_id == conversation_id)
         .order_by(CodeRevision.key, CodeRevision.number)
     ))
-    return ConversationDetail(conversation, steps, open_requests, revisions)
+    version = session.get(TeamVersion, conversation.team_version_id) if conversation.team_version_id else None
+    return ConversationDetail(conversation, steps, open_requests, revisions, version.number if version else None)

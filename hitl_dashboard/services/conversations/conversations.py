@@ -16,6 +16,7 @@ from hitl_dashboard.domain.enums import TERMINAL_STATUSES, ConversationStatus, M
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor, require_role
 from hitl_dashboard.domain.policies import GatePolicy
+from hitl_dashboard.domain.text_cuts import cut_visibly
 from hitl_dashboard.services.conversations.conversation_queries import load_conversation
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.reviews.review_requests import dismiss_open_requests
@@ -80,7 +81,7 @@ def add_conversation(session: Session, actor: Actor, command: StartCommand) -> C
         else template.default_policy(task_type)
     )
     conversation = Conversation(
-        title=(command.title or task.splitlines()[0])[:200],
+        title=cut_visibly(command.title or task.splitlines()[0], 200),
         task=task,
         task_type=task_type,
         template=template_name,

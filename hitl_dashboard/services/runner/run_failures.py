@@ -17,6 +17,7 @@ from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import Conversation, utcnow, without_checkpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
+from hitl_dashboard.domain.text_cuts import cut_visibly
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.webhooks import webhooks
 from hitl_dashboard.settings import get_settings
@@ -72,7 +73,7 @@ def record_crash(conversation_id: int, runner_id: str, exc: BaseException) -> No
         if conversation is None or conversation.lease_owner != runner_id:
             return
         conversation.crash_count += 1
-        error = describe_storage_error(exc)[:500]
+        error = cut_visibly(describe_storage_error(exc), 500)
         delay = crash_backoff_s(conversation.crash_count, settings.runner_crash_backoff_s,
                                 settings.runner_crash_backoff_max_s)
         giving_up = conversation.crash_count >= settings.runner_max_crashes
@@ -96,9 +97,10 @@ def _locked(uow: UnitOfWork, conversation_id: int) -> Conversation | None:
 
 def _fail(uow: UnitOfWork, conversation: Conversation, actor: str, reason: str) -> None:
     conversation.status = ConversationStatus.FAILED
-    conversation.status_reason = reason[:MAX_REASON_CHARS]
+    reason = cut_visibly(reason, MAX_REASON_CHARS)
+    conversation.status_reason = reason
     conversation.updated_at = utcnow()
     uow.session.add(conversation)
     append_audit(uow.session, actor=actor, action="conversation.failed", conversation_id=conversation.id,
-                 details={"reason": reason[:MAX_REASON_CHARS]})
+                 details={"reason": reason})
     webhooks.conversation_finished(uow.session, conversation)

@@ -5,7 +5,6 @@ validation), so every signed-in user may read them; only an admin saves."""
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -15,10 +14,11 @@ from hitl_dashboard.domain.bounded_input import load_yaml
 from hitl_dashboard.domain.errors import InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.teams import versions
+from hitl_dashboard.services.teams.team_checks import check_team
 from hitl_dashboard.services.teams.versions import VersionInfo
 from hitl_dashboard.teams.catalogue import BUILTIN_DIR
-from hitl_dashboard.teams.loading import TeamFileInvalid, dump_team, load_team_file
-from hitl_dashboard.teams.model import SCRIPTED, SERVER, TeamDefinition
+from hitl_dashboard.teams.loading import dump_team, load_team_file
+from hitl_dashboard.teams.model import TeamDefinition
 from hitl_dashboard.teams.schema import team_json_schema
 
 
@@ -53,16 +53,21 @@ def list_teams(actor: Actor | None = None) -> list[TeamSummary]:
     return [TeamSummary.of(team, version) for version, team in versions.list_current(actor).values()]
 
 
-def _newest(name: str) -> TeamDefinition:
+def _newest_version(name: str) -> tuple[VersionInfo, TeamDefinition]:
     found = versions.list_current(None).get(name)
     if found is None:
         raise NotFound(f"no team named '{name}'")
-    return found[1]
+    return found
 
 
-def team_document(actor: Actor | None, name: str) -> dict[str, Any]:
-    """The whole definition of the newest version as JSON data (NotFound for an unknown name)."""
-    return _newest(name).model_dump(mode="json")
+def _newest(name: str) -> TeamDefinition:
+    return _newest_version(name)[1]
+
+
+def versioned_team_document(actor: Actor | None, name: str) -> tuple[int, dict[str, Any]]:
+    """(the newest version's number, its whole definition as JSON data); NotFound for an unknown name."""
+    version, team = _newest_version(name)
+    return version.number, team.model_dump(mode="json")
 
 
 def export_team(actor: Actor | None, name: str) -> str:
@@ -105,30 +110,5 @@ def team_schema() -> dict[str, Any]:
 
 
 def check_team_file(path: str | Path) -> TeamDefinition:
-    """Validate a file as a team: the format, then what the format cannot see: its function tools import."""
+    """Validate a file as a team: the format, then what the format cannot see (services/teams/team_checks.py)."""
     return check_team(load_team_file(path), str(path))
-
-
-def check_team(team: TeamDefinition, source: str) -> TeamDefinition:
-    problems: list[str] = []
-    for name, tool in team.tools.items():
-        if tool.function is not None:
-            module, _, attribute = tool.function.partition(":")
-            try:
-                found = getattr(importlib.import_module(module), attribute)
-            except (ImportError, AttributeError) as exc:
-                problems.append(f"tools.{name}.function: cannot import {tool.function} ({exc})")
-            else:
-                if not callable(found):
-                    problems.append(f"tools.{name}.function: {tool.function} is not a function")
-    for name, model in team.models.items():
-        if model.provider not in (SCRIPTED, SERVER):
-            module, _, attribute = model.provider.rpartition(".")
-            try:
-                getattr(importlib.import_module(module), attribute)
-            except (ImportError, AttributeError, ValueError) as exc:
-                problems.append(f"models.{name}.provider: cannot import {model.provider} ({exc}); "
-                                "is its autogen-ext extra installed?")
-    if problems:
-        raise TeamFileInvalid(source, problems, problems[0].split(":")[0])
-    return team

@@ -11,7 +11,8 @@ from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.domain.policies import GateHit, TurnView
 from hitl_dashboard.domain.stored_values import storable_text
-from hitl_dashboard.services.teams.team_queries import check_team
+from hitl_dashboard.domain.text_cuts import cut_visibly
+from hitl_dashboard.services.teams.team_checks import check_team
 from hitl_dashboard.teams.loading import parse_team
 from hitl_dashboard.teams.model import ModelDef, TeamDefinition
 
@@ -60,7 +61,7 @@ async def try_team(actor: Actor, text: str, task: str) -> list[TrialMessage]:
                     hits.append(GateHit("tool", "a call waits for approval"))
                 stop = "; ".join(h.describe() for h in hits)
                 out.append(TrialMessage(produced.source, produced.kind,
-                                        storable_text(produced.content)[:EXCERPT_CHARS], stop))
+                                        cut_visibly(storable_text(produced.content), EXCERPT_CHARS), stop))
                 stopped = stopped or bool(hits)
             if stopped or not turn.messages:
                 break

@@ -19,6 +19,7 @@ from sqlalchemy import update
 from sqlmodel import select
 
 from hitl_dashboard.db.models import Webhook, WebhookDelivery, utcnow
+from hitl_dashboard.domain.text_cuts import cut_visibly
 from hitl_dashboard.observability import metrics
 from hitl_dashboard.services.observability.webhook_tracing import traced_delivery
 from hitl_dashboard.services.transactions import transaction
@@ -116,13 +117,13 @@ async def _send(client: httpx.AsyncClient, job: _Job) -> tuple[int | None, str |
         response = await client.post(job.url, content=body,
                                      headers=headers_for(job.secret, body, job.event, job.delivery_id))
     except httpx.HTTPError as exc:
-        return None, f"{type(exc).__name__}: {exc}"[:1000]
+        return None, cut_visibly(f"{type(exc).__name__}: {exc}", 1000)
     except Exception as exc:  # noqa: BLE001 - one bad URL must not stop the other deliveries
         log.exception("webhook delivery %s: unexpected error", job.delivery_id)
-        return None, f"{type(exc).__name__}: {exc}"[:1000]
+        return None, cut_visibly(f"{type(exc).__name__}: {exc}", 1000)
     if 200 <= response.status_code < 300:
         return response.status_code, None
-    return response.status_code, f"HTTP {response.status_code}: {response.text[:300]}"
+    return response.status_code, f"HTTP {response.status_code}: {cut_visibly(response.text, 300)}"
 
 
 def retry_delay_s(attempt: int) -> float:

@@ -8,6 +8,8 @@ import hmac
 import json
 from typing import Any
 
+from hitl_dashboard.domain.text_cuts import cut_visibly
+
 SIGNATURE_HEADER = "X-HITL-Signature"
 EVENT_HEADER = "X-HITL-Event"
 DELIVERY_HEADER = "X-HITL-Delivery"
@@ -40,7 +42,7 @@ def headers_for(secret: str, body: bytes, event: str, delivery_id: int) -> dict[
 
 def _escape(text: Any) -> str:
     # Titles and reasons come from agents and people: Slack must show them, never parse them as markup.
-    return str(text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")[:500]
+    return cut_visibly(str(text or ""), 500).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _summary(event: str, data: dict[str, Any]) -> str:

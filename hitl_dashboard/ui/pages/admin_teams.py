@@ -51,7 +51,12 @@ def team_row(row: TeamRow) -> rx.Component:
     return rx.table.row(
         rx.table.row_header_cell(rx.button(row.name, variant=rx.cond(Teams.selected == row.name, "solid", "ghost"),
                                            size="1", on_click=Teams.select(row.name), class_name="team-pick")),
-        rx.table.cell(rx.text("v", row.version, size="2")),
+        rx.table.cell(rx.hstack(
+            rx.text("v", row.version, size="2"),
+            rx.cond(row.problems.length() > 0,
+                    rx.badge(rx.icon("triangle-alert", size=12), "fails the rule checks", color_scheme="amber",
+                             size="1", class_name="team-warning")),
+            spacing="2", align="center")),
         rx.table.cell(rx.text(row.source, size="1", color_scheme="gray", class_name="team-source")),
         rx.table.cell(rx.text(rx.cond(row.saved_by != "", row.saved_by, "from its file"), " · ", row.saved_at,
                               size="1", color_scheme="gray")),
@@ -174,6 +179,11 @@ def editor() -> rx.Component:
         ),
         rx.text("Saving makes a new version; conversations already running keep the version they started on.",
                 size="1", color_scheme="gray"),
+        rx.cond(Teams.saved_problems.length() > 0, rx.callout(
+            rx.vstack(rx.text("The saved version fails today's checks. It still runs, as it did when saved; fix "
+                              "these and save a new version:", weight="bold"),
+                      rx.foreach(Teams.saved_problems, lambda p: rx.text(p)), spacing="1"),
+            icon="triangle-alert", color_scheme="amber", id="team-saved-problems", width="100%")),
         rx.cond(Teams.view == "form", rules_form(), yaml_view()),
         rx.cond(Teams.problems.length() > 0, rx.callout(
             rx.vstack(rx.text("Not saved:", weight="bold"), rx.foreach(Teams.problems, lambda p: rx.text(p)),

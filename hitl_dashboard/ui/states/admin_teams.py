@@ -14,7 +14,7 @@ import yaml
 from hitl_dashboard.domain.bounded_input import load_yaml
 from hitl_dashboard.domain.errors import DomainError, InvalidInput
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.teams import team_queries, trial
+from hitl_dashboard.services.teams import team_checks, team_queries, trial
 from hitl_dashboard.teams.loading import TeamFileInvalid
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.views.formatting import stamp
@@ -48,10 +48,13 @@ class TeamRow:
     source: str = ""
     saved_by: str = ""
     saved_at: str = ""
+    # What today's checks find wrong with its newest version (saved before them: it still runs).
+    problems: list[str] = dataclasses.field(default_factory=list)
 
 
 def team_rows(actor: Actor) -> list[TeamRow]:
-    return [TeamRow(t.name, t.version, t.source, t.saved_by or "", stamp(t.saved_at))
+    broken = team_checks.saved_team_problems(actor)
+    return [TeamRow(t.name, t.version, t.source, t.saved_by or "", stamp(t.saved_at), broken.get(t.name, []))
             for t in team_queries.list_teams(actor)]
 
 
@@ -74,6 +77,7 @@ class AdminTeamsState(AppState):
     errors: dict[str, str] = {}  # field path -> problem ("" : the team as a whole)
     problems: list[str] = []  # every problem, as the service named them
     saved_message: str = ""
+    saved_problems: list[str] = []  # the selected team's newest version fails today's checks (it still runs)
     saving: bool = False
     # The form (ui/views/team_form.py), flattened into the state.
     gate_mode: str = "after_agent"
@@ -114,10 +118,10 @@ class AdminTeamsState(AppState):
     async def _select(self, actor: Actor, name: str) -> None:
         if not name:
             return
-        document = await asyncio.to_thread(team_queries.team_document, actor, name)
+        self.version, document = await asyncio.to_thread(team_queries.versioned_team_document, actor, name)
         self._document = document
         self.selected = name
-        self.version = next((r.version for r in self.rows if r.name == name), 0)
+        self.saved_problems = next((r.problems for r in self.rows if r.name == name), [])
         self.yaml_text = await asyncio.to_thread(team_queries.export_team, actor, name)
         self.errors, self.problems = {}, []
         self._fill(form_of(document))
