@@ -128,6 +128,7 @@ def wait_until_holding(engine, runner, seconds: float = 1.5) -> bool:
     return False
 
 
+@pytest.mark.slow  # about a minute: a whole cluster under load
 def test_cluster_loses_and_duplicates_nothing(cluster: Cluster):
     engine = get_engine(cluster.database_url)
     starter = user_with_token(engine, "starter", ["product_reviewer"])
