@@ -13,10 +13,12 @@ run:
 run-hosted:
 	PORT=$(PORT) scripts/run-hosted.sh
 
+# Linters, then pytest: all but tests/e2e across the cores (pytest-xdist), then tests/e2e in one
+# process; random order, one printed seed (PYTEST_SEED=<n> replays it). ARGS: one plain pytest run.
 test:
 	scripts/test.sh $(ARGS)
 
-# No browser, no PostgreSQL: e2e, hosted and PostgreSQL cases left out (make test runs them all).
+# No browser, no PostgreSQL: e2e, hosted, PostgreSQL and `slow` cases left out (make test runs them all).
 test-fast:
 	scripts/test-fast.sh $(ARGS)
 

@@ -25,6 +25,7 @@ DECISION = "POST /api/reviews/{review_id}/decision"
 
 
 # One worker is slower than two; on a busy 2-core machine a run can near the suite's 300 s default.
+@pytest.mark.slow  # about a minute per backend: `make test-fast` leaves it out
 @pytest.mark.timeout(600)
 def test_fuzzing_finds_no_server_error(api_app: ApiApp, tmp_path: Path) -> None:
     # The fuzzer holds every reviewer role, so its decisions take the normal path (not an admin

@@ -9,6 +9,7 @@ import yaml
 
 from hitl_dashboard.teams.schema import SCHEMA_PATH
 from tests.support.api_app import ApiApp
+from tests.support.api_helpers import team_restored
 from tests.support.invalid_rules import BAD_TEAMS, bad_team_file, named
 
 pytestmark = pytest.mark.e2e
@@ -43,8 +44,15 @@ def test_teams_need_a_signed_in_user(api_app: ApiApp) -> None:
         assert anonymous.get(path).status_code == 401
 
 
-def test_an_admin_saves_a_version_over_http_and_bad_files_name_their_field(api_app: ApiApp) -> None:
-    admin = api_app.client(api_app.token(["admin"], name="team-admin"))
+@pytest.fixture
+def admin(api_app: ApiApp):
+    """An admin of the shared app; the code team is put back as it was after the test."""
+    client = api_app.client(api_app.token(["admin"], name="team-admin"))
+    with team_restored(client, "code"):
+        yield client
+
+
+def test_an_admin_saves_a_version_over_http_and_bad_files_name_their_field(api_app: ApiApp, admin) -> None:
     reviewer = api_app.client(api_app.token(["security_reviewer"]))
     data = reviewer.get("/api/teams/code").json()
     before = [v["number"] for v in reviewer.get("/api/teams/code/versions").json()]

@@ -1,4 +1,5 @@
-"""The CLI as an operator runs it: a new process per command, --json output parsed, exit codes
+"""The CLI as an operator runs it (its entry point, in this process; `python -m hitl_dashboard` as a
+process of its own in test_db_upgrade_then_demo_seed_on_a_fresh_database), --json output parsed, exit codes
 0 ok / 2 invalid input / 3 not found / 4 permission denied / 5 conflict / 6 audit chain broken."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from sqlalchemy import text
 from hitl_dashboard.db.models import AuditEvent, Conversation, Message, User
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.audit.audit import CSV_FIELDS
-from tests.conftest import run_cli
+from tests.conftest import run_cli, run_cli_process
 from tests.support.db_state import audit_events, count, decisions, snapshot, use_cheap_passwords
 from tests.support.flow import conversation, make_people, only_open_review, start, work
 
@@ -114,7 +115,8 @@ def test_db_upgrade_then_demo_seed_on_a_fresh_database(tmp_path):
 
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'fresh.db'}", "SCRIPTED_DELAY_MS": "0"}
-    assert cli_json("db", "upgrade", env=env) == {"revision": head}
+    # The first command as a process of its own: `python -m hitl_dashboard` itself starts and exits 0.
+    assert json.loads(run_cli_process("--json", "db", "upgrade", env=env).stdout) == {"revision": head}
     assert cli_json("db", "upgrade", env=env) == {"revision": head}  # idempotent
     seeded = cli_json("demo", "seed", env=env)
     assert seeded["seeded"] is True and "alice/demo" in seeded["message"]

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, run_cli, run_cli_process
 
 FAKE_KEY = "sk-test-THIS-MUST-NOT-LEAK"
 DB_PASSWORD = "hunter2-db-password"
@@ -62,7 +62,8 @@ def test_cli_names_each_bad_variable_without_its_value(variable, value, hint):
 
 def test_every_problem_gets_its_own_line_and_json_lists_them():
     env = bad_env(RUNNER_CONCURRENCY="many", PUBLIC_URL="nowhere", MODEL_PROVIDER="other")
-    assert_clean_refusal(run_cli("worker", env=env, check=False), "PUBLIC_URL", "MODEL_PROVIDER",
+    # A worker process that refuses to start: the process's own output and exit code.
+    assert_clean_refusal(run_cli_process("worker", env=env, check=False), "PUBLIC_URL", "MODEL_PROVIDER",
                          "RUNNER_CONCURRENCY")
     result = run_cli("--json", "worker", env=env, check=False)
     assert result.returncode == 2 and result.stdout == ""

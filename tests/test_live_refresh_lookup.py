@@ -15,7 +15,9 @@ from hitl_dashboard.ui import live as live_ui
 from hitl_dashboard.ui.fanout import watchers_store
 from tests.support.redis_check import redis_or_skip
 
-REDIS_URL = "redis://127.0.0.1:6379/11"  # a database of its own: emptied by this test
+REDIS_URL = "redis://127.0.0.1:6379/13"  # a database of its own: emptied by this test
+# One xdist worker runs them all: a test on another worker would empty it under this one.
+pytestmark = pytest.mark.xdist_group("redis-db-13")
 
 
 @pytest.fixture(params=["memory", "redis"])

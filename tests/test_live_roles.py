@@ -16,6 +16,8 @@ from tests.support.flow import actor, decide_as, make_people, only_open_review, 
 from tests.support.redis_check import redis_or_skip
 
 REDIS_URL = "redis://127.0.0.1:6379/12"  # a database of its own: another process must not pop our events
+# One xdist worker runs them all, so no two of them pop each other's events.
+pytestmark = pytest.mark.xdist_group("redis-db-12")
 
 
 class Recorder:

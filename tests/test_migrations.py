@@ -3,6 +3,7 @@ revision can be undone and redone without losing rows (SQLite and PostgreSQL).""
 
 from __future__ import annotations
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlmodel import SQLModel
@@ -12,6 +13,9 @@ from alembic import command
 from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.db.migrations import alembic_config, current_revision
 from tests.support.flow import decide_as, make_people, only_open_review, start, work
+
+# The subject is the revisions themselves: db_url runs them all here, not a copy of the template.
+pytestmark = pytest.mark.real_migrations
 
 
 def _differences() -> list:

@@ -19,6 +19,9 @@ from hitl_dashboard.settings import reset_settings_cache
 from tests.support.redis_check import redis_or_skip
 from tests.test_api_rate_limit_storage import REDIS_URL
 
+# Signing in is the subject: the production password hasher (argon2 at its real cost).
+pytestmark = pytest.mark.argon2
+
 PASSWORD = "right-horse-battery"
 WRONG = "wrong-password-0451"
 BAD_CREDENTIALS = "unknown user or wrong password"

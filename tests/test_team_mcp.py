@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from hitl_dashboard.agents import mcp_tools
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.settings import reset_settings_cache
 from hitl_dashboard.teams.catalogue import reset_catalogue
@@ -50,6 +51,9 @@ def mcp_team(tmp_path: Path, monkeypatch, sqlite_url) -> Iterator[Path]:
     log = tmp_path / "mcp-deploys.jsonl"
     monkeypatch.setenv("TEAMS_DIR", str(folder))
     monkeypatch.setenv("MCP_DEPLOY_LOG", str(log))
+    # Tools are read from their servers once per process, with the environment of that moment:
+    # a server an earlier test prepared would log to that test's file.
+    monkeypatch.setattr(mcp_tools, "_adapters", {})
     reset_settings_cache()
     reset_catalogue()
     yield log

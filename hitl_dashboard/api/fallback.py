@@ -10,7 +10,9 @@ from functools import lru_cache
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]
+# QUERY (the HTTP QUERY method draft) too: schemathesis sends it; without a route here it got
+# whatever answer the frontend mount gives, or a plain 404 on a backend-only server.
+METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "QUERY"]
 
 
 def add_api_fallback(api: FastAPI, prefix: str) -> None:

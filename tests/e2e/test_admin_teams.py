@@ -2,19 +2,23 @@
 SLA in the browser and saves; a conversation started afterwards has the new rule firing and the new
 due time; one started before keeps its version. A bad value is refused at its field, nothing saved.
 "Try it" runs the draft offline before it is saved. The code team is put back as it was at the end
-(through the page's YAML view), for the later tests."""
+(over the API, whatever the page did), for the tests that come later in any order."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import timedelta
 
+import httpx
+import pytest
 from playwright.sync_api import Page, expect
 
 from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import api_token, make_user, open_reviews, sign_in, start, wait_for
+from tests.support.api_helpers import team_restored
 
 KEYWORD = "call_with_retry"  # the scripted coder's retry helper: in its revision for a retry task
 TASK = "Add retry with exponential backoff to the {} client"
@@ -37,8 +41,17 @@ def save(page: Page) -> str:
     return page.locator("#team-saved").inner_text()
 
 
-def test_an_admin_edits_the_code_teams_rules_in_the_browser(app_server: RunningApp, page: Page) -> None:
-    admin = make_user(app_server, "admin", prefix="teams-admin")
+@pytest.fixture
+def admin(app_server: RunningApp) -> Iterator[str]:
+    """An admin; the shared app's code team is saved back as it was after the test."""
+    name = make_user(app_server, "admin", prefix="teams-admin")
+    token = api_token(app_server, name)
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=app_server.base_url, headers=headers, timeout=30) as api, team_restored(api, "code"):
+        yield name
+
+
+def test_an_admin_edits_the_code_teams_rules_in_the_browser(app_server: RunningApp, page: Page, admin: str) -> None:
     starter = make_user(app_server, "product_reviewer", prefix="teams-dev")
     before = start(app_server, starter, TASK.format("ledger"))
     old_review = security_review(app_server, before)
@@ -53,42 +66,35 @@ def test_an_admin_edits_the_code_teams_rules_in_the_browser(app_server: RunningA
     original = page.locator("#team-yaml").input_value()
     assert "name: code" in original
     page.get_by_role("radio", name="Review rules").click()
-    try:
-        # A value the form cannot read is refused at its field; nothing is saved.
-        page.fill("#sla-security_reviewer", "soon")
-        page.click("#save-team")
-        expect(page.locator(".field-error", has_text="a number")).to_be_visible()
-        expect(page.locator("#team-title")).to_have_text(f"code · version {number}")
+    # A value the form cannot read is refused at its field; nothing is saved.
+    page.fill("#sla-security_reviewer", "soon")
+    page.click("#save-team")
+    expect(page.locator(".field-error", has_text="a number")).to_be_visible()
+    expect(page.locator("#team-title")).to_have_text(f"code · version {number}")
 
-        page.fill("#team-keywords", page.locator("#team-keywords").input_value() + ", " + KEYWORD)
-        page.fill("#sla-security_reviewer", "2")
-        # Try the draft first: offline, nothing saved; the new keyword would stop the coder's turn.
-        page.fill("#trial-task", TASK.format("mailer"))
-        page.click("#try-team")
-        expect(page.locator(".trial-message").last).to_contain_text("coder")
-        expect(page.locator(".trial-stop").last).to_contain_text(f"keyword: '{KEYWORD}'")
-        expect(page.locator("#team-title")).to_have_text(f"code · version {number}")
-        assert f"Saved as version {number + 1}" in save(page)
-        expect(page.locator("#team-title")).to_have_text(f"code · version {number + 1}")
-        expect(page.locator(".team-row[data-team='code']")).to_contain_text("browser")
+    page.fill("#team-keywords", page.locator("#team-keywords").input_value() + ", " + KEYWORD)
+    page.fill("#sla-security_reviewer", "2")
+    # Try the draft first: offline, nothing saved; the new keyword would stop the coder's turn.
+    page.fill("#trial-task", TASK.format("mailer"))
+    page.click("#try-team")
+    expect(page.locator(".trial-message").last).to_contain_text("coder")
+    expect(page.locator(".trial-stop").last).to_contain_text(f"keyword: '{KEYWORD}'")
+    expect(page.locator("#team-title")).to_have_text(f"code · version {number}")
+    assert f"Saved as version {number + 1}" in save(page)
+    expect(page.locator("#team-title")).to_have_text(f"code · version {number + 1}")
+    expect(page.locator(".team-row[data-team='code']")).to_contain_text("browser")
 
-        after = start(app_server, starter, TASK.format("invoice"))
-        review = security_review(app_server, after)
-        assert KEYWORD in review.reason
-        assert review.due_at - review.created_at == timedelta(hours=2)
-        page.goto(f"{app_server.base_url}/conversations/{after}")
-        expect(page.locator(".review-card")).to_contain_text(KEYWORD)
-        expect(page.locator(".review-card")).to_contain_text(re.compile(r"due in (1 h \d+ min|2 h)"))
-        expect(page.locator("#team-version")).to_have_text(f"team code v{number + 1}")
+    after = start(app_server, starter, TASK.format("invoice"))
+    review = security_review(app_server, after)
+    assert KEYWORD in review.reason
+    assert review.due_at - review.created_at == timedelta(hours=2)
+    page.goto(f"{app_server.base_url}/conversations/{after}")
+    expect(page.locator(".review-card")).to_contain_text(KEYWORD)
+    expect(page.locator(".review-card")).to_contain_text(re.compile(r"due in (1 h \d+ min|2 h)"))
+    expect(page.locator("#team-version")).to_have_text(f"team code v{number + 1}")
 
-        # Started before the change: it keeps the version it started on.
-        assert team_version_of(app_server, before) != team_version_of(app_server, after)
-        page.goto(f"{app_server.base_url}/conversations/{before}")
-        expect(page.locator("#team-version")).to_have_text(f"team code v{number}")
-        assert security_review(app_server, before).due_at - old_review.created_at == timedelta(hours=24)
-    finally:
-        page.goto(f"{app_server.base_url}/admin/teams?team=code")
-        expect(page.locator("#team-title")).to_be_visible()
-        page.get_by_role("radio", name="YAML").click()
-        page.fill("#team-yaml", original)
-        save(page)
+    # Started before the change: it keeps the version it started on.
+    assert team_version_of(app_server, before) != team_version_of(app_server, after)
+    page.goto(f"{app_server.base_url}/conversations/{before}")
+    expect(page.locator("#team-version")).to_have_text(f"team code v{number}")
+    assert security_review(app_server, before).due_at - old_review.created_at == timedelta(hours=24)

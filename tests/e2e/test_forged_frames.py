@@ -104,6 +104,7 @@ def open_tapped(browser: Browser, app: RunningApp, username: str, *paths: str) -
     return page, tap
 
 
+@pytest.mark.slow  # two to three minutes: the longest test of the suite
 @pytest.mark.timeout(900)  # about 80 handlers at ~1 s each on a busy 2-core machine, plus the app start
 def test_no_forged_frame_changes_another_users_view_or_any_row(app_server: RunningApp, browser: Browser):
     handlers = event_handlers()

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from hitl_dashboard.db.engine import get_engine
-from tests.conftest import create_pg_database, drop_pg_database, require_pg, run_cli
+from tests.conftest import create_pg_database, drop_pg_database, require_pg, run_cli_process
 from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
 from tests.e2e.support import api_token, make_user, open_reviews, sign_in, start, state_deltas, wait_for
 from tests.hosted.cluster import tool_env
@@ -87,7 +87,7 @@ def test_browser_sees_a_separate_runner_process_live(hosted_app, page: Page):
 
     # The decision comes from yet another process (the CLI); the runner process does the turn.
     [review] = open_reviews(app, cid)
-    run_cli("decide", str(review.id), "--as", reviewer, "--action", "revise", "--instructions",
+    run_cli_process("decide", str(review.id), "--as", reviewer, "--action", "revise", "--instructions",
             "add a timeout", env={k: env[k] for k in ("DATABASE_URL", "REDIS_URL", "DEMO_MODE")})
     expect(page.locator(".message")).to_have_count(5, timeout=30_000)
     seen = page.evaluate("window.__live")

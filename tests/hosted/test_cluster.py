@@ -30,6 +30,8 @@ from tests.hosted.cluster import Cluster
 from tests.support.redis_check import redis_or_skip
 
 REDIS_URL = "redis://127.0.0.1:6379/7"
+# One xdist worker runs every test on this Redis database: each one empties it first.
+pytestmark = pytest.mark.xdist_group("redis-db-7")
 CODE_TASKS = 16
 OPS_TASKS = 4
 
@@ -126,6 +128,7 @@ def wait_until_holding(engine, runner, seconds: float = 1.5) -> bool:
     return False
 
 
+@pytest.mark.slow  # about a minute: a whole cluster under load
 def test_cluster_loses_and_duplicates_nothing(cluster: Cluster):
     engine = get_engine(cluster.database_url)
     starter = user_with_token(engine, "starter", ["product_reviewer"])

@@ -23,6 +23,8 @@ from tests.hosted.test_cluster import require_redis, user_with_token
 from tests.support.otlp_receiver import OtlpReceiver
 
 REDIS_URL = "redis://127.0.0.1:6379/11"
+# One xdist worker runs every test on this Redis database: each one empties it first.
+pytestmark = pytest.mark.xdist_group("redis-db-11")
 METRICS_TOKEN = "metrics-token-for-the-test"
 OPEN = ("pending", "claimed")
 

@@ -6,7 +6,7 @@ import os
 import subprocess
 
 from hitl_dashboard.services.auth.users import create_user
-from tests.conftest import run_cli
+from tests.conftest import run_cli, run_cli_process
 from tests.e2e.app_process import ROOT, SERVE, free_port
 from tests.hosted.cluster import tool_env
 
@@ -30,7 +30,7 @@ def test_web_app_refuses_demo_users(sqlite_url, tmp_path):
 
 def test_hosted_mode_refuses_demo_users(sqlite_url):
     create_user(username="alice", password="demo", roles=["security_reviewer"], is_demo=True)
-    result = run_cli("worker", "--until-idle", env=hosted_env(), check=False)
+    result = run_cli_process("worker", "--until-idle", env=hosted_env(), check=False)  # refuses to start
     assert result.returncode == 7
     assert "demo users exist (alice)" in result.stderr
 

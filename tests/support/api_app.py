@@ -1,5 +1,5 @@
-"""The real app (scripts/serve.sh, prod mode, one port) for the HTTP API tests, on SQLite and on
-PostgreSQL, plus helpers to make users with tokens in its database.
+"""The real app's backend (as scripts/serve.sh starts it, prod mode, without the frontend) for the
+HTTP API tests, on SQLite and on PostgreSQL, plus helpers to make users with tokens in its database.
 
 Registered from tests/conftest.py (pytest_plugins), so each app starts once per session."""
 
@@ -19,7 +19,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.auth.tokens import issue_token
 from hitl_dashboard.services.auth.users import insert_user
 from tests.conftest import create_pg_database, drop_pg_database, require_pg
-from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
+from tests.e2e.app_process import ROOT, RunningApp, free_port, migrate, stop, wait_until_serving
 
 # High enough that no test but the rate-limit one ever meets a limit (schemathesis sends hundreds).
 UNLIMITED = "100000/minute"
@@ -96,10 +96,20 @@ def start_app(tmp_path_factory: pytest.TempPathFactory, backend: str, **settings
             drop_pg_database(pg_name)
 
 
+# What scripts/serve.sh runs, with the backend only: the HTTP API, /ping and the in-web runner in
+# about 10 s, where building the frontend took a minute or more per app. It also leaves the
+# checkout's .web alone, which the e2e apps build (with their port baked in).
+BACKEND_ONLY = (
+    'source scripts/common.sh && reflex_env && exec "$VENV/bin/reflex" run --env prod --backend-only '
+    '--backend-port "$PORT" --backend-host "$BIND_HOST"'
+)
+
+
 def _spawn(env: dict[str, str], log_path: Path) -> subprocess.Popen:
+    env = {"PUBLIC_URL": f"http://localhost:{env['PORT']}", **env}  # serve.sh's default
     with log_path.open("wb") as log:
-        return subprocess.Popen([str(SERVE)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        return subprocess.Popen(["bash", "-c", BACKEND_ONLY], cwd=ROOT, env=env, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
 
 
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
