@@ -306,3 +306,10 @@ def _restore_logging(state: dict[str, tuple[int, list[logging.Handler]]]) -> Non
         logger = logging.getLogger(name)
         logger.setLevel(level)
         logger.handlers[:] = handlers
+    # Loggers first made during the run (a module imported by the command) keep no level or
+    # handler of its: a handler on the run's closed stdout, or an INFO level, would reach later tests.
+    for name, logger in list(logging.root.manager.loggerDict.items()):
+        if name not in state and isinstance(logger, logging.Logger):
+            logger.setLevel(logging.NOTSET)
+            logger.handlers.clear()
+            logger.propagate = True

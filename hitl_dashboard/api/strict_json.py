@@ -5,6 +5,7 @@ applied as one of the two: here it is a 400 that says why, and nothing is applie
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -21,6 +22,9 @@ class StrictJsonRequest(Request):
             try:
                 self._json = load_json(await self.body())
             except InvalidInput as exc:
+                if isinstance(exc.__context__, json.JSONDecodeError):
+                    # Plain bad syntax keeps FastAPI's usual 422 json_invalid (the API's contract).
+                    raise exc.__context__ from None
                 # An HTTPException is the one error FastAPI lets out of its body reading unchanged;
                 # any other becomes a 400 "There was an error parsing the body" that says nothing.
                 raise HTTPException(400, detail=str(exc)) from None
