@@ -20,7 +20,7 @@ from hitl_dashboard.services.teams import team_queries
 from hitl_dashboard.settings import reset_settings_cache
 from tests.conftest import run_cli
 from tests.support import flow
-from tests.support.openai_stub import OpenAIStub
+from tests.support.openai_stub import OpenAIStub, stub_as_model_endpoint
 from tests.support.py312 import findings_gated_team, py312_reply
 
 FINDINGS_ONLY = {"mode": "never", "agents": [], "keywords": [], "min_finding_severity": "high"}
@@ -34,13 +34,8 @@ def _team(python_version: str | None) -> str:
 @pytest.fixture
 def stub(monkeypatch):
     """The coder's model: an OpenAI-protocol stub that writes PY312_CODE (the planner stays scripted)."""
-    with OpenAIStub() as server:
-        for name, value in {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test-key",
-                            "MODEL_TIMEOUT_S": "5", "MODEL_MAX_RETRIES": "1", "MODEL_STREAM": "false"}.items():
-            monkeypatch.setenv(name, value)
-        reset_settings_cache()
+    with stub_as_model_endpoint(monkeypatch, MODEL_STREAM="false") as server:
         yield server
-    reset_settings_cache()
 
 
 def _py312_conversation(stub: OpenAIStub, python_version: str | None) -> int:

@@ -7,10 +7,9 @@ import pytest
 
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, PermissionDenied
 from hitl_dashboard.services.conversations import forks
-from hitl_dashboard.settings import reset_settings_cache
 from tests.support import flow
 from tests.support.db_state import audit_events
-from tests.support.openai_stub import OpenAIStub
+from tests.support.openai_stub import OpenAIStub, stub_as_model_endpoint
 
 TWENTY_TURNS = {"mode": "never", "tools": [], "max_turns_without_review": 20}
 ON_OPENAI = {"planner": {"provider": "openai"}, "coder": {"provider": "openai"}}
@@ -18,13 +17,8 @@ ON_OPENAI = {"planner": {"provider": "openai"}, "coder": {"provider": "openai"}}
 
 @pytest.fixture
 def stub(monkeypatch):
-    with OpenAIStub() as server:
-        for name, value in {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test-key",
-                            "MODEL_TIMEOUT_S": "5", "MODEL_MAX_RETRIES": "1", "MODEL_STREAM": "false"}.items():
-            monkeypatch.setenv(name, value)
-        reset_settings_cache()
+    with stub_as_model_endpoint(monkeypatch, MODEL_STREAM="false") as server:
         yield server
-    reset_settings_cache()
 
 
 def _transcript(cid: int) -> list[tuple]:

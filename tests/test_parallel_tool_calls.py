@@ -17,10 +17,9 @@ from sqlalchemy import create_engine, text
 from hitl_dashboard.db.models import Message
 from hitl_dashboard.services.auth import users
 from hitl_dashboard.services.reviews import tool_decisions
-from hitl_dashboard.settings import reset_settings_cache
 from tests.support import flow
 from tests.support.db_state import reviews_of, tool_call, use_cheap_passwords
-from tests.support.openai_stub import OpenAIStub, ParallelToolCallsReply, ToolCallReply
+from tests.support.openai_stub import OpenAIStub, ParallelToolCallsReply, ToolCallReply, stub_as_model_endpoint
 from tests.support.races import race
 
 PLAN = "TASK TYPE: ops\n1. Deploy to staging.\n2. Deploy to production.\nCONFIDENCE: 0.9"
@@ -31,13 +30,8 @@ REPORT = "Deployment report: both calls were handled as the reviewers decided.\n
 
 @pytest.fixture
 def stub(monkeypatch):
-    with OpenAIStub() as server:
-        for name, value in {"MODEL_PROVIDER": "openai", "OPENAI_BASE_URL": server.base_url,
-                            "OPENAI_API_KEY": "test-key", "MODEL_TIMEOUT_S": "5", "MODEL_MAX_RETRIES": "1"}.items():
-            monkeypatch.setenv(name, value)
-        reset_settings_cache()
+    with stub_as_model_endpoint(monkeypatch, MODEL_PROVIDER="openai") as server:
         yield server
-    reset_settings_cache()
 
 
 def deploys() -> list[dict]:

@@ -20,6 +20,7 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -280,3 +281,20 @@ def _stream_events(body: dict[str, Any], reply: Reply, include_usage: bool) -> l
         events.append(json.dumps({**base, "choices": [], "usage": _usage(body, output)}))
     events.append("[DONE]")
     return events
+
+
+@contextlib.contextmanager
+def stub_as_model_endpoint(monkeypatch, **settings: str) -> Iterator[OpenAIStub]:
+    """A stub that this process's "openai" model clients reach: a short timeout and one retry, so a
+    test of a failing model does not wait; `settings` adds or overrides environment settings."""
+    from hitl_dashboard.settings import reset_settings_cache
+
+    with OpenAIStub() as server:
+        for name, value in {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test-key",
+                            "MODEL_TIMEOUT_S": "5", "MODEL_MAX_RETRIES": "1", **settings}.items():
+            monkeypatch.setenv(name, value)
+        reset_settings_cache()
+        try:
+            yield server
+        finally:
+            reset_settings_cache()
