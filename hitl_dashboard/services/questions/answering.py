@@ -13,7 +13,8 @@ from sqlmodel import Session, select
 
 from hitl_dashboard.agents.questions import Answer, QuestionContext, answer_question
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, Message, ReviewQuestion, ReviewRequest, User, utcnow
+from hitl_dashboard.db.models import Conversation, Message, ReviewRequest, User, utcnow
+from hitl_dashboard.db.questions_models import ReviewQuestion
 from hitl_dashboard.domain.enums import SubjectType
 from hitl_dashboard.domain.stored_values import MODEL_CHARS, fit_with_hash, storable_text
 from hitl_dashboard.services.audit.audit_context import revisions_under_review

@@ -9,7 +9,8 @@ from __future__ import annotations
 from sqlmodel import Session, select
 
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, Message, ReviewQuestion, ReviewRequest
+from hitl_dashboard.db.models import Conversation, Message, ReviewRequest
+from hitl_dashboard.db.questions_models import ReviewQuestion
 from hitl_dashboard.domain.decisions import MAX_TEXT
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewKind, ReviewStatus
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
