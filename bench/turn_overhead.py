@@ -84,7 +84,7 @@ class _TimedTurns:
         self.stamps: list[float] = []
         self.turns = 0
 
-    def __call__(self, conversation_id, runner_id, turn, *rest):  # noqa: ANN001, ANN002 - rest: the findings
+    def __call__(self, conversation_id, runner_id, turn, *rest):  # noqa: ANN001, ANN002 - rest: the code, the findings
         outcome = self.original(conversation_id, runner_id, turn, *rest)
         self.stamps.append(_now())
         return outcome if len(self.stamps) < self.turns else self.paused

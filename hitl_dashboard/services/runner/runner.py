@@ -14,11 +14,13 @@ import uuid
 
 from hitl_dashboard.agents.errors import ModelCallFailed
 from hitl_dashboard.agents.model_clients import ModelSpec
-from hitl_dashboard.agents.team_session import TeamSession, TurnFailed, model_specs
+from hitl_dashboard.agents.team_session import TeamSession, TurnFailed, TurnResult, model_specs
 from hitl_dashboard.agents.tools import prepare_tools
 from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.db.uow import CoreUnitOfWork, UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
+from hitl_dashboard.domain.findings import FindingsView
+from hitl_dashboard.domain.turn_gate import TurnCode, parse_turn_code
 from hitl_dashboard.services.conversations.checkpoints import state_at
 from hitl_dashboard.services.findings.gate import findings_for_turn
 from hitl_dashboard.services.live import live
@@ -122,10 +124,10 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
             except (TurnFailed, ModelCallFailed) as exc:
                 mark_failed(conversation_id, runner_id, str(exc))
                 return
-            # None unless the policy gates on findings
-            findings = await findings_for_turn(conversation_id, turn, snapshot.team)
+            code = parse_turn_code(snapshot.team.code_authors, turn.messages)  # once: every step below reads it
+            findings = await findings_for_turn(conversation_id, code, snapshot.team)  # None unless gated on
             try:
-                outcome = _store_turn(conversation_id, runner_id, turn, findings)
+                outcome = _store_turn(conversation_id, runner_id, turn, code, findings)
             except LeaseLost:
                 raise
             except Exception as exc:  # noqa: BLE001 - rolled back; retrying would fail the same way
@@ -142,12 +144,13 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
         await session.close()
 
 
-def _store_turn(conversation_id: int, runner_id: str, turn, findings=None) -> str:
+def _store_turn(conversation_id: int, runner_id: str, turn: TurnResult, code: TurnCode,
+                findings: FindingsView | None = None) -> str:
     """One transaction: the turn's rows and its checkpoint, or nothing (rolled back unless committed).
     Locked (PostgreSQL FOR UPDATE; SQLite's BEGIN IMMEDIATE): renewing the lease fails if an admin
     aborted the conversation or another runner took it over."""
     lease_seconds = get_settings().lease_seconds
-    if plain_turn.may_be_plain(turn, findings):  # most turns: three Core statements
+    if plain_turn.may_be_plain(turn, code, findings):  # most turns: three Core statements
         with CoreUnitOfWork() as core:
             outcome = plain_turn.store(core, conversation_id, runner_id, turn, lease_seconds)
             if outcome is not None:
@@ -158,7 +161,7 @@ def _store_turn(conversation_id: int, runner_id: str, turn, findings=None) -> st
         conversation = uow.session.get(Conversation, conversation_id, with_for_update=True)
         if not leases.renew_held(conversation, runner_id, lease_seconds):
             raise LeaseLost()
-        outcome = apply_turn(uow.session, conversation, turn, findings)
+        outcome = apply_turn(uow.session, conversation, turn, findings, code)
         conversation.crash_count = 0  # a stored turn is progress: crashes before it no longer count
         uow.commit()
     return outcome
