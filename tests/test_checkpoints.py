@@ -19,7 +19,7 @@ from hitl_dashboard.db.models import TurnCheckpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.checkpoints import DELTA, FULL, CheckpointError, apply_delta, rebuild
 from hitl_dashboard.domain.revise_message import revise_message
-from hitl_dashboard.services.conversations.checkpoints import state_at
+from hitl_dashboard.services.runner.checkpoints import state_at
 from hitl_dashboard.teams.catalogue import get_team
 from tests.support import flow
 

@@ -66,11 +66,6 @@ class TurnResult:
     task: dict[str, str] | None = None  # the message the turn started with
 
 
-def model_specs(agents: tuple[str, ...], routing: dict[str, Any], defaults: ModelSpec) -> dict[str, ModelSpec]:
-    """routing: {"coder": {"provider": "openai", "model": "gpt-4o"}, ...}; others use the defaults."""
-    return {name: defaults.model_copy(update=routing.get(name) or {}) for name in agents}
-
-
 class TeamSession:
     """A fresh team for one conversation, optionally restored from a checkpoint."""
 

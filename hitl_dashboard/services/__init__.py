@@ -6,6 +6,10 @@ from hitl_dashboard.services.audit import audit_anchor as _audit_anchor
 
 _audit_anchor.install()
 
+from hitl_dashboard.services.webhooks import audit_head_webhook as _audit_head_webhook  # noqa: E402
+
+_audit_head_webhook.install()
+
 # Decisions and overdue reviews are counted (metrics) and traced from the audit events a transaction writes.
 from hitl_dashboard.services.observability import audit_metrics as _audit_metrics  # noqa: E402
 from hitl_dashboard.services.observability import audit_traces as _audit_traces  # noqa: E402

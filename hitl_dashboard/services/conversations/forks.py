@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.lookups import load_conversation
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, TurnCheckpoint
 from hitl_dashboard.domain.checkpoints import FULL, CheckpointError, replace_content
 from hitl_dashboard.domain.enums import ConversationStatus, MessageKind
@@ -21,11 +22,10 @@ from hitl_dashboard.domain.errors import Conflict, InvalidInput
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.domain.revise_message import revise_message
 from hitl_dashboard.domain.revisions import proposed_code
-from hitl_dashboard.services.conversations.checkpoints import state_at, turn_row
-from hitl_dashboard.services.conversations.conversation_queries import load_conversation
-from hitl_dashboard.services.conversations.proposed_code import add_revisions
 from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.live import live
+from hitl_dashboard.services.runner.checkpoints import state_at, turn_row
+from hitl_dashboard.services.runner.proposed_code import add_revisions
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import reading, transaction
 

@@ -11,6 +11,7 @@ from datetime import timedelta
 from sqlalchemy import update
 from sqlmodel import Session, select
 
+from hitl_dashboard.agents.model_clients import agent_model_specs
 from hitl_dashboard.agents.questions import Answer, QuestionContext, answer_question
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import Conversation, Message, ReviewRequest, User, utcnow
@@ -46,8 +47,6 @@ async def answer_open_questions(limit: int = ROUND_SIZE) -> int:
 
 
 def _claim(limit: int) -> list:
-    from hitl_dashboard.services.runner.runner import agent_model_specs  # loads AutoGen; the runner's routing
-
     now = utcnow()
     until = now + timedelta(seconds=2 * get_settings().model_timeout_s + 30)
     claimed = []

@@ -29,7 +29,7 @@ from hitl_dashboard.domain.policies import GatePolicy
 from hitl_dashboard.domain.stored_values import MODEL_CHARS, SOURCE_CHARS, fit_with_hash, storable_text
 from hitl_dashboard.domain.turn_gate import TurnCode, decide_turn
 from hitl_dashboard.observability import metrics
-from hitl_dashboard.services.conversations.checkpoints import insert_turn_checkpoint
+from hitl_dashboard.services.runner.checkpoints import insert_turn_checkpoint
 from hitl_dashboard.services.runner.run_failures import LeaseLost
 from hitl_dashboard.services.runner.turns import CONTINUE
 from hitl_dashboard.services.teams.versions import team_of

@@ -13,50 +13,30 @@ import socket
 import uuid
 
 from hitl_dashboard.agents.errors import ModelCallFailed
-from hitl_dashboard.agents.model_clients import ModelSpec
-from hitl_dashboard.agents.team_session import TeamSession, TurnFailed, TurnResult, model_specs
+from hitl_dashboard.agents.model_clients import agent_model_specs
+from hitl_dashboard.agents.team_session import TeamSession, TurnFailed, TurnResult
 from hitl_dashboard.agents.tools import prepare_tools
 from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.db.uow import CoreUnitOfWork, UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
 from hitl_dashboard.domain.findings import FindingsView
 from hitl_dashboard.domain.turn_gate import TurnCode, parse_turn_code
-from hitl_dashboard.services.conversations.checkpoints import state_at
 from hitl_dashboard.services.findings.gate import findings_for_turn
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.observability.run_tracing import traced_run
 from hitl_dashboard.services.runner import leases, plain_turn
+from hitl_dashboard.services.runner.checkpoints import state_at
 from hitl_dashboard.services.runner.run_failures import LeaseLost, describe_storage_error, mark_failed, record_crash
 from hitl_dashboard.services.runner.tool_execution import run_approved_tools, tool_call_ids
 from hitl_dashboard.services.runner.turns import CONTINUE, apply_turn
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.settings import get_settings
-from hitl_dashboard.teams.model import TeamDefinition
 
 log = logging.getLogger(__name__)
 
 
 def new_runner_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-
-
-def default_model_spec() -> ModelSpec:
-    """The configured endpoint travels with every spec, so a conversation that routes one agent
-    to "openai" (while the default is scripted) reaches the operator's endpoint, never another."""
-    s = get_settings()
-    return ModelSpec(
-        provider="openai" if s.model_provider == "openai" else "scripted",
-        model=s.openai_model,  # unused by the scripted model
-        base_url=s.openai_base_url, api_key=s.openai_api_key, timeout_s=s.model_timeout_s,
-        max_retries=s.model_max_retries, retry_base_delay_s=s.model_retry_base_s,
-        delay_ms=s.scripted_delay_ms, chunk_delay_ms=s.scripted_chunk_delay_ms,
-    )
-
-
-def agent_model_specs(team: TeamDefinition, routing: dict) -> dict[str, ModelSpec]:
-    """Each agent's server-model spec with the conversation's routing: what its turns and its
-    answers to reviewers' questions (services/questions/answering.py) are built from."""
-    return model_specs(team.agent_names, routing, default_model_spec())
 
 
 async def run_conversation(conversation_id: int, runner_id: str) -> bool:

@@ -19,10 +19,10 @@ from hitl_dashboard.domain.stored_values import CALL_ID_CHARS, MODEL_CHARS, SOUR
 from hitl_dashboard.domain.turn_gate import TurnCode, decide_turn, parse_turn_code
 from hitl_dashboard.observability import metrics
 from hitl_dashboard.observability.on_commit import on_commit
-from hitl_dashboard.services.conversations.checkpoints import store_turn_checkpoint
-from hitl_dashboard.services.conversations.proposed_code import add_revisions
 from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
+from hitl_dashboard.services.runner.checkpoints import store_turn_checkpoint
+from hitl_dashboard.services.runner.proposed_code import add_revisions
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.webhooks import webhooks
 from hitl_dashboard.teams.model import TeamDefinition

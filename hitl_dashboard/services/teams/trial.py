@@ -36,8 +36,11 @@ def offline_copy(team: TeamDefinition) -> TeamDefinition:
 
 async def try_team(actor: Actor, text: str, task: str) -> list[TrialMessage]:
     """A bad draft raises TeamFileInvalid naming the field, as saving it would."""
-    from hitl_dashboard.agents.model_clients import ModelSpec  # AutoGen: only when someone tries a draft
-    from hitl_dashboard.agents.team_session import TeamSession, model_specs
+    from hitl_dashboard.agents.model_clients import (
+        ModelSpec,  # AutoGen: only when someone tries a draft
+        model_specs,
+    )
+    from hitl_dashboard.agents.team_session import TeamSession
 
     if not actor.is_admin:
         raise PermissionDenied("only an admin may try a team")
