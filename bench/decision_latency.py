@@ -115,8 +115,10 @@ if __name__ == "__main__":
         args.decisions = min(args.decisions, 10)
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["DATABASE_URL"] = f"sqlite:///{tmp}/bench.db"
+        from hitl_dashboard import listeners
         from hitl_dashboard.db.migrations import upgrade_to_head
 
+        listeners.install()  # this process writes through services, as the CLI would
         upgrade_to_head()
         original = model_clients.build_model_client
         model_clients.build_model_client = lambda spec, role: TimedScripted(role)

@@ -128,9 +128,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update(DATABASE_URL=f"sqlite:///{tmp}/bench.db", MODEL_STREAM="false",
                           AUDIT_ANCHOR_FILE=f"{tmp}/audit-heads.jsonl")
+        from hitl_dashboard import listeners
         from hitl_dashboard.db.migrations import upgrade_to_head
         from tests.support import flow
 
+        listeners.install()  # this process writes through services, as the CLI would
         upgrade_to_head()
         flow.make_people()
         for _ in range(args.rounds):  # alternating, so both see the same load

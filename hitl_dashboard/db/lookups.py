@@ -20,6 +20,7 @@ def load_conversation(session: Session, conversation_id: int) -> Conversation:
 
 
 def get_request(uow: UnitOfWork, review_id: int) -> ReviewRequest:
+    assert uow.session is not None  # called inside the unit of work's block
     request = uow.session.get(ReviewRequest, review_id)
     if request is None:
         raise NotFound(f"review request {review_id} does not exist")

@@ -7,7 +7,8 @@ commit succeeds, and survives a crash. The file and log sinks publish after the 
 from __future__ import annotations
 
 from sqlalchemy import event
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session as OrmSession
+from sqlmodel import Session
 
 from hitl_dashboard.db.audit import link_pending, pending_head
 from hitl_dashboard.db.models import utcnow
@@ -28,6 +29,6 @@ def _before_commit(session: Session) -> None:
 
 
 def install() -> None:
-    """Idempotent."""
-    if not event.contains(Session, "before_commit", _before_commit):
-        event.listen(Session, "before_commit", _before_commit)
+    """Idempotent. On SQLAlchemy's Session class: sqlmodel's sessions, which every unit of work opens, included."""
+    if not event.contains(OrmSession, "before_commit", _before_commit):
+        event.listen(OrmSession, "before_commit", _before_commit)
