@@ -122,9 +122,9 @@ if __name__ == "__main__":
         upgrade_to_head()
         original = model_clients.build_model_client
         model_clients.build_model_client = lambda spec, role: TimedScripted(role)
-        import hitl_dashboard.agents.team_session as session_module
+        import hitl_dashboard.agents.team_run as team_run_module
 
-        session_module.build_model_client = model_clients.build_model_client
+        team_run_module.build_model_client = model_clients.build_model_client
         bare = asyncio.run(bare_resume(args.decisions))
         values = asyncio.run(main(args.decisions))
     ours_p95, bare_p95 = p95_of(values) * 1000, p95_of(bare) * 1000

@@ -117,10 +117,10 @@ def main() -> None:
     if args.turns < 20:
         parser.error("--turns must be at least 20")
     model_clients.build_model_client = lambda spec, role: InstantEcho(role)
-    import hitl_dashboard.agents.team_session as session_module
+    import hitl_dashboard.agents.team_run as team_run_module
     import hitl_dashboard.services.runner.runner as runner_module
 
-    session_module.build_model_client = model_clients.build_model_client
+    team_run_module.build_model_client = model_clients.build_model_client
     timed = _TimedTurns()
     runner_module._store_turn = timed
     bare: list[list[tuple[float, float]]] = []

@@ -182,7 +182,7 @@ def test_the_findings_gate_judges_the_producers_code_whatever_the_agent_is_calle
 
 
 def test_the_teams_planner_proposes_no_code_for_the_gate_whatever_it_is_called(sqlite_url):
-    from hitl_dashboard.agents.team_session import ProducedMessage, TurnResult
+    from hitl_dashboard.agents.team_run import ProducedMessage, TurnResult
     from hitl_dashboard.domain.turn_gate import parse_turn_code
     from hitl_dashboard.services.findings.gate import findings_for_turn
     from hitl_dashboard.services.teams.versions import pinned

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Text, cast, func, select
 
-from hitl_dashboard.agents.team_session import ProducedMessage, TurnResult
+from hitl_dashboard.agents.team_run import ProducedMessage, TurnResult
 from hitl_dashboard.db.models import Conversation, Message, TurnCheckpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.checkpoints import DELTA, FULL

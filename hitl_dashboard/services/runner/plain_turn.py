@@ -36,7 +36,7 @@ from hitl_dashboard.services.teams.versions import team_of
 from hitl_dashboard.teams.model import TeamDefinition
 
 if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGen
-    from hitl_dashboard.agents.team_session import TurnResult
+    from hitl_dashboard.agents.team_run import TurnResult
 
 _C = Conversation.__table__.c
 # One statement takes the lock (PostgreSQL: the row; SQLite: BEGIN IMMEDIATE already has the write

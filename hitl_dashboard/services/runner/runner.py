@@ -14,7 +14,7 @@ import uuid
 
 from hitl_dashboard.agents.errors import ModelCallFailed
 from hitl_dashboard.agents.model_clients import agent_model_specs
-from hitl_dashboard.agents.team_session import TeamSession, TurnFailed, TurnResult
+from hitl_dashboard.agents.team_run import TeamRun, TurnFailed, TurnResult
 from hitl_dashboard.agents.tools import prepare_tools
 from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.db.uow import CoreUnitOfWork, UnitOfWork
@@ -90,17 +90,17 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
     try:
         specs = agent_model_specs(snapshot.team, snapshot.model_routing)
         await prepare_tools(snapshot.team)  # an MCP server that is down fails this conversation, retryably
-        session = TeamSession(snapshot.team, snapshot.task_type, specs, stream=get_settings().model_stream)
+        team_run = TeamRun(snapshot.team, snapshot.task_type, specs, stream=get_settings().model_stream)
     except Exception as exc:  # noqa: BLE001 - a misconfigured model fails this conversation, not the runner loop
         mark_failed(conversation_id, runner_id, f"cannot set up the agents' models or tools: {exc}")
         return
     try:
-        await session.restore(state)
+        await team_run.restore(state)
         turn_number = snapshot.checkpoint_version
         while True:
             turn_number += 1
             try:
-                turn = await session.run_turn(task, on_chunk=live.chunk_publisher(conversation_id))
+                turn = await team_run.run_turn(task, on_chunk=live.chunk_publisher(conversation_id))
             except (TurnFailed, ModelCallFailed) as exc:
                 mark_failed(conversation_id, runner_id, str(exc))
                 return
@@ -121,7 +121,7 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
                 return
             task = None
     finally:
-        await session.close()
+        await team_run.close()
 
 
 def _store_turn(conversation_id: int, runner_id: str, turn: TurnResult, code: TurnCode,

@@ -28,7 +28,7 @@ from hitl_dashboard.services.webhooks import webhooks
 from hitl_dashboard.teams.model import TeamDefinition
 
 if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGen
-    from hitl_dashboard.agents.team_session import ProducedMessage, ToolIntent, TurnResult
+    from hitl_dashboard.agents.team_run import ProducedMessage, ToolIntent, TurnResult
 
 CONTINUE, PAUSED, FINISHED = "continue", "paused", "finished"
 

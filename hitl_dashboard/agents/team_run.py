@@ -66,8 +66,9 @@ class TurnResult:
     task: dict[str, str] | None = None  # the message the turn started with
 
 
-class TeamSession:
-    """A fresh team for one conversation, optionally restored from a checkpoint."""
+class TeamRun:
+    """One run of a conversation's AutoGen team: a fresh team, optionally restored from a checkpoint,
+    run one agent turn at a time."""
 
     def __init__(self, team: TeamDefinition, task_type: str, specs: dict[str, ModelSpec], *, stream: bool = True):
         """team: the version the conversation runs on (services/teams/versions.pinned)."""
