@@ -143,6 +143,7 @@ def _store_revisions(session: Session, conversation: Conversation, code: list[tu
     for blocks, row in zip(code, stored, strict=True):
         if blocks:
             session.flush()  # the revisions name their message by id
+            assert conversation.id is not None and row.id is not None  # both flushed
             revisions += add_revisions(session, conversation.id, row.id, list(blocks))
     if revisions:
         session.flush()
@@ -159,6 +160,7 @@ def _held_tool_calls(policy: GatePolicy, messages: list[ProducedMessage],
 
 def _open_tool_approvals(session: Session, conversation: Conversation, team: TeamDefinition,
                          held: list[tuple[ProducedMessage, ToolIntent]]) -> None:
+    assert conversation.id is not None  # a stored conversation
     for produced, intent in held:
         call = ToolCall(conversation_id=conversation.id, call_id=fit_with_hash(intent.call_id, CALL_ID_CHARS),
                         tool_name=intent.name,  # listed in the gate policy, which admits only tool names
