@@ -2,7 +2,7 @@
 
 from sqlmodel import SQLModel
 
-import hitl_dashboard.db.models  # noqa: F401  (registers the tables)
+import hitl_dashboard.db.tables  # noqa: F401  (registers every table)
 from alembic import context
 from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.startup import settings_or_exit

@@ -22,11 +22,14 @@ BACKENDS = ("sqlite", "postgresql")
 
 
 def use_database(url: str, **settings: str) -> None:
-    """Point this process's settings at `url` (and any other settings given as env names)."""
+    """Point this process's settings at `url` (and any other settings given as env names), with the
+    start-up's listeners installed: benchmarks write through services in-process."""
+    from hitl_dashboard import listeners
     from hitl_dashboard.settings import reset_settings_cache
 
     os.environ.update(DATABASE_URL=url, **settings)
     reset_settings_cache()
+    listeners.install()
 
 
 @contextlib.contextmanager

@@ -115,14 +115,16 @@ if __name__ == "__main__":
         args.decisions = min(args.decisions, 10)
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["DATABASE_URL"] = f"sqlite:///{tmp}/bench.db"
+        from hitl_dashboard import listeners
         from hitl_dashboard.db.migrations import upgrade_to_head
 
+        listeners.install()  # this process writes through services, as the CLI would
         upgrade_to_head()
         original = model_clients.build_model_client
         model_clients.build_model_client = lambda spec, role: TimedScripted(role)
-        import hitl_dashboard.agents.team_session as session_module
+        import hitl_dashboard.agents.team_run as team_run_module
 
-        session_module.build_model_client = model_clients.build_model_client
+        team_run_module.build_model_client = model_clients.build_model_client
         bare = asyncio.run(bare_resume(args.decisions))
         values = asyncio.run(main(args.decisions))
     ours_p95, bare_p95 = p95_of(values) * 1000, p95_of(bare) * 1000

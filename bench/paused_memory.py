@@ -57,6 +57,7 @@ def clone(template_id: int, copies: int) -> None:
     from sqlalchemy import select
     from sqlmodel import SQLModel
 
+    import hitl_dashboard.db.tables  # noqa: F401 - every table with a conversation_id is in the metadata
     from hitl_dashboard.db.engine import get_engine
 
     tables = [t for t in SQLModel.metadata.sorted_tables if "conversation_id" in t.c and t.name != "audit_events"]

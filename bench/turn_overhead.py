@@ -84,7 +84,7 @@ class _TimedTurns:
         self.stamps: list[float] = []
         self.turns = 0
 
-    def __call__(self, conversation_id, runner_id, turn, *rest):  # noqa: ANN001, ANN002 - rest: the findings
+    def __call__(self, conversation_id, runner_id, turn, *rest):  # noqa: ANN001, ANN002 - rest: the code, the findings
         outcome = self.original(conversation_id, runner_id, turn, *rest)
         self.stamps.append(_now())
         return outcome if len(self.stamps) < self.turns else self.paused
@@ -117,10 +117,10 @@ def main() -> None:
     if args.turns < 20:
         parser.error("--turns must be at least 20")
     model_clients.build_model_client = lambda spec, role: InstantEcho(role)
-    import hitl_dashboard.agents.team_session as session_module
+    import hitl_dashboard.agents.team_run as team_run_module
     import hitl_dashboard.services.runner.runner as runner_module
 
-    session_module.build_model_client = model_clients.build_model_client
+    team_run_module.build_model_client = model_clients.build_model_client
     timed = _TimedTurns()
     runner_module._store_turn = timed
     bare: list[list[tuple[float, float]]] = []
@@ -128,9 +128,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update(DATABASE_URL=f"sqlite:///{tmp}/bench.db", MODEL_STREAM="false",
                           AUDIT_ANCHOR_FILE=f"{tmp}/audit-heads.jsonl")
+        from hitl_dashboard import listeners
         from hitl_dashboard.db.migrations import upgrade_to_head
         from tests.support import flow
 
+        listeners.install()  # this process writes through services, as the CLI would
         upgrade_to_head()
         flow.make_people()
         for _ in range(args.rounds):  # alternating, so both see the same load

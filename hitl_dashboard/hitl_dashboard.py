@@ -11,6 +11,7 @@ from hitl_dashboard.startup import ready_to_serve_or_exit
 # and before the imports below, which read the settings.
 ready_to_serve_or_exit()
 
+from hitl_dashboard import listeners  # noqa: E402
 from hitl_dashboard.api.app import api  # noqa: E402
 from hitl_dashboard.api.threads import limit_api_threads  # noqa: E402
 from hitl_dashboard.observability.setup import setup  # noqa: E402
@@ -19,6 +20,7 @@ from hitl_dashboard.ui.components.connection import install_overlay  # noqa: E40
 from hitl_dashboard.ui.pages.registry import add_pages  # noqa: E402
 
 setup("web")  # logs (JSON lines in hosted mode) and, with an OTLP endpoint, traces
+listeners.install()  # the audit chain's linking and the other SQLAlchemy listeners (the API factory's too)
 
 logger = logging.getLogger(__name__)
 

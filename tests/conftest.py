@@ -197,6 +197,15 @@ def sqlite_url(request, tmp_path, monkeypatch):
         yield url
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _listeners() -> None:
+    """What every process's start-up does (hitl_dashboard/listeners.py): this one writes through
+    services too, to its own databases and to the served apps' (users, tokens, seeded work)."""
+    from hitl_dashboard import listeners
+
+    listeners.install()
+
+
 @pytest.fixture(autouse=True)
 def _cheap_password_hashing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """argon2 at its production cost takes ~0.1 s per user, and most tests create users without

@@ -13,13 +13,13 @@ import pytest
 
 from alembic import command
 from hitl_dashboard.agents.model_clients import ModelSpec
-from hitl_dashboard.agents.team_session import TeamSession
+from hitl_dashboard.agents.team_run import TeamRun
 from hitl_dashboard.db.migrations import alembic_config
 from hitl_dashboard.db.models import TurnCheckpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.checkpoints import DELTA, FULL, CheckpointError, apply_delta, rebuild
 from hitl_dashboard.domain.revise_message import revise_message
-from hitl_dashboard.services.conversations.checkpoints import state_at
+from hitl_dashboard.services.runner.checkpoints import state_at
 from hitl_dashboard.teams.catalogue import get_team
 from tests.support import flow
 
@@ -80,20 +80,20 @@ SCENARIOS = [
 def test_the_rebuilt_state_is_autogens_own_after_every_turn_through_resumes_and_restores(scenario: Scenario):
     async def run():
         specs = {name: ModelSpec(provider="scripted") for name in scenario.agents}
-        session = TeamSession(get_team(scenario.team), scenario.team, specs, stream=False)
+        team_run = TeamRun(get_team(scenario.team), scenario.team, specs, stream=False)
         rows, sizes, produced = [], [], []
         for turn in range(scenario.turns):
-            result = await session.run_turn(scenario.inputs.get(turn))
+            result = await team_run.run_turn(scenario.inputs.get(turn))
             assert result.checkpoint_kind == (FULL if turn == 0 else DELTA)
             rows.append((result.checkpoint_kind, _json(result.checkpoint)))
             sizes.append(len(json.dumps(result.checkpoint)))
             produced.append([(m.source, m.kind) for m in result.messages])
-            assert rebuild(rows, {}) == _json(await session.save_state()), f"after turn {turn + 1}"
+            assert rebuild(rows, {}) == _json(await team_run.save_state()), f"after turn {turn + 1}"
             if turn == scenario.restore_after:  # a new process: a fresh team restored from the rebuilt state
-                await session.close()
-                session = TeamSession(get_team(scenario.team), scenario.team, specs, stream=False)
-                await session.restore(rebuild(rows, {}))
-        await session.close()
+                await team_run.close()
+                team_run = TeamRun(get_team(scenario.team), scenario.team, specs, stream=False)
+                await team_run.restore(rebuild(rows, {}))
+        await team_run.close()
         return sizes, produced
 
     sizes, produced = asyncio.run(run())

@@ -182,7 +182,8 @@ def test_the_findings_gate_judges_the_producers_code_whatever_the_agent_is_calle
 
 
 def test_the_teams_planner_proposes_no_code_for_the_gate_whatever_it_is_called(sqlite_url):
-    from hitl_dashboard.agents.team_session import ProducedMessage, TurnResult
+    from hitl_dashboard.agents.team_run import ProducedMessage, TurnResult
+    from hitl_dashboard.domain.turn_gate import parse_turn_code
     from hitl_dashboard.services.findings.gate import findings_for_turn
     from hitl_dashboard.services.teams.versions import pinned
 
@@ -191,9 +192,9 @@ def test_the_teams_planner_proposes_no_code_for_the_gate_whatever_it_is_called(s
     code = "```python\n# file: app/run.py\nimport subprocess\nsubprocess.run(cmd, shell=True)\n```"
     by_lead = TurnResult([ProducedMessage("lead", "text", code)], "full", {}, None)
     team = pinned(conversation(cid))
-    assert asyncio.run(findings_for_turn(cid, by_lead, team)) is None
+    assert asyncio.run(findings_for_turn(cid, parse_turn_code(team.code_authors, by_lead.messages), team)) is None
     with UnitOfWork() as uow:
         assert uow.session.exec(select(CodeAnalysis)).all() == []  # nothing was analysed, nothing waited
     by_producer = TurnResult([ProducedMessage("planner", "text", code)], "full", {}, None)
-    found = asyncio.run(findings_for_turn(cid, by_producer, team))
+    found = asyncio.run(findings_for_turn(cid, parse_turn_code(team.code_authors, by_producer.messages), team))
     assert found is not None and found.files == ("app/run.py",) and found.counts.get("high", 0) >= 1

@@ -1,5 +1,6 @@
 """The import-linter contracts in pyproject.toml hold on the real tree, and they do catch a breach:
-a copy of the package with reflex imported from a service fails, naming the broken rule."""
+a copy of the package with a planted breach (reflex imported from a service, a loop inside db/, a
+services group importing one above it) fails, naming the broken rule."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import ROOT
 
@@ -29,16 +32,40 @@ def test_the_real_tree_keeps_every_layer_contract() -> None:
     assert "0 broken" in result.stdout
 
 
-def test_reflex_imported_from_a_service_breaks_its_contract(tmp_path: Path) -> None:
+def planted_copy(tmp_path: Path, module: str, breach: str) -> Path:
+    """A copy of the package and its contracts with `breach` appended to `module` (a path under hitl_dashboard/)."""
     shutil.copytree(ROOT / "hitl_dashboard", tmp_path / "hitl_dashboard",
                     ignore=shutil.ignore_patterns("__pycache__", ".web", ".states"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    service = tmp_path / "hitl_dashboard" / "services" / "transactions.py"
-    service.write_text(service.read_text() + "\nimport reflex  # the breach under test\n")
+    planted = tmp_path / "hitl_dashboard" / module
+    planted.write_text(planted.read_text() + breach)
+    return tmp_path
 
-    result = lint_imports(tmp_path)
 
-    output = result.stdout + result.stderr
+# A function-level import counts like a top-level one: a lazy import hides no breach.
+BREACHES = {
+    "reflex from a service": (
+        "services/transactions.py", "\nimport reflex  # the breach under test\n",
+        "reflex only in ui and the app module BROKEN", "hitl_dashboard.services.transactions -> reflex"),
+    "a loop inside db": (
+        "db/models.py", "\n\ndef _breach():\n    from hitl_dashboard.db.team_models import TeamVersion\n\n"
+                        "    return TeamVersion\n",
+        "db has no import loop BROKEN", ".team_models -> .models"),
+    "a back-arrow up the services stack": (
+        "services/teams/versions.py", "\n\ndef _breach():\n    from hitl_dashboard.services.runner.runner import "
+                                      "new_runner_id\n\n    return new_runner_id()\n",
+        "services groups form a stack BROKEN",
+        "hitl_dashboard.services.teams.versions -> hitl_dashboard.services.runner.runner"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BREACHES))
+def test_a_planted_breach_breaks_its_contract(tmp_path: Path, name: str) -> None:
+    module, breach, broken, arrow = BREACHES[name]
+
+    result = lint_imports(planted_copy(tmp_path, module, breach))
+
+    output = " ".join((result.stdout + result.stderr).split())  # import-linter wraps long lines
     assert result.returncode != 0, output
-    assert "reflex only in ui and the app module BROKEN" in output
-    assert "hitl_dashboard.services.transactions -> reflex" in output
+    assert broken in output
+    assert arrow in output

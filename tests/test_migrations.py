@@ -8,7 +8,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlmodel import SQLModel
 
-import hitl_dashboard.db.models  # noqa: F401  (registers the tables)
+import hitl_dashboard.db.tables  # noqa: F401  (registers every table)
 from alembic import command
 from hitl_dashboard.db.engine import get_engine
 from hitl_dashboard.db.migrations import alembic_config, current_revision

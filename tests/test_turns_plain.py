@@ -6,13 +6,15 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Text, cast, func, select
 
-from hitl_dashboard.agents.team_session import ProducedMessage, TurnResult
+from hitl_dashboard.agents.team_run import ProducedMessage, TurnResult
 from hitl_dashboard.db.models import Conversation, Message, TurnCheckpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.checkpoints import DELTA, FULL
+from hitl_dashboard.domain.turn_gate import parse_turn_code
 from hitl_dashboard.services.runner import leases, plain_turn, runner
 from hitl_dashboard.services.runner.run_failures import LeaseLost
 from hitl_dashboard.services.runner.turns import CONTINUE, PAUSED
+from hitl_dashboard.services.teams.versions import pinned
 from tests.support import flow
 
 PLAN = "TASK TYPE: code\n1. Add a lock around the counter.\nCONFIDENCE: 0.9"
@@ -27,6 +29,12 @@ def _turns() -> list[TurnResult]:
              "values": [[["agent_states", "m", "current_turn"], 2]]}
     return [TurnResult([first], FULL, state, None, {"source": "frank", "content": "go"}),
             TurnResult([second], DELTA, delta, None, None)]
+
+
+def _store(cid: int, owner: str, turn: TurnResult) -> str:
+    """As the runner stores a turn: its code parsed once, with the conversation's team."""
+    team = pinned(flow.conversation(cid))
+    return runner._store_turn(cid, owner, turn, parse_turn_code(team.code_authors, turn.messages))
 
 
 def _started(policy: dict) -> int:
@@ -67,11 +75,11 @@ def test_the_fast_path_writes_what_apply_turn_writes(db_url, monkeypatch):
     policy = {"mode": "never", "tools": [], "max_turns_without_review": 10}
     fast, slow = _started(policy), _started(policy)
     for turn in _turns():
-        assert runner._store_turn(fast, "r1", turn) == CONTINUE
+        assert _store(fast, "r1", turn) == CONTINUE
     with monkeypatch.context() as patched:
         patched.setattr(plain_turn, "may_be_plain", lambda *_: False)
         for turn in _turns():
-            assert runner._store_turn(slow, "r1", turn) == CONTINUE
+            assert _store(slow, "r1", turn) == CONTINUE
     fast_rows, slow_rows = _rows(fast), _rows(slow)
     assert fast_rows == slow_rows
     conversation, messages, checkpoints, _ = fast_rows
@@ -85,8 +93,8 @@ def test_a_turn_the_gate_stops_is_left_to_apply_turn(sqlite_url):
     flow.make_people()
     cid = _started({"mode": "never", "tools": [], "max_turns_without_review": 2})
     first, second = _turns()
-    assert runner._store_turn(cid, "r1", first) == CONTINUE
-    assert runner._store_turn(cid, "r1", second) == PAUSED  # the turn budget: a review opens
+    assert _store(cid, "r1", first) == CONTINUE
+    assert _store(cid, "r1", second) == PAUSED  # the turn budget: a review opens
     review = flow.only_open_review(cid)
     assert review.rule == "turn_budget"
     assert flow.conversation(cid).checkpoint_version == 2
@@ -96,6 +104,6 @@ def test_a_lost_lease_stores_nothing(sqlite_url):
     flow.make_people()
     cid = _started({"mode": "never", "tools": [], "max_turns_without_review": 10})
     with pytest.raises(LeaseLost):
-        runner._store_turn(cid, "someone-else", _turns()[0])
+        _store(cid, "someone-else", _turns()[0])
     assert flow.conversation(cid).checkpoint_version == 0
     assert [m.seq for m in flow.messages(cid)] == [1]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Any, Literal
 
 from autogen_core.models import ChatCompletionClient, ModelInfo
 from pydantic import BaseModel, Field
@@ -12,7 +12,7 @@ from hitl_dashboard.agents.retrying import RetryingChatCompletionClient
 from hitl_dashboard.agents.scripted.model import ScriptedChatCompletionClient
 from hitl_dashboard.domain.text_cuts import cut_visibly
 from hitl_dashboard.settings import get_settings
-from hitl_dashboard.teams.model import SCRIPTED, ModelDef
+from hitl_dashboard.teams.model import SCRIPTED, ModelDef, TeamDefinition
 from hitl_dashboard.teams.providers import NO_KEY, is_openai_sdk
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -133,3 +133,27 @@ def _endpoint(model: ModelDef, openai_sdk: bool) -> str:
     """Where the model is, for error messages (never with the key: the file holds none)."""
     where = model.config.get("base_url") or model.config.get("azure_endpoint") or model.config.get("host")
     return str(where or (OPENAI_DEFAULT_BASE_URL if openai_sdk else model.provider))
+
+
+def model_specs(agents: tuple[str, ...], routing: dict[str, Any], defaults: ModelSpec) -> dict[str, ModelSpec]:
+    """routing: {"coder": {"provider": "openai", "model": "gpt-4o"}, ...}; others use the defaults."""
+    return {name: defaults.model_copy(update=routing.get(name) or {}) for name in agents}
+
+
+def default_model_spec() -> ModelSpec:
+    """The configured endpoint travels with every spec, so a conversation that routes one agent
+    to "openai" (while the default is scripted) reaches the operator's endpoint, never another."""
+    s = get_settings()
+    return ModelSpec(
+        provider="openai" if s.model_provider == "openai" else "scripted",
+        model=s.openai_model,  # unused by the scripted model
+        base_url=s.openai_base_url, api_key=s.openai_api_key, timeout_s=s.model_timeout_s,
+        max_retries=s.model_max_retries, retry_base_delay_s=s.model_retry_base_s,
+        delay_ms=s.scripted_delay_ms, chunk_delay_ms=s.scripted_chunk_delay_ms,
+    )
+
+
+def agent_model_specs(team: TeamDefinition, routing: dict) -> dict[str, ModelSpec]:
+    """Each agent's server-model spec with the conversation's routing: what its turns and its
+    answers to reviewers' questions (services/questions/answering.py) are built from."""
+    return model_specs(team.agent_names, routing, default_model_spec())

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from autogen_core.models import AssistantMessage, LLMMessage, SystemMessage, UserMessage
 
 from hitl_dashboard.agents.model_clients import ModelSpec
-from hitl_dashboard.agents.team_session import agent_client
+from hitl_dashboard.agents.team_run import agent_client
 from hitl_dashboard.teams.model import TeamDefinition
 
 QUESTION_MARK = "QUESTION FROM REVIEWER"

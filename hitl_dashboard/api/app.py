@@ -6,6 +6,7 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 import hitl_dashboard
+from hitl_dashboard import listeners
 from hitl_dashboard.api import health, metrics
 from hitl_dashboard.api.request_context import RequestContextMiddleware, traced
 from hitl_dashboard.api.wiring import mount_api
@@ -16,6 +17,7 @@ DOCS_ASSETS_URL = f"{API_PREFIX}/docs-assets"
 
 
 def create_api() -> FastAPI:
+    listeners.install()  # every process that serves the API writes audit events through services
     # Docs live under /api so they never shadow a page route of the frontend. FastAPIOffline
     # serves Swagger UI's script, stylesheet and icon from the app (a pinned package) instead of
     # a CDN, so /api/docs works on a machine with no internet access.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from hitl_dashboard import listeners
 from hitl_dashboard.cli.commands import register_all
 from hitl_dashboard.cli.output import fail
 from hitl_dashboard.cli.registry import COMMANDS
@@ -47,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     handler = COMMANDS[args.handler]
     try:
         setup("runner" if args.handler == "runner" else "cli", quiet=args.handler != "runner")
+        listeners.install()  # the audit chain's linking and the other SQLAlchemy listeners
         _publish_live_updates_if_configured()
         if args.handler not in WITHOUT_SCHEMA_CHECK:
             _require_current_schema()

@@ -60,6 +60,11 @@ def forget_pending_head(session: Session) -> tuple[int, str] | None:
     return session.info.pop(PENDING_HEAD, None)
 
 
+# Without the listeners a transaction's events would never be linked, so never stored: append_audit
+# refuses to run before install() (fail closed), instead of dropping the audit trail in silence.
+_installed = False
+
+
 def append_audit(
     session: Session,
     *,
@@ -74,6 +79,9 @@ def append_audit(
     """The event is part of the caller's transaction: it is stored if and only if that commits. On
     SQLite the returned event's seq and hashes are set by the commit; on PostgreSQL the chain's
     copy is made after the commit (read it from audit_events)."""
+    if not _installed:
+        raise RuntimeError("the audit listeners are not installed: call hitl_dashboard.listeners.install() "
+                           "at the process's start-up")
     audit_event = AuditEvent(
         seq=0, at=utcnow(), actor=actor, actor_role=actor_role, action=action, conversation_id=conversation_id,
         review_request_id=review_request_id, content_hash=content_hash, details=details or {},
@@ -268,10 +276,15 @@ def _after_transaction_end(session: OrmSession, transaction: SessionTransaction)
         session.info.pop(PENDING_EVENTS, None)
 
 
-# On the Session class, at import: whoever can append has imported this module, so no event is left
-# unlinked. Registered before services/audit_anchor's listeners, which read the head set here.
-for _name, _listener in (("before_commit", _before_commit), ("after_commit", _after_commit),
-                         ("after_soft_rollback", _after_soft_rollback),
-                         ("after_transaction_end", _after_transaction_end)):
-    if not event.contains(OrmSession, _name, _listener):
-        event.listen(OrmSession, _name, _listener)
+_LISTENERS = (("before_commit", _before_commit), ("after_commit", _after_commit),
+              ("after_soft_rollback", _after_soft_rollback), ("after_transaction_end", _after_transaction_end))
+
+
+def install() -> None:
+    """On the Session class, by the process's start-up (hitl_dashboard/listeners.py), first of all:
+    the anchor publisher reads the head set here. Idempotent."""
+    global _installed
+    for name, listener in _LISTENERS:
+        if not event.contains(OrmSession, name, listener):
+            event.listen(OrmSession, name, listener)
+    _installed = True

@@ -1,4 +1,8 @@
-"""SQLModel tables. Times are timezone-aware UTC (sqlmodel stores them as UTC on every database)."""
+"""SQLModel tables. Times are timezone-aware UTC (sqlmodel stores them as UTC on every database).
+
+The core tables. Later features keep theirs in *_models.py modules, which import this one (for
+utcnow and the tables they name in foreign keys) and are never imported by it: db/tables.py loads
+them all when something needs the whole metadata (Alembic, the migration tests)."""
 
 from __future__ import annotations
 
@@ -352,8 +356,3 @@ class WebhookDelivery(SQLModel, table=True):
     delivered_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
 
-
-# Registered with the metadata here, so everything that loads the models loads these too.
-from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding  # noqa: E402, F401
-from hitl_dashboard.db.questions_models import ReviewQuestion  # noqa: E402, F401
-from hitl_dashboard.db.team_models import TeamVersion  # noqa: E402, F401

@@ -10,6 +10,8 @@ class Role(StrEnum):
 
 
 REVIEW_ROLES = (Role.SECURITY_REVIEWER, Role.PRODUCT_REVIEWER, Role.FINAL_APPROVER)
+# Escalations can land on admins, so their queue is a queue too.
+QUEUE_ROLES = tuple(r.value for r in REVIEW_ROLES) + (Role.ADMIN.value,)
 
 
 class TaskType(StrEnum):

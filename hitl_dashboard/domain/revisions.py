@@ -33,3 +33,23 @@ def extract_code_blocks(text: str) -> list[ProposedCode]:
         key = revision_key(named.group(1)) if named else f"snippet-{index}"
         blocks.append(ProposedCode(key=key, language=language, content=body.rstrip("\n") + "\n"))
     return blocks
+
+
+@dataclass(frozen=True)
+class CodeAuthors:
+    """What a team's agents' texts propose as code: the planner proposes none (its sketches are no
+    revision); in a team that serves copy, the copy producer's whole text is the revision when it
+    has no code block (copy.md)."""
+
+    planner: str | None
+    copy_producer: str | None = None
+
+
+def proposed_code(authors: CodeAuthors, source: str, content: str) -> list[ProposedCode]:
+    """The files one text message proposes."""
+    if source == authors.planner:
+        return []
+    blocks = extract_code_blocks(content)
+    if not blocks and source == authors.copy_producer:
+        blocks = [ProposedCode("copy.md", "markdown", storable_text(content.strip()) + "\n")]
+    return blocks

@@ -2,7 +2,7 @@
 
 Metrics count what happened: a decision that lost a race, or a turn whose transaction failed,
 rolled back and must not move a counter. Listens on SQLAlchemy's Session class, like the audit
-anchor publisher, so every unit of work is covered."""
+anchor publisher, so every unit of work is covered (installed at start-up: hitl_dashboard/listeners.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ _KEY = "hitl_on_commit"
 
 
 def on_commit(session: Session, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-    install()
     session.info.setdefault(_KEY, []).append((callback, args, kwargs))
 
 

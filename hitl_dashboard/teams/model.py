@@ -14,6 +14,7 @@ from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.findings import DEFAULT_PYTHON_VERSION, PYTHON_VERSIONS, SEVERITIES
 from hitl_dashboard.domain.names import did_you_mean, listed
 from hitl_dashboard.domain.policies import GatePolicy
+from hitl_dashboard.domain.revisions import CodeAuthors
 from hitl_dashboard.teams.providers import implicit_key_problem
 from hitl_dashboard.teams.references import bad_references
 
@@ -282,6 +283,11 @@ class TeamDefinition(_Strict):
     def producer(self, task_type: str) -> str:
         spec = self.task_types.get(task_type)  # type: ignore[call-overload]
         return spec.producer if spec else self.agent_names[-1]
+
+    @property
+    def code_authors(self) -> CodeAuthors:
+        """Whose texts propose which code (domain/revisions.proposed_code)."""
+        return CodeAuthors(self.speaker_order.planner, self.producer("copy") if self.serves("copy") else None)
 
     def sign_off(self, task_type: str) -> tuple[str, ...]:
         spec = self.task_types.get(task_type)  # type: ignore[call-overload]

@@ -14,11 +14,11 @@ from collections.abc import Awaitable, Callable
 
 import reflex as rx
 
+from hitl_dashboard.domain.enums import QUEUE_ROLES
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.live.coalesce import Coalescer
 from hitl_dashboard.services.live.streams import Stream, StreamTexts
-from hitl_dashboard.services.reviews.review_queries import QUEUE_ROLES
 from hitl_dashboard.ui.fanout import conversation_token, fill_and_fan_out, queue_token, watched
 from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed
 from hitl_dashboard.ui.stream import push_stream

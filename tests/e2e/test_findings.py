@@ -15,7 +15,8 @@ from playwright.sync_api import Browser, expect
 from sqlmodel import select
 
 from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
-from hitl_dashboard.db.models import CodeRevision, ReviewQuestion, User
+from hitl_dashboard.db.models import CodeRevision, User
+from hitl_dashboard.db.questions_models import ReviewQuestion
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.auth.users import actor_of
 from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation

@@ -3,11 +3,8 @@
 Per commit, not on a timer: a transaction that appended audit events leaves its newest (seq, hash)
 on the session (db/audit.py); once the commit has succeeded the head goes to the file and log
 sinks. A transaction that rolls back publishes nothing, so a published head always existed.
-The webhook sink queues its delivery inside the committing transaction instead (before_commit),
-like every other webhook event: it is sent only if the commit succeeds, and survives a crash.
-
-Installed for every Session when hitl_dashboard.services is imported, which every writer of the
-audit trail does (only services append to it)."""
+The webhook sink is services/webhooks/audit_head_webhook.py's: it queues its delivery inside the
+committing transaction (before_commit), like every other webhook event."""
 
 from __future__ import annotations
 
@@ -18,7 +15,7 @@ from pathlib import Path
 from sqlalchemy import event
 from sqlalchemy.orm import Session, SessionTransaction
 
-from hitl_dashboard.db.audit import forget_pending_head, link_pending, pending_head
+from hitl_dashboard.db.audit import forget_pending_head
 from hitl_dashboard.db.models import utcnow
 from hitl_dashboard.domain.audit_anchor import PublishedHead, head_line
 from hitl_dashboard.settings import get_settings
@@ -26,8 +23,6 @@ from hitl_dashboard.settings import get_settings
 # The log sink; its own name so operators can route it (e.g. to a remote, append-only log store).
 anchor_log = logging.getLogger("hitl_dashboard.audit.anchor")
 log = logging.getLogger(__name__)
-
-WEBHOOK_EVENT = "audit.head"
 
 
 def append_head_line(path: Path, head: PublishedHead) -> None:
@@ -59,18 +54,6 @@ def publish(head: PublishedHead) -> None:
         anchor_log.info("audit head %s", head_line(head).strip())
 
 
-def _before_commit(session: Session) -> None:
-    link_pending(session)  # normally done already by db/audit's own listener, registered first
-    head = pending_head(session)
-    if head is None or "webhook" not in get_settings().anchor_sinks():
-        return
-    from hitl_dashboard.services.webhooks.webhooks import enqueue_event  # webhooks imports the audit writer
-
-    seq, hash_ = head
-    enqueue_event(session, WEBHOOK_EVENT, f"{WEBHOOK_EVENT}:{seq}",
-                  {"seq": seq, "hash": hash_, "at": utcnow().isoformat()})
-
-
 def _after_commit(session: Session) -> None:
     head = forget_pending_head(session)
     if head is not None:
@@ -88,7 +71,7 @@ def _after_transaction_end(session: Session, transaction: SessionTransaction) ->
         forget_pending_head(session)
 
 
-_LISTENERS = (("before_commit", _before_commit), ("after_commit", _after_commit),
+_LISTENERS = (("after_commit", _after_commit),
               ("after_soft_rollback", _after_soft_rollback), ("after_transaction_end", _after_transaction_end))
 
 

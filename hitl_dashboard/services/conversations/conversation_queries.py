@@ -2,8 +2,8 @@
 
 Every signed-in user may read every conversation: reviewers of any role need the whole context,
 so the queries take the actor without refusing anyone (None: the operator at the CLI, or the
-server refreshing a feed shared by several viewers). load_conversation, load_messages and
-load_detail are steps for other services' transactions."""
+server refreshing a feed shared by several viewers). load_messages and load_detail are
+steps for other services' transactions (load_conversation is db/lookups.py's)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, select
 
-from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest, without_checkpoint
+from hitl_dashboard.db.lookups import load_conversation
+from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest
 from hitl_dashboard.db.team_models import TeamVersion
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewKind
-from hitl_dashboard.domain.errors import NotFound
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.domain.signoff import progress
 from hitl_dashboard.services.reviews.review_requests import signoff_approvals
@@ -23,14 +23,6 @@ from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import reading
 
 TRANSCRIPT_PAGE = 500
-
-
-def load_conversation(session: Session, conversation_id: int) -> Conversation:
-    """Step: the conversation without its checkpoint, or NotFound."""
-    conversation = session.get(Conversation, conversation_id, options=without_checkpoint())
-    if conversation is None:
-        raise NotFound(f"conversation {conversation_id} does not exist")
-    return conversation
 
 
 def transcript(actor: Actor | None, conversation_id: int, *, after_seq: int = 0, limit: int = 500) -> list[Message]:

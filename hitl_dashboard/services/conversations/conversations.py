@@ -11,13 +11,13 @@ from typing import Any
 from sqlmodel import Session
 
 from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.lookups import load_conversation
 from hitl_dashboard.db.models import Conversation, Message, utcnow, without_checkpoint
 from hitl_dashboard.domain.enums import TERMINAL_STATUSES, ConversationStatus, MessageKind, TaskType
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor, require_role
 from hitl_dashboard.domain.policies import GatePolicy
 from hitl_dashboard.domain.text_cuts import cut_visibly
-from hitl_dashboard.services.conversations.conversation_queries import load_conversation
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.reviews.review_requests import dismiss_open_requests
 from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls

@@ -14,17 +14,18 @@ from dataclasses import dataclass
 from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.lookups import load_conversation
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, TurnCheckpoint
 from hitl_dashboard.domain.checkpoints import FULL, CheckpointError, replace_content
 from hitl_dashboard.domain.enums import ConversationStatus, MessageKind
 from hitl_dashboard.domain.errors import Conflict, InvalidInput
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.domain.revise_message import revise_message
-from hitl_dashboard.services.conversations.checkpoints import state_at, turn_row
-from hitl_dashboard.services.conversations.conversation_queries import load_conversation
-from hitl_dashboard.services.conversations.proposed_code import add_revisions, proposed_code
+from hitl_dashboard.domain.revisions import proposed_code
 from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.live import live
+from hitl_dashboard.services.runner.checkpoints import state_at, turn_row
+from hitl_dashboard.services.runner.proposed_code import add_revisions
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import reading, transaction
 
@@ -194,8 +195,8 @@ def _branch(session: Session, actor: Actor, parent: Conversation, turn: int, ori
     if edited_seq is not None:  # the edited copy proposes what its own text says, numbered after the earlier ones
         edited = next(copy for copy, seq in copies.values() if seq == edited_seq)
         session.flush()
-        enqueue_analysis(session, add_revisions(session, child.id, edited.id,
-                                                proposed_code(pinned(child), edited.source, edited.content)))
+        blocks = proposed_code(pinned(child).code_authors, edited.source, edited.content)
+        enqueue_analysis(session, add_revisions(session, child.id, edited.id, blocks))
     if state is not None:
         session.add(TurnCheckpoint(conversation_id=child.id, turn=turn, kind=FULL, data=state, last_seq=last_seq))
     return child

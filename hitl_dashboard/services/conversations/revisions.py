@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, select
 
+from hitl_dashboard.db.lookups import load_conversation
 from hitl_dashboard.db.models import CodeRevision
 from hitl_dashboard.domain.errors import NotFound
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.conversations.conversation_queries import load_conversation
 from hitl_dashboard.services.transactions import reading
 
 

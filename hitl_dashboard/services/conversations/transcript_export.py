@@ -13,11 +13,12 @@ from typing import Any
 
 from sqlmodel import Session, select
 
+from hitl_dashboard.db.lookups import load_conversation
 from hitl_dashboard.db.models import AuditEvent, CodeRevision, Decision, ReviewRequest, ToolCall, User
 from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
 from hitl_dashboard.services.conversations.conversation_page import WHOLE_TRANSCRIPT
-from hitl_dashboard.services.conversations.conversation_queries import load_conversation, load_messages
+from hitl_dashboard.services.conversations.conversation_queries import load_messages
 from hitl_dashboard.services.transactions import reading
 
 EXPORT_VERSION = 1

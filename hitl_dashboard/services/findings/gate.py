@@ -3,8 +3,9 @@
 Analysis is asynchronous, the gate is not: when (and only when) the conversation's gate policy has
 min_finding_severity and the turn proposes Python code, the runner awaits the analysis of that
 code before it stores the turn, so the turn's gate sees the findings in the same transaction that
-opens the review. The code is what the turn's revisions will hold (proposed_code: the team's
-planner, whatever its name, proposes none), so the gate judges the files the review shows. The wait
+opens the review. The code is what the turn's revisions will hold (domain/turn_gate.TurnCode, parsed
+once by the runner: the team's planner, whatever its name, proposes none), so the gate judges the
+files the review shows. The wait
 is bounded by the analysers' own timeout. A text that cannot be analysed (a parse error, a failure,
 a timeout, too large) is "not analysed" and fires the gate with its reason: the check the gate
 promises did not happen, so a human looks (fail closed). Texts analysed before (same content hash)
@@ -13,7 +14,6 @@ cost one query. Without the predicate nothing waits: the runner loop analyses af
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
 
 from sqlmodel import select
 
@@ -21,26 +21,18 @@ from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
 from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.domain.findings import FindingsView, is_python
 from hitl_dashboard.domain.policies import GatePolicy
-from hitl_dashboard.services.conversations.proposed_code import proposed_code
+from hitl_dashboard.domain.turn_gate import TurnCode
 from hitl_dashboard.services.findings.analysers import NOT_ANALYSED
 from hitl_dashboard.services.findings.queue import analyse_one
 from hitl_dashboard.services.transactions import reading
 from hitl_dashboard.teams.model import TeamDefinition
 
-if TYPE_CHECKING:  # the runner hands us its turn; importing it would load AutoGen
-    from hitl_dashboard.agents.team_session import TurnResult
-
 DONE = ("analysed", NOT_ANALYSED)
 
 
-async def findings_for_turn(conversation_id: int, turn: TurnResult, team: TeamDefinition) -> FindingsView | None:
-    """team: the conversation's pinned team."""
-    blocks = {}
-    for message in turn.messages:
-        if message.kind == "text" and not message.awaiting_approval:
-            for block in proposed_code(team, message.source, message.content):
-                if is_python(block.key, block.language):
-                    blocks[block.content_hash] = block
+async def findings_for_turn(conversation_id: int, code: TurnCode, team: TeamDefinition) -> FindingsView | None:
+    """code: the turn's; team: the conversation's pinned team."""
+    blocks = {block.content_hash: block for block in code.blocks() if is_python(block.key, block.language)}
     if not blocks:
         return None
     with reading() as uow:

@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from sqlmodel import Session, select
 
 from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
+from hitl_dashboard.db.lookups import load_conversation
 from hitl_dashboard.db.models import CodeRevision, ReviewRequest
 from hitl_dashboard.domain.enums import SubjectType
 from hitl_dashboard.domain.errors import NotFound
 from hitl_dashboard.domain.findings import SEVERITIES, is_python
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.audit.audit_context import revisions_under_review
-from hitl_dashboard.services.conversations.conversation_queries import load_conversation
 from hitl_dashboard.services.transactions import reading
 
 NOT_PYTHON = "not Python code: not analysed"

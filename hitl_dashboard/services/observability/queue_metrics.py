@@ -6,7 +6,7 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from hitl_dashboard.db.models import ReviewRequest, review_is_open, utcnow
-from hitl_dashboard.services.reviews.review_queries import QUEUE_ROLES
+from hitl_dashboard.domain.enums import QUEUE_ROLES
 from hitl_dashboard.services.transactions import reading
 from hitl_dashboard.settings import get_settings
 

@@ -11,9 +11,11 @@ from datetime import timedelta
 from sqlalchemy import update
 from sqlmodel import Session, select
 
+from hitl_dashboard.agents.model_clients import agent_model_specs
 from hitl_dashboard.agents.questions import Answer, QuestionContext, answer_question
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, Message, ReviewQuestion, ReviewRequest, User, utcnow
+from hitl_dashboard.db.models import Conversation, Message, ReviewRequest, User, utcnow
+from hitl_dashboard.db.questions_models import ReviewQuestion
 from hitl_dashboard.domain.enums import SubjectType
 from hitl_dashboard.domain.stored_values import MODEL_CHARS, fit_with_hash, storable_text
 from hitl_dashboard.services.audit.audit_context import revisions_under_review
@@ -45,8 +47,6 @@ async def answer_open_questions(limit: int = ROUND_SIZE) -> int:
 
 
 def _claim(limit: int) -> list:
-    from hitl_dashboard.services.runner.runner import agent_model_specs  # loads AutoGen; the runner's routing
-
     now = utcnow()
     until = now + timedelta(seconds=2 * get_settings().model_timeout_s + 30)
     claimed = []

@@ -9,13 +9,14 @@ from __future__ import annotations
 from sqlmodel import Session, select
 
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, Message, ReviewQuestion, ReviewRequest
+from hitl_dashboard.db.lookups import get_request
+from hitl_dashboard.db.models import Conversation, Message, ReviewRequest
+from hitl_dashboard.db.questions_models import ReviewQuestion
 from hitl_dashboard.domain.decisions import MAX_TEXT
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewKind, ReviewStatus
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.live import live
-from hitl_dashboard.services.reviews.claims import get_request
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import reading, transaction
 

@@ -1,27 +1,21 @@
 """Claim and release review requests (a claim is a soft lock: others see who works on it).
 
 `claim` and `release` are use cases: each commits its own transaction and then tells the
-browsers on the conversation and the queues. `get_request` is a step of other use cases."""
+browsers on the conversation and the queues."""
 
 from __future__ import annotations
 
 from sqlalchemy import update
 
 from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.lookups import get_request
 from hitl_dashboard.db.models import ReviewRequest, User, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ReviewStatus
-from hitl_dashboard.domain.errors import Conflict, NotFound, PermissionDenied
+from hitl_dashboard.domain.errors import Conflict, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor, check_can_claim
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.transactions import transaction
-
-
-def get_request(uow: UnitOfWork, review_id: int) -> ReviewRequest:
-    request = uow.session.get(ReviewRequest, review_id)
-    if request is None:
-        raise NotFound(f"review request {review_id} does not exist")
-    return request
 
 
 def claim(actor: Actor, review_id: int) -> ReviewRequest:

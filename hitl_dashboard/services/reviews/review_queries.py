@@ -10,16 +10,14 @@ from datetime import datetime
 from sqlalchemy.orm import aliased
 from sqlmodel import or_, select
 
+from hitl_dashboard.db.lookups import get_request
 from hitl_dashboard.db.models import Conversation, ReviewRequest, User, review_is_open, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, REVIEW_ROLES, ReviewStatus, Role
+from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, QUEUE_ROLES, ReviewStatus
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import READ_ALL_ROLES, Actor, check_can_claim
-from hitl_dashboard.services.reviews.claims import get_request
 from hitl_dashboard.services.transactions import reading
 
-# Escalations can land on admins, so their queue is a queue too.
-QUEUE_ROLES = tuple(r.value for r in REVIEW_ROLES) + (Role.ADMIN.value,)
 STATUS_FILTERS = ("open", "all") + tuple(s.value for s in ReviewStatus)
 OPEN_STATUS_VALUES = {s.value for s in OPEN_REVIEW_STATUSES}
 

@@ -6,7 +6,8 @@ build Message objects, flush, the unit of work's bookkeeping) cost several times
 every agent turn. Such a turn is written here with three Core statements on a bare connection
 (db/uow.CoreUnitOfWork; on SQLite run on the driver's cursor, db/driver_statements.py): the
 conversation's UPDATE (lease, counters; it returns what the gate needs), the messages, the
-checkpoint. A turn the gate would stop is rolled back here and stored by turns.apply_turn in a
+checkpoint. Whether the gate stops the turn is domain/turn_gate.decide_turn's answer, as in
+apply_turn. A turn it would stop is rolled back here and stored by turns.apply_turn in a
 transaction of its own, which decides again from scratch. Both write the same rows
 (tests/test_turns_plain.py compares them)."""
 
@@ -24,19 +25,18 @@ from hitl_dashboard.db.models import Conversation, Message, utcnow
 from hitl_dashboard.db.uow import CoreUnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
 from hitl_dashboard.domain.findings import FindingsView
-from hitl_dashboard.domain.policies import GatePolicy, TurnView
-from hitl_dashboard.domain.revisions import extract_code_blocks
+from hitl_dashboard.domain.policies import GatePolicy
 from hitl_dashboard.domain.stored_values import MODEL_CHARS, SOURCE_CHARS, fit_with_hash, storable_text
+from hitl_dashboard.domain.turn_gate import TurnCode, decide_turn
 from hitl_dashboard.observability import metrics
-from hitl_dashboard.services.conversations.checkpoints import insert_turn_checkpoint
-from hitl_dashboard.services.conversations.proposed_code import proposed_code
+from hitl_dashboard.services.runner.checkpoints import insert_turn_checkpoint
 from hitl_dashboard.services.runner.run_failures import LeaseLost
 from hitl_dashboard.services.runner.turns import CONTINUE
 from hitl_dashboard.services.teams.versions import team_of
 from hitl_dashboard.teams.model import TeamDefinition
 
 if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGen
-    from hitl_dashboard.agents.team_session import TurnResult
+    from hitl_dashboard.agents.team_run import TurnResult
 
 _C = Conversation.__table__.c
 # One statement takes the lock (PostgreSQL: the row; SQLite: BEGIN IMMEDIATE already has the write
@@ -60,16 +60,12 @@ _INSERT_MESSAGES = DriverStatement(insert(Message.__table__), [
     "model"])
 
 
-def may_be_plain(turn: TurnResult, findings: FindingsView | None) -> bool:
-    """What can be told without the database: only text, no code (no revision), no tool call."""
-    if not turn.messages or findings is not None:
+def may_be_plain(turn: TurnResult, code: TurnCode, findings: FindingsView | None) -> bool:
+    """What can be told without the database: only text, no code (no revision, not even a copy
+    producer's text), no tool call. code: the turn's, parsed once by the runner."""
+    if not turn.messages or findings is not None or code.any:
         return False
-    for message in turn.messages:
-        if message.kind != "text" or message.tool_calls or message.awaiting_approval:
-            return False
-        if extract_code_blocks(message.content):  # a revision (a copy producer's text: see store)
-            return False
-    return True
+    return all(m.kind == "text" and not m.tool_calls and not m.awaiting_approval for m in turn.messages)
 
 
 def store(uow: CoreUnitOfWork, conversation_id: int, owner: str, turn: TurnResult, lease_seconds: float) -> str | None:
@@ -87,10 +83,11 @@ def store(uow: CoreUnitOfWork, conversation_id: int, owner: str, turn: TurnResul
     if not claimed:
         raise LeaseLost()
     template, version_id, policy_json, number, next_seq, turns_since_review = claimed[0]
-    team = team_of(version_id, template)
-    if any(proposed_code(team, m.source, m.content) for m in turn.messages):
-        return None  # the copy producer's text is a revision
-    if not _gate_passes(_policy(policy_json), team, turn, turns_since_review):
+    if _planner_may_reroute(team_of(version_id, template), turn):
+        return None  # apply_turn follows the planner's TASK TYPE line
+    decision = decide_turn(_policy(policy_json), turn.messages, proposes_code=False, held_tool_calls=0,
+                           findings=None, turns_without_review=turns_since_review)
+    if decision.outcome != CONTINUE:
         return None
     seq = next_seq - len(turn.messages)
     rows: list[dict[str, Any]] = []
@@ -109,16 +106,9 @@ def store(uow: CoreUnitOfWork, conversation_id: int, owner: str, turn: TurnResul
     return CONTINUE
 
 
-def _gate_passes(policy: GatePolicy, team: TeamDefinition, turn: TurnResult, turns_since_review: int) -> bool:
-    """apply_turn's gate for a turn of text only: nothing fires, the work is not done, the turn
-    budget is not spent, and the planner does not reroute (a team serving several task types)."""
-    for message in turn.messages:
-        if message.source == team.speaker_order.planner and team.fixed_task_type is None:
-            return False
-        view = TurnView(message.source, message.content)
-        if policy.evaluate(view) or (policy.mode == "never" and view.says_done):
-            return False
-    return turns_since_review < policy.max_turns_without_review
+def _planner_may_reroute(team: TeamDefinition, turn: TurnResult) -> bool:
+    """The planner of a team serving several task types may name another one: apply_turn's work."""
+    return team.fixed_task_type is None and any(m.source == team.speaker_order.planner for m in turn.messages)
 
 
 @lru_cache(maxsize=256)

@@ -13,48 +13,30 @@ import socket
 import uuid
 
 from hitl_dashboard.agents.errors import ModelCallFailed
-from hitl_dashboard.agents.model_clients import ModelSpec
-from hitl_dashboard.agents.team_session import TeamSession, TurnFailed, model_specs
+from hitl_dashboard.agents.model_clients import agent_model_specs
+from hitl_dashboard.agents.team_run import TeamRun, TurnFailed, TurnResult
 from hitl_dashboard.agents.tools import prepare_tools
 from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.db.uow import CoreUnitOfWork, UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
-from hitl_dashboard.services.conversations.checkpoints import state_at
+from hitl_dashboard.domain.findings import FindingsView
+from hitl_dashboard.domain.turn_gate import TurnCode, parse_turn_code
 from hitl_dashboard.services.findings.gate import findings_for_turn
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.observability.run_tracing import traced_run
 from hitl_dashboard.services.runner import leases, plain_turn
+from hitl_dashboard.services.runner.checkpoints import state_at
 from hitl_dashboard.services.runner.run_failures import LeaseLost, describe_storage_error, mark_failed, record_crash
 from hitl_dashboard.services.runner.tool_execution import run_approved_tools, tool_call_ids
 from hitl_dashboard.services.runner.turns import CONTINUE, apply_turn
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.settings import get_settings
-from hitl_dashboard.teams.model import TeamDefinition
 
 log = logging.getLogger(__name__)
 
 
 def new_runner_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-
-
-def default_model_spec() -> ModelSpec:
-    """The configured endpoint travels with every spec, so a conversation that routes one agent
-    to "openai" (while the default is scripted) reaches the operator's endpoint, never another."""
-    s = get_settings()
-    return ModelSpec(
-        provider="openai" if s.model_provider == "openai" else "scripted",
-        model=s.openai_model,  # unused by the scripted model
-        base_url=s.openai_base_url, api_key=s.openai_api_key, timeout_s=s.model_timeout_s,
-        max_retries=s.model_max_retries, retry_base_delay_s=s.model_retry_base_s,
-        delay_ms=s.scripted_delay_ms, chunk_delay_ms=s.scripted_chunk_delay_ms,
-    )
-
-
-def agent_model_specs(team: TeamDefinition, routing: dict) -> dict[str, ModelSpec]:
-    """Each agent's server-model spec with the conversation's routing: what its turns and its
-    answers to reviewers' questions (services/questions/answering.py) are built from."""
-    return model_specs(team.agent_names, routing, default_model_spec())
 
 
 async def run_conversation(conversation_id: int, runner_id: str) -> bool:
@@ -108,24 +90,24 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
     try:
         specs = agent_model_specs(snapshot.team, snapshot.model_routing)
         await prepare_tools(snapshot.team)  # an MCP server that is down fails this conversation, retryably
-        session = TeamSession(snapshot.team, snapshot.task_type, specs, stream=get_settings().model_stream)
+        team_run = TeamRun(snapshot.team, snapshot.task_type, specs, stream=get_settings().model_stream)
     except Exception as exc:  # noqa: BLE001 - a misconfigured model fails this conversation, not the runner loop
         mark_failed(conversation_id, runner_id, f"cannot set up the agents' models or tools: {exc}")
         return
     try:
-        await session.restore(state)
+        await team_run.restore(state)
         turn_number = snapshot.checkpoint_version
         while True:
             turn_number += 1
             try:
-                turn = await session.run_turn(task, on_chunk=live.chunk_publisher(conversation_id))
+                turn = await team_run.run_turn(task, on_chunk=live.chunk_publisher(conversation_id))
             except (TurnFailed, ModelCallFailed) as exc:
                 mark_failed(conversation_id, runner_id, str(exc))
                 return
-            # None unless the policy gates on findings
-            findings = await findings_for_turn(conversation_id, turn, snapshot.team)
+            code = parse_turn_code(snapshot.team.code_authors, turn.messages)  # once: every step below reads it
+            findings = await findings_for_turn(conversation_id, code, snapshot.team)  # None unless gated on
             try:
-                outcome = _store_turn(conversation_id, runner_id, turn, findings)
+                outcome = _store_turn(conversation_id, runner_id, turn, code, findings)
             except LeaseLost:
                 raise
             except Exception as exc:  # noqa: BLE001 - rolled back; retrying would fail the same way
@@ -139,15 +121,16 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
                 return
             task = None
     finally:
-        await session.close()
+        await team_run.close()
 
 
-def _store_turn(conversation_id: int, runner_id: str, turn, findings=None) -> str:
+def _store_turn(conversation_id: int, runner_id: str, turn: TurnResult, code: TurnCode,
+                findings: FindingsView | None = None) -> str:
     """One transaction: the turn's rows and its checkpoint, or nothing (rolled back unless committed).
     Locked (PostgreSQL FOR UPDATE; SQLite's BEGIN IMMEDIATE): renewing the lease fails if an admin
     aborted the conversation or another runner took it over."""
     lease_seconds = get_settings().lease_seconds
-    if plain_turn.may_be_plain(turn, findings):  # most turns: three Core statements
+    if plain_turn.may_be_plain(turn, code, findings):  # most turns: three Core statements
         with CoreUnitOfWork() as core:
             outcome = plain_turn.store(core, conversation_id, runner_id, turn, lease_seconds)
             if outcome is not None:
@@ -158,7 +141,7 @@ def _store_turn(conversation_id: int, runner_id: str, turn, findings=None) -> st
         conversation = uow.session.get(Conversation, conversation_id, with_for_update=True)
         if not leases.renew_held(conversation, runner_id, lease_seconds):
             raise LeaseLost()
-        outcome = apply_turn(uow.session, conversation, turn, findings)
+        outcome = apply_turn(uow.session, conversation, turn, findings, code)
         conversation.crash_count = 0  # a stored turn is progress: crashes before it no longer count
         uow.commit()
     return outcome

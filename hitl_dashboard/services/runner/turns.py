@@ -1,4 +1,5 @@
-"""What happens after an agent turn: persist it, then let the gate policy decide."""
+"""What happens after an agent turn: persist it, then act on what domain/turn_gate.decide_turn
+says (open a review or a tool approval, finish, or go on)."""
 
 from __future__ import annotations
 
@@ -11,33 +12,41 @@ from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ToolCa
 from hitl_dashboard.domain.enums import ConversationStatus, ReviewKind, Role, SubjectType
 from hitl_dashboard.domain.findings import FindingsView
 from hitl_dashboard.domain.hashing import content_hash
-from hitl_dashboard.domain.policies import GateHit, GatePolicy, TurnView, planned_task_type, risk_flags
+from hitl_dashboard.domain.policies import GatePolicy, planned_task_type
+from hitl_dashboard.domain.revisions import ProposedCode
 from hitl_dashboard.domain.signoff import first_role
 from hitl_dashboard.domain.stored_values import CALL_ID_CHARS, MODEL_CHARS, SOURCE_CHARS, fit_with_hash, storable_text
+from hitl_dashboard.domain.turn_gate import TurnCode, decide_turn, parse_turn_code
 from hitl_dashboard.observability import metrics
 from hitl_dashboard.observability.on_commit import on_commit
-from hitl_dashboard.services.conversations.checkpoints import store_turn_checkpoint
-from hitl_dashboard.services.conversations.proposed_code import add_revisions, proposed_code
 from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
+from hitl_dashboard.services.runner.checkpoints import store_turn_checkpoint
+from hitl_dashboard.services.runner.proposed_code import add_revisions
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.webhooks import webhooks
+from hitl_dashboard.teams.model import TeamDefinition
 
 if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGen
-    from hitl_dashboard.agents.team_session import ProducedMessage, TurnResult
+    from hitl_dashboard.agents.team_run import ProducedMessage, ToolIntent, TurnResult
 
 CONTINUE, PAUSED, FINISHED = "continue", "paused", "finished"
 
 
 def apply_turn(session: Session, conversation: Conversation, turn: TurnResult,
-               findings: FindingsView | None = None) -> str:
+               findings: FindingsView | None = None, code: TurnCode | None = None) -> str:
     """Runs inside the transaction that also stores the checkpoint. findings: the gate input of
-    services/findings/gate.py (None unless the policy gates on findings and the turn has Python)."""
-    messages = [m for m in turn.messages if not m.awaiting_approval]
+    services/findings/gate.py (None unless the policy gates on findings and the turn has Python).
+    code: the turn's, as the runner parsed it (parsed here when not given)."""
+    team = pinned(conversation)
+    if code is None:
+        code = parse_turn_code(team.code_authors, turn.messages)
+    kept = [(m, blocks) for m, blocks in zip(turn.messages, code.per_message, strict=True) if not m.awaiting_approval]
+    messages = [m for m, _ in kept]
     on_commit(session, metrics.agent_turn, turn.messages[-1].source if turn.messages else "none")
     stored = [_store_message(session, conversation, m) for m in messages]
     _follow_planner_route(session, conversation, messages)
-    revisions = _store_revisions(session, conversation, messages, stored)
+    revisions = _store_revisions(session, conversation, [blocks for _, blocks in kept], stored)
     enqueue_analysis(session, revisions)  # analysed after the commit (services/findings)
     conversation.checkpoint_version += 1
     store_turn_checkpoint(session, conversation, kind=turn.checkpoint_kind, data=turn.checkpoint, task=turn.task,
@@ -49,33 +58,29 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult,
         conversation.completion_tokens += message.completion_tokens
 
     policy = GatePolicy.from_dict(conversation.gate_policy)
-    if _open_tool_approvals(session, conversation, policy, messages, stored):
+    held = _held_tool_calls(policy, messages, team)
+    decision = decide_turn(policy, messages, proposes_code=bool(revisions), held_tool_calls=len(held),
+                           findings=findings, turns_without_review=conversation.turns_since_review + 1)
+    if decision.outcome == "tool_approval":
+        _open_tool_approvals(session, conversation, team, held)
         return _pause(conversation)
-    hits, flags, last_text = [], [], None
-    for message, row in zip(messages, stored, strict=True):
-        if message.kind != "text":
-            continue
-        hits += policy.evaluate(TurnView(message.source, message.content))
-        flags += risk_flags(message.content)
-        last_text = row
-    hits += policy.evaluate_findings(findings if revisions else None)
-    if hits:
+    last_text = next((row for m, row in zip(reversed(messages), reversed(stored), strict=True) if m.kind == "text"),
+                     None)
+    if decision.outcome == "review":
         session.flush()  # the subject names the rows by id
         subject = _subject_for(conversation, revisions, last_text)
-        signoff = any(h.is_signoff_point for h in hits)
         dismiss_open_requests(session, conversation.id, actor="runner", why="new content to review")
         open_request(
             session, conversation,
-            kind=ReviewKind.SIGNOFF if signoff else ReviewKind.GATE,
-            role=Role.SECURITY_REVIEWER.value if any(h.rule == "findings" for h in hits) and not signoff
-            else first_role(_sign_off_chain(conversation)),
-            rule=_primary(hits).rule,
-            reason="; ".join(h.describe() for h in hits),
+            kind=ReviewKind.SIGNOFF if decision.is_signoff else ReviewKind.GATE,
+            role=Role.SECURITY_REVIEWER.value if decision.to_security else first_role(_sign_off_chain(conversation)),
+            rule=decision.primary.rule,
+            reason="; ".join(h.describe() for h in decision.hits),
             subject=subject,
-            risk_flags=sorted(set(flags)),
+            risk_flags=list(decision.risk_flags),
         )
         return _pause(conversation)
-    if policy.mode == "never" and any(TurnView(m.source, m.content).says_done for m in messages):
+    if decision.outcome == "done":
         conversation.status = ConversationStatus.APPROVED
         conversation.status_reason = "completed without review (gate policy: never)"
         append_audit(session, actor="runner", action="conversation.completed_without_review",
@@ -83,7 +88,7 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult,
         webhooks.conversation_finished(session, conversation)
         return FINISHED
     conversation.turns_since_review += 1
-    if conversation.turns_since_review >= policy.max_turns_without_review and last_text is not None:
+    if decision.outcome == "turn_budget" and last_text is not None:
         session.flush()
         open_request(
             session, conversation, kind=ReviewKind.GATE, role=first_role(_sign_off_chain(conversation)),
@@ -102,10 +107,6 @@ def _pause(conversation: Conversation) -> str:
     conversation.status = ConversationStatus.AWAITING_REVIEW
     conversation.turns_since_review = 0
     return PAUSED
-
-
-def _primary(hits: list[GateHit]) -> GateHit:
-    return next((h for h in hits if h.is_signoff_point), next((h for h in hits if h.rule == "findings"), hits[0]))
 
 
 def _store_message(session: Session, conversation: Conversation, produced: ProducedMessage) -> Message:
@@ -136,44 +137,43 @@ def _follow_planner_route(session: Session, conversation: Conversation, messages
                 conversation.gate_policy = {**policy.to_dict(), "agents": agents + (team.producer(planned),)}
 
 
-def _store_revisions(session, conversation, messages, stored) -> list[CodeRevision]:
+def _store_revisions(session: Session, conversation: Conversation, code: list[tuple[ProposedCode, ...]],
+                     stored: list[Message]) -> list[CodeRevision]:
     revisions: list[CodeRevision] = []
-    team = pinned(conversation)
-    for produced, row in zip(messages, stored, strict=True):
-        if produced.kind != "text":
-            continue
-        blocks = proposed_code(team, produced.source, produced.content)
+    for blocks, row in zip(code, stored, strict=True):
         if blocks:
             session.flush()  # the revisions name their message by id
-            revisions += add_revisions(session, conversation.id, row.id, blocks)
+            assert conversation.id is not None and row.id is not None  # both flushed
+            revisions += add_revisions(session, conversation.id, row.id, list(blocks))
     if revisions:
         session.flush()
     return revisions
 
 
-def _open_tool_approvals(session, conversation, policy: GatePolicy, messages, stored) -> bool:
-    opened = False
-    team = pinned(conversation)
-    for produced, _row in zip(messages, stored, strict=True):
-        for intent in produced.tool_calls:
-            # The policy names the tools that may need approval; the team's approval mode (always,
-            # or `when` a rule on the arguments matches) decides for this call.
-            if intent.name not in policy.tools or not team.needs_approval(intent.name, intent.arguments):
-                continue
-            call = ToolCall(conversation_id=conversation.id, call_id=fit_with_hash(intent.call_id, CALL_ID_CHARS),
-                            tool_name=intent.name,  # listed in the gate policy, which admits only tool names
-                            arguments=intent.arguments, args_hash=content_hash(intent.arguments),
-                            turn=conversation.checkpoint_version)
-            session.add(call)
-            session.flush()
-            open_request(
-                session, conversation, kind=ReviewKind.TOOL_CALL, role=team.tool_approver, rule="tool",
-                reason=f"{produced.source} wants to call {intent.name}",
-                subject=Subject(SubjectType.TOOL_CALL, call.id, f"{intent.name} (call {call.id})", call.args_hash),
-                risk_flags=[intent.name],
-            )
-            opened = True
-    return opened
+def _held_tool_calls(policy: GatePolicy, messages: list[ProducedMessage],
+                     team: TeamDefinition) -> list[tuple[ProducedMessage, ToolIntent]]:
+    """The policy names the tools that may need approval; the team's approval mode (always, or
+    `when` a rule on the arguments matches) decides for each call."""
+    return [(produced, intent) for produced in messages for intent in produced.tool_calls
+            if intent.name in policy.tools and team.needs_approval(intent.name, intent.arguments)]
+
+
+def _open_tool_approvals(session: Session, conversation: Conversation, team: TeamDefinition,
+                         held: list[tuple[ProducedMessage, ToolIntent]]) -> None:
+    assert conversation.id is not None  # a stored conversation
+    for produced, intent in held:
+        call = ToolCall(conversation_id=conversation.id, call_id=fit_with_hash(intent.call_id, CALL_ID_CHARS),
+                        tool_name=intent.name,  # listed in the gate policy, which admits only tool names
+                        arguments=intent.arguments, args_hash=content_hash(intent.arguments),
+                        turn=conversation.checkpoint_version)
+        session.add(call)
+        session.flush()
+        open_request(
+            session, conversation, kind=ReviewKind.TOOL_CALL, role=team.tool_approver, rule="tool",
+            reason=f"{produced.source} wants to call {intent.name}",
+            subject=Subject(SubjectType.TOOL_CALL, call.id, f"{intent.name} (call {call.id})", call.args_hash),
+            risk_flags=[intent.name],
+        )
 
 
 def _subject_for(conversation: Conversation, revisions: list[CodeRevision], message: Message | None) -> Subject:

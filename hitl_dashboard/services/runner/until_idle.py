@@ -23,7 +23,8 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from hitl_dashboard.db.findings_models import CodeAnalysis
-from hitl_dashboard.db.models import ReviewQuestion, WebhookDelivery, utcnow
+from hitl_dashboard.db.models import WebhookDelivery, utcnow
+from hitl_dashboard.db.questions_models import ReviewQuestion
 from hitl_dashboard.services.findings.queue import PENDING, RUNNING, analyse_pending
 from hitl_dashboard.services.questions.answering import answer_open_questions
 from hitl_dashboard.services.runner.runner import new_runner_id, run_turns_until_idle

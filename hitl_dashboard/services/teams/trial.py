@@ -36,8 +36,11 @@ def offline_copy(team: TeamDefinition) -> TeamDefinition:
 
 async def try_team(actor: Actor, text: str, task: str) -> list[TrialMessage]:
     """A bad draft raises TeamFileInvalid naming the field, as saving it would."""
-    from hitl_dashboard.agents.model_clients import ModelSpec  # AutoGen: only when someone tries a draft
-    from hitl_dashboard.agents.team_session import TeamSession, model_specs
+    from hitl_dashboard.agents.model_clients import (
+        ModelSpec,  # AutoGen: only when someone tries a draft
+        model_specs,
+    )
+    from hitl_dashboard.agents.team_run import TeamRun
 
     if not actor.is_admin:
         raise PermissionDenied("only an admin may try a team")
@@ -46,12 +49,12 @@ async def try_team(actor: Actor, text: str, task: str) -> list[TrialMessage]:
     task_type = team.fixed_task_type or next(iter(team.task_types))
     policy = team.default_policy(task_type)
     specs = model_specs(team.agent_names, {}, ModelSpec(provider="scripted", delay_ms=0, chunk_delay_ms=0))
-    session = TeamSession(offline_copy(team), task_type, specs, stream=False)
+    team_run = TeamRun(offline_copy(team), task_type, specs, stream=False)
     out: list[TrialMessage] = []
     try:
         message: dict[str, str] | None = {"source": "user", "content": task[:5_000]}
         for _ in range(MAX_TURNS):
-            turn = await session.run_turn(message)
+            turn = await team_run.run_turn(message)
             message = None
             stopped = False
             for produced in turn.messages:
@@ -66,6 +69,6 @@ async def try_team(actor: Actor, text: str, task: str) -> list[TrialMessage]:
             if stopped or not turn.messages:
                 break
     finally:
-        await session.close()
+        await team_run.close()
     return out
 

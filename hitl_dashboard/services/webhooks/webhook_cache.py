@@ -76,6 +76,8 @@ def _after_soft_rollback(session: OrmSession, _previous) -> None:  # noqa: ANN00
     session.info.pop(CHANGED, None)
 
 
-for _name, _listener in (("after_commit", _after_commit), ("after_soft_rollback", _after_soft_rollback)):
-    if not event.contains(OrmSession, _name, _listener):
-        event.listen(OrmSession, _name, _listener)
+def install() -> None:
+    """By the process's start-up (hitl_dashboard/listeners.py). Idempotent."""
+    for name, listener in (("after_commit", _after_commit), ("after_soft_rollback", _after_soft_rollback)):
+        if not event.contains(OrmSession, name, listener):
+            event.listen(OrmSession, name, listener)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import reflex as rx
 
+from hitl_dashboard.domain.enums import QUEUE_ROLES
 from hitl_dashboard.services.analytics.review_analytics import PERIODS
 from hitl_dashboard.services.conversations import start_options
-from hitl_dashboard.services.reviews.review_queries import QUEUE_ROLES
 from hitl_dashboard.ui.components.access import guarded
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.states.analytics import ALL

@@ -11,10 +11,10 @@ import asyncio
 
 import reflex as rx
 
+from hitl_dashboard.domain.enums import QUEUE_ROLES
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.auth.tokens import resolve_token
-from hitl_dashboard.services.reviews.review_queries import QUEUE_ROLES
 from hitl_dashboard.ui import routes
 
 

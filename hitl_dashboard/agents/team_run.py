@@ -66,13 +66,9 @@ class TurnResult:
     task: dict[str, str] | None = None  # the message the turn started with
 
 
-def model_specs(agents: tuple[str, ...], routing: dict[str, Any], defaults: ModelSpec) -> dict[str, ModelSpec]:
-    """routing: {"coder": {"provider": "openai", "model": "gpt-4o"}, ...}; others use the defaults."""
-    return {name: defaults.model_copy(update=routing.get(name) or {}) for name in agents}
-
-
-class TeamSession:
-    """A fresh team for one conversation, optionally restored from a checkpoint."""
+class TeamRun:
+    """One run of a conversation's AutoGen team: a fresh team, optionally restored from a checkpoint,
+    run one agent turn at a time."""
 
     def __init__(self, team: TeamDefinition, task_type: str, specs: dict[str, ModelSpec], *, stream: bool = True):
         """team: the version the conversation runs on (services/teams/versions.pinned)."""

@@ -1,0 +1,27 @@
+"""Rows by id for the steps of every service group: the row, or NotFound with the id. Here, below
+services/, so that a group reads a conversation or a review request without importing the group
+that owns its use cases (services/ is a stack: pyproject.toml's "services groups form a stack")."""
+
+from __future__ import annotations
+
+from sqlmodel import Session
+
+from hitl_dashboard.db.models import Conversation, ReviewRequest, without_checkpoint
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.errors import NotFound
+
+
+def load_conversation(session: Session, conversation_id: int) -> Conversation:
+    """Step: the conversation without its checkpoint, or NotFound."""
+    conversation = session.get(Conversation, conversation_id, options=without_checkpoint())
+    if conversation is None:
+        raise NotFound(f"conversation {conversation_id} does not exist")
+    return conversation
+
+
+def get_request(uow: UnitOfWork, review_id: int) -> ReviewRequest:
+    assert uow.session is not None  # called inside the unit of work's block
+    request = uow.session.get(ReviewRequest, review_id)
+    if request is None:
+        raise NotFound(f"review request {review_id} does not exist")
+    return request

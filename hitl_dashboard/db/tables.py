@@ -1,0 +1,6 @@
+"""Every table, registered with SQLModel.metadata: import this where the whole schema matters
+(Alembic's env.py compares it with the database; the migration tests and benchmarks that copy
+every conversation table). The *_models modules import models.py one way and nothing imports back,
+so db/ has no import loop (the "db has no import loop" contract in pyproject.toml)."""
+
+from hitl_dashboard.db import findings_models, models, questions_models, team_models  # noqa: F401 - registers them

@@ -1,0 +1,29 @@
+"""Step: store the code revisions an agent's text message proposes (domain/revisions.proposed_code
+says which), numbered per file after the conversation's latest. Used by the runner for every stored
+turn and by a fork for the edited copy of a turn's message (which proposes what its text says, not
+what the parent's message said)."""
+
+from __future__ import annotations
+
+from sqlmodel import Session, select
+
+from hitl_dashboard.db.models import CodeRevision
+from hitl_dashboard.domain.revisions import ProposedCode
+
+
+def add_revisions(session: Session, conversation_id: int, message_id: int,
+                  blocks: list[ProposedCode]) -> list[CodeRevision]:
+    revisions = []
+    for block in blocks:
+        latest = session.exec(
+            select(CodeRevision).where(CodeRevision.conversation_id == conversation_id, CodeRevision.key == block.key)
+            .order_by(CodeRevision.number.desc()).limit(1)
+        ).first()
+        revision = CodeRevision(
+            conversation_id=conversation_id, message_id=message_id, key=block.key,
+            number=(latest.number + 1) if latest else 1, language=block.language,
+            content=block.content, content_hash=block.content_hash,
+        )
+        session.add(revision)
+        revisions.append(revision)
+    return revisions
