@@ -49,7 +49,7 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult,
         conversation.completion_tokens += message.completion_tokens
 
     policy = GatePolicy.from_dict(conversation.gate_policy)
-    if _open_tool_approvals(session, conversation, policy, messages, stored):
+    if _open_tool_approvals(session, conversation, messages, stored):
         return _pause(conversation)
     hits, flags, last_text = [], [], None
     for message, row in zip(messages, stored, strict=True):
@@ -151,17 +151,19 @@ def _store_revisions(session, conversation, messages, stored) -> list[CodeRevisi
     return revisions
 
 
-def _open_tool_approvals(session, conversation, policy: GatePolicy, messages, stored) -> bool:
+def _open_tool_approvals(session, conversation, messages, stored) -> bool:
     opened = False
     team = pinned(conversation)
     for produced, _row in zip(messages, stored, strict=True):
         for intent in produced.tool_calls:
-            # The policy names the tools that may need approval; the team's approval mode (always,
-            # or `when` a rule on the arguments matches) decides for this call.
-            if intent.name not in policy.tools or not team.needs_approval(intent.name, intent.arguments):
+            # The team's approval mode (always, or `when` a rule on the arguments matches) decides,
+            # as the agent's approval wrapper did: it did not run such a call, so a review must open
+            # even when the conversation's gate policy does not list the tool (issue 29: a call left
+            # "pending" with no review would wait for ever).
+            if not team.holds_back(produced.source, intent.name, intent.arguments):
                 continue
             call = ToolCall(conversation_id=conversation.id, call_id=fit_with_hash(intent.call_id, CALL_ID_CHARS),
-                            tool_name=intent.name,  # listed in the gate policy, which admits only tool names
+                            tool_name=intent.name,  # a tool of the team, whose names are identifiers
                             arguments=intent.arguments, args_hash=content_hash(intent.arguments),
                             turn=conversation.checkpoint_version)
             session.add(call)
