@@ -105,11 +105,13 @@ def test_an_admin_adds_an_agent_a_model_client_and_an_mcp_tool(
     assert definition["agents"][1] == {"name": "releaser", "description": "Releases services", "model": "ops_model",
                                        "system_prompt": "You release services with deploy_to_prod, then report and "
                                                         "say DONE.", "tools": ["deploy_to_prod"]}
-    assert definition["models"]["ops_model"] == {"provider": "scripted", "config": {"plays": "operator"},
-                                                 "description": ""}
-    assert definition["tools"]["deploy_to_prod"]["mcp"] == {
+    model, tool = definition["models"]["ops_model"], definition["tools"]["deploy_to_prod"]
+    assert (model["provider"], model["config"]) == ("scripted", {"plays": "operator"})
+    assert tool["function"] is None and (tool["approval"], tool["when"]["argument"], tool["when"]["equals"]) == (
+        "when", "environment", "production")
+    assert {k: tool["mcp"][k] for k in ("transport", "command", "args", "tool")} == {
         "transport": "stdio", "command": sys.executable, "args": [str(MCP_SERVER), "--log", str(calls)],
-        "env_from": {}, "headers_env": {}, "tool": "deploy"}
+        "tool": "deploy"}
 
     # A conversation on the new version: the new agent speaks and the MCP server's tool really runs.
     started = api.post("/api/conversations", json={"task": TASK, "template": team, "task_type": "ops"})
