@@ -107,5 +107,31 @@ def test_an_admin_edits_rows_and_fields_the_form_has() -> None:
         call(state, name, *CALLS[name])
         assert snapshot(state) != before, name
     assert [a.name for a in state.agents] == ["planner", "releaser", "agent_1"]
-    assert state.agents[0].tools == ["deploy_to_prod"] and state.tools == [] and state.gate_tools == []
+    assert state.tools == [] and state.agents[0].tools == state.agents[1].tools == state.gate_tools == []  # gone
     assert state.keywords == "rm -rf" and state.sla[0].hours == "3"
+
+
+def test_a_tool_renamed_or_removed_is_renamed_or_removed_where_it_is_held() -> None:
+    state = editor(["admin"])
+    assert state.agents[1].tools == ["deploy_to_prod"] and state.gate_tools == ["deploy_to_prod"]
+    call(state, "set_row", "tools", 0, "name", "deploy")
+    assert state.agents[1].tools == ["deploy"] and state.gate_tools == ["deploy"]
+    call(state, "add_row", "tools")  # tool_1
+    call(state, "set_row", "tools", 1, "name", "deploy")  # for a moment, two tools of one name: nothing moves
+    call(state, "set_row", "tools", 1, "name", "deploy_later")
+    assert state.agents[1].tools == ["deploy"] and state.gate_tools == ["deploy"]
+    call(state, "remove_row", "tools", 0)
+    assert state.agents[1].tools == [] and state.gate_tools == []
+
+
+def test_a_name_that_is_no_tool_can_be_unchecked_but_not_checked() -> None:
+    state = editor(["admin"])
+    state.agents[1].tools = ["deploy_to_prod", "gone"]
+    state.gate_tools = ["gone", "deploy_to_prod"]
+    call(state, "toggle_agent_tool", 1, "invented", True)
+    call(state, "toggle_gate_tool", "invented", True)
+    assert state.agents[1].tools == ["deploy_to_prod", "gone"] and state.gate_tools == ["gone", "deploy_to_prod"]
+    assert state.stale_gate_tools == ["gone"]
+    call(state, "toggle_agent_tool", 1, "gone", False)
+    call(state, "toggle_gate_tool", "gone", False)
+    assert state.agents[1].tools == ["deploy_to_prod"] and state.gate_tools == ["deploy_to_prod"]

@@ -66,7 +66,8 @@ def open_team(page: Page, app: RunningApp, admin: str, team: str) -> None:
 
 
 def test_an_admin_adds_an_agent_a_model_client_and_an_mcp_tool(
-        app_server: RunningApp, page: Page, admin_api: tuple[str, httpx.Client], tmp_path: Path) -> None:
+        app_server: RunningApp, page: Page, admin_api: tuple[str, httpx.Client], tmp_path: Path,
+        screenshot_dir: Path) -> None:
     admin, api = admin_api
     team = own_team(api)
     calls = tmp_path / "mcp-calls.jsonl"
@@ -95,6 +96,13 @@ def test_an_admin_adds_an_agent_a_model_client_and_an_mcp_tool(
     choose(page, "agent-model-1", "ops_model")
     page.click("#agent-1-tool-deploy_to_prod")
     choose(page, "chain-producer-0", "releaser")
+    # The schema's refusal shows at the field it concerns: here the new agent's name. Nothing is saved.
+    page.fill("#agent-name-1", "the releaser")
+    page.click("#save-team")
+    expect(page.locator(".field-error[data-key='agents.1.name']")).to_contain_text("should match pattern")
+    expect(page.locator("#team-title")).to_have_text(f"{team} · version 1")
+    page.fill("#agent-name-1", "releaser")
+    page.locator(".agent-card").nth(1).screenshot(path=str(screenshot_dir / "team-editor-agent.png"))
 
     page.click("#save-team")
     expect(page.locator("#team-saved")).to_contain_text("Saved as version 2")
@@ -127,7 +135,7 @@ def test_an_admin_adds_an_agent_a_model_client_and_an_mcp_tool(
 
 
 def test_a_broken_yaml_shows_its_error_at_its_line_and_column(
-        app_server: RunningApp, page: Page, admin_api: tuple[str, httpx.Client]) -> None:
+        app_server: RunningApp, page: Page, admin_api: tuple[str, httpx.Client], screenshot_dir: Path) -> None:
     admin, api = admin_api
     team = own_team(api)
     open_team(page, app_server, admin, team)
@@ -149,6 +157,7 @@ def test_a_broken_yaml_shows_its_error_at_its_line_and_column(
     assert box and band and note
     assert abs(band["y"] - (box["y"] + 8 + (line - 1) * 20)) <= 2
     assert abs(note["y"] - band["y"]) <= 2 and note["x"] >= box["x"] + box["width"] - 2
+    page.locator("#team-yaml-box").screenshot(path=str(screenshot_dir / "team-editor-yaml-error.png"))
 
     # A field the schema refuses: marked where it is written, after Save; nothing is saved.
     lines[line - 1] = "    provider: scripted"

@@ -63,10 +63,15 @@ def agent_card(agent: AgentRow, index: rx.Var[int]) -> rx.Component:
         field("System prompt", rx.text_area(value=agent.prompt, rows="4", width="100%", id=_id("agent-prompt", index),
                                             on_change=lambda v: Teams.set_row("agents", index, "prompt", v)),
               _key("agents", index, "prompt")),
-        field("Tools", rx.cond(Teams.tools.length() > 0, rx.hstack(rx.foreach(Teams.tools, holds), wrap="wrap",
-                                                                   spacing="3"),
-                               rx.text("The team has no tools yet.", size="1", color_scheme="gray")),
-              _key("agents", index, "tools")),
+        field("Tools", rx.hstack(
+            rx.foreach(Teams.tools, holds),
+            # A name it holds that is no tool of the team (renamed or removed): shown, to uncheck.
+            rx.foreach(agent.tools, lambda name: rx.cond(~Teams.tool_names.contains(name), rx.checkbox(
+                name + " (not a tool of this team)", checked=True, size="1", color_scheme="red",
+                on_change=lambda on: Teams.toggle_agent_tool(index, name, on)))),
+            rx.cond((Teams.tools.length() == 0) & (agent.tools.length() == 0),
+                    rx.text("The team has no tools yet.", size="1", color_scheme="gray")),
+            wrap="wrap", spacing="3"), _key("agents", index, "tools")),
     )
 
 

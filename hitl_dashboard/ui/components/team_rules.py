@@ -6,7 +6,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.domain.findings import PYTHON_VERSIONS, SEVERITIES
-from hitl_dashboard.ui.components.team_fields import field, select, text_input
+from hitl_dashboard.ui.components.team_fields import field, problem, select, text_input
 from hitl_dashboard.ui.states.admin_teams import AdminTeamsState as Teams
 from hitl_dashboard.ui.views.formatting import ROLE_LABELS
 from hitl_dashboard.ui.views.team_form import REVIEW_ROLES, SlaRow
@@ -58,8 +58,10 @@ def gate_fields() -> rx.Component:
             choice("Tool calls approved by", "tool_approver", "tool_approver",
                    {r: ROLE_LABELS.get(r, r) for r in REVIEW_ROLES}),
             **GRID),
-        rx.cond(Teams.errors.contains("gates"), rx.text(Teams.errors["gates"], size="1", color_scheme="red",
-                                                        class_name="field-error", role="alert")),
+        rx.foreach(Teams.stale_gate_tools, lambda name: rx.checkbox(
+            "gates.tools lists " + name + ", not a tool of this team", checked=True, size="1", color_scheme="red",
+            on_change=lambda on: Teams.toggle_gate_tool(name, on))),
+        problem("gates.tools"), problem("gates"),
         spacing="2", width="100%",
     )
 

@@ -9,13 +9,13 @@ import reflex as rx
 
 from hitl_dashboard.ui.components.access import guarded
 from hitl_dashboard.ui.components.layout import page_layout
-from hitl_dashboard.ui.components.team_fields import section_heading
+from hitl_dashboard.ui.components.team_fields import problem, section_heading
 from hitl_dashboard.ui.components.team_rows import agent_card, chain_row, model_card, tool_card
 from hitl_dashboard.ui.components.team_rules import gate_fields, sla_fields, team_fields
 from hitl_dashboard.ui.components.team_yaml import yaml_view
 from hitl_dashboard.ui.states.admin_teams import AdminTeamsState as Teams
-from hitl_dashboard.ui.states.admin_teams import TeamRow
 from hitl_dashboard.ui.states.app_state import AppState
+from hitl_dashboard.ui.states.team_listing import TeamRow
 from hitl_dashboard.ui.states.team_trial import TeamTrialState as Trial
 from hitl_dashboard.ui.states.team_trial import TrialRow
 
@@ -39,27 +39,26 @@ def team_row(row: TeamRow) -> rx.Component:
     )
 
 
-def section_problem(key: str) -> rx.Component:
-    return rx.cond(Teams.errors.contains(key), rx.text(Teams.errors[key], size="1", color_scheme="red",
-                                                     class_name="field-error", role="alert"))
-
-
 def team_form() -> rx.Component:
     return rx.vstack(
         team_fields(),
         section_heading("Agents", "Add an agent", Teams.add_row("agents"), "add-agent"),
-        section_problem("agents"),
+        problem("agents"),
         rx.foreach(Teams.agents, agent_card),
         section_heading("Model clients", "Add a model client", Teams.add_row("models"), "add-model"),
+        problem("models"),
         rx.foreach(Teams.models, model_card),
         section_heading("Tools", "Add a tool", Teams.add_row("tools"), "add-tool"),
         rx.text("A call whose approval mode says wait always goes to the tool approver.", size="1",
                 color_scheme="gray"),
+        problem("tools"),
         rx.foreach(Teams.tools, tool_card),
         gate_fields(),
         section_heading("Sign-off per task type", "Add a task type", Teams.add_row("chains"), "add-chain"),
+        problem("task_types"),
         rx.foreach(Teams.chains, chain_row),
         sla_fields(),
+        problem("sla_hours"),
         spacing="3", width="100%",
     )
 

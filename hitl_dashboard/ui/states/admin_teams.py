@@ -16,12 +16,11 @@ import yaml
 from hitl_dashboard.domain.bounded_input import YamlInvalid, load_yaml
 from hitl_dashboard.domain.errors import DomainError, InvalidInput
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.teams import team_checks, team_queries
-from hitl_dashboard.services.teams.model_choices import usable_providers
+from hitl_dashboard.services.teams import team_queries
 from hitl_dashboard.teams.loading import TeamFileInvalid
 from hitl_dashboard.ui.states.app_state import AppState
+from hitl_dashboard.ui.states.team_listing import TeamRow, provider_choices, team_rows
 from hitl_dashboard.ui.views import team_form as form_rows
-from hitl_dashboard.ui.views.formatting import stamp
 from hitl_dashboard.ui.views.team_document import apply_form
 from hitl_dashboard.ui.views.team_edits import (
     MAX_FIELD,
@@ -30,6 +29,7 @@ from hitl_dashboard.ui.views.team_edits import (
     edited,
     removed,
     toggled,
+    tool_renamed,
     with_agent_tool,
     with_hours,
 )
@@ -38,31 +38,6 @@ from hitl_dashboard.ui.views.team_problems import YamlMark, form_problems, yaml_
 
 SCALARS = ("description", "python_version", "speaker_mode", "planner", "gate_mode", "gate_agents", "keywords",
            "regex", "min_confidence", "max_turns", "min_severity", "tool_approver")
-
-
-@dataclasses.dataclass
-class TeamRow:
-    name: str = ""
-    version: int = 0
-    source: str = ""
-    saved_by: str = ""
-    saved_at: str = ""
-    # What today's checks find wrong with its newest version (saved before them: it still runs).
-    problems: list[str] = dataclasses.field(default_factory=list)
-
-
-def team_rows(actor: Actor) -> list[TeamRow]:
-    broken = team_checks.saved_team_problems(actor)
-    return [TeamRow(t.name, t.version, t.source, t.saved_by or "", stamp(t.saved_at), broken.get(t.name, []))
-            for t in team_queries.list_teams(actor)]
-
-
-def provider_choices(models: list[form_rows.ModelRow]) -> list[list[str]]:
-    """[provider, label]: the clients this server can build, and any other a model of the team names."""
-    known = [list(pair) for pair in usable_providers()]
-    listed = {value for value, _ in known}
-    others = dict.fromkeys(m.provider for m in models if m.provider and m.provider not in listed)
-    return known + [[provider, provider.rsplit(".", 1)[-1]] for provider in others]
 
 
 def dump(document: dict[str, Any]) -> str:
@@ -106,6 +81,16 @@ class AdminTeamsState(AppState):
     @rx.var
     def agent_names(self) -> list[str]:
         return [a.name for a in self.agents]
+
+    @rx.var
+    def tool_names(self) -> list[str]:
+        return [t.name for t in self.tools]
+
+    @rx.var
+    def stale_gate_tools(self) -> list[str]:
+        """Names gates.tools lists that are no tool of the team (shown checked, to uncheck)."""
+        names = {t.name for t in self.tools}
+        return [t for t in self.gate_tools if t not in names]
 
     @rx.var
     def model_names(self) -> list[str]:
@@ -165,11 +150,15 @@ class AdminTeamsState(AppState):
     @rx.event
     def set_row(self, section: str, index: int, part: str, value: str | bool):
         rows = edited(getattr(self, section), section, index, part, value) if section in ROWS else None
-        if self.is_admin and rows is not None:
-            setattr(self, section, rows)
-            self.saved_message = ""
-            if section == "models":
-                self.providers = provider_choices(rows)
+        if not self.is_admin or rows is None:
+            return
+        before = getattr(self, section)
+        setattr(self, section, rows)
+        self.saved_message = ""
+        if section == "models":
+            self.providers = provider_choices(rows)
+        if section == "tools" and part == "name":  # the agents and the gate hold it by its name
+            self.agents, self.gate_tools = tool_renamed(self._form(), before[int(index)].name, rows[int(index)].name)
 
     @rx.event
     def add_row(self, section: str):
@@ -180,12 +169,18 @@ class AdminTeamsState(AppState):
     @rx.event
     def remove_row(self, section: str, index: int):
         rows = removed(getattr(self, section), index) if section in ROWS else None
-        if self.is_admin and rows is not None:
-            setattr(self, section, rows)
+        if not self.is_admin or rows is None:
+            return
+        gone = getattr(self, section)[int(index)]
+        setattr(self, section, rows)
+        if section == "tools":  # nobody holds a tool that is gone
+            self.agents, self.gate_tools = tool_renamed(self._form(), gone.name, "")
 
     @rx.event
     def toggle_agent_tool(self, index: int, tool: str, checked: bool):
-        rows = with_agent_tool(self.agents, index, tool, checked) if tool in [t.name for t in self.tools] else None
+        """Checks a tool of the team; unchecks any name (one the team no longer has, too)."""
+        known = checked is not True or tool in [t.name for t in self.tools]
+        rows = with_agent_tool(self.agents, index, tool, checked) if known else None
         if self.is_admin and rows is not None:
             self.agents = rows
 
@@ -197,8 +192,9 @@ class AdminTeamsState(AppState):
 
     @rx.event
     def toggle_gate_tool(self, tool: str, checked: bool):
-        if self.is_admin and tool in [t.name for t in self.tools]:
-            self.gate_tools = toggled(self.gate_tools, tool, bool(checked))
+        known = checked is not True or tool in [t.name for t in self.tools]
+        if self.is_admin and known and isinstance(tool, str):
+            self.gate_tools = toggled(self.gate_tools, tool, checked)
 
     @rx.event
     def set_yaml(self, value: str):

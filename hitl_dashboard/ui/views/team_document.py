@@ -149,10 +149,9 @@ def _gates(out: dict[str, Any], form: TeamForm, problems: Problems) -> None:
     turns = number(form.max_turns, "gates.max_turns_without_review", problems, whole=True)
     if turns is not None:
         gates["max_turns_without_review"] = turns
-    # The form lists the team's own tools; a name the policy lists beyond them stays as it is.
-    declared, before = [t.name for t in form.tools], list(gates.get("tools") or [])
-    _put(gates, "tools", [t for t in before if t not in declared or t in form.gate_tools]
-         + [t for t in form.gate_tools if t in declared and t not in before])
+    # As the form holds it: a name that is no tool of the team stays until it is unchecked (the
+    # check refuses it, and the form shows it beside the tools, checked).
+    _put(gates, "tools", list(form.gate_tools))
 
 
 def _put(entry: dict[str, Any], key: str, value: Any) -> None:

@@ -63,7 +63,9 @@ def edited(rows: list[Any], section: str, index: Any, part: str, value: Any) -> 
 
 
 def toggled(names: list[str], name: str, on: Any) -> list[str]:
-    return [n for n in names if n != name] + ([name] if on is True else [])
+    if on is True:
+        return names if name in names else [*names, name]
+    return [n for n in names if n != name]
 
 
 def with_agent_tool(agents: list[AgentRow], index: Any, tool: str, on: Any) -> list[AgentRow] | None:
@@ -107,6 +109,20 @@ def added(form: TeamForm, section: str) -> list[Any] | None:
 def removed(rows: list[Any], index: Any) -> list[Any] | None:
     position = _position(rows, index)
     return None if position is None else rows[:position] + rows[position + 1:]
+
+
+def tool_renamed(form: TeamForm, old: str, new: str) -> tuple[list[AgentRow], list[str]]:
+    """(the agents, the gate's tools) holding tool `new` where they held `old` (new "": removed).
+    A name another tool has too (while a new name is being typed) is left alone: the agent's card
+    shows the name it holds that is no tool, checked, to uncheck or to fix by the name."""
+    others = [t for t in form.tools if t.name == old or (new and t.name == new)]
+    if not old or old == new or len(others) > (1 if new else 0):
+        return form.agents, form.gate_tools
+
+    def moved(names: list[str]) -> list[str]:
+        return list(dict.fromkeys(new if n == old else n for n in names if n != old or new))
+
+    return [dataclasses.replace(a, tools=moved(a.tools)) for a in form.agents], moved(form.gate_tools)
 
 
 def _position(rows: list[Any], index: Any) -> int | None:
