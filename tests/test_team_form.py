@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 from hitl_dashboard.teams.catalogue import get_team
-from hitl_dashboard.teams.loading import TeamFileInvalid, validate_team
+from hitl_dashboard.teams.loading import TeamFileInvalid, dump_team, validate_team
 from hitl_dashboard.teams.model import TeamDefinition
 from hitl_dashboard.teams.providers import OPENAI
-from hitl_dashboard.ui.views.team_document import apply_form
+from hitl_dashboard.ui.views.team_document import apply_form, document_text
 from hitl_dashboard.ui.views.team_form import AgentRow, ChainRow, ModelRow, ToolRow, form_of
 from hitl_dashboard.ui.views.team_problems import form_problems, yaml_marks
 
@@ -106,6 +106,8 @@ def test_every_field_survives_the_form_unchanged() -> None:
     assert round_trip(written) == (written, {})  # as the YAML view holds it: absent stays absent
     saved = TeamDefinition.model_validate(written).model_dump(mode="json")
     assert round_trip(saved) == (saved, {})  # as a saved version is: every field there
+    # The YAML view shows it as `teams export` writes it: the same team, no null fields.
+    assert document_text(saved) == dump_team(TeamDefinition.model_validate(written))
 
 
 def test_agents_models_and_tools_are_added_and_removed_in_rows() -> None:
@@ -180,7 +182,22 @@ def test_schema_problems_are_placed_at_the_row_and_field_they_concern() -> None:
 
 
 def test_problems_are_marked_at_their_line_in_the_yaml() -> None:
-    assert yaml_marks("name: x", ["the file is not valid YAML at line 3, column 7: no"], 3, 7)[0].line == 3
+    syntax = yaml_marks("name: x", ["the file is not valid YAML at line 3, column 7: no"], 3, 7)
+    assert [(m.line, m.column, m.message) for m in syntax] == [(3, 7, "the file is not valid YAML: no")]
     marks = yaml_marks(EVERYTHING, ["tools.deploy.when.one_of.1: bad", "the team as a whole", "agents.1.model: m"])
     assert [(m.line, m.column, m.message) for m in marks] == [
         (1, 1, "the team as a whole"), (14, 5, "agents.1.model: m"), (40, 56, "tools.deploy.when.one_of.1: bad")]
+
+
+def test_a_bad_tool_name_is_placed_at_that_tools_name() -> None:
+    document = get_team("ops").model_dump(mode="json")
+    form = form_of(document)
+    form.tools[0].name = "deploy to prod"
+    form.agents[1].tools = ["deploy to prod"]
+    edited, problems = apply_form(document, form)
+    assert problems == {}
+    with pytest.raises(TeamFileInvalid) as caught:
+        validate_team(edited)
+    placed = form_problems(caught.value.problems, form)
+    assert placed["tools.0.name"].startswith("String should match pattern")
+    assert placed["agents.1.tools"].startswith("String should match pattern")

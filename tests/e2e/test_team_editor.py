@@ -150,8 +150,10 @@ def test_a_broken_yaml_shows_its_error_at_its_line_and_column(
     expect(mark).to_have_count(1)
     expect(mark).to_have_attribute("data-line", str(line))
     expect(mark).to_have_attribute("data-column", "23")
-    expect(message).to_contain_text(f"line {line}, column 23: the file is not valid YAML at line {line}, column 23: "
-                                 "mapping values are not allowed here")
+    expect(message).to_contain_text(f"line {line}, column 23: the file is not valid YAML: mapping values are not "
+                                    "allowed here")
+    expect(page.locator("#team-problems")).to_contain_text(
+        f"the file is not valid YAML at line {line}, column 23: mapping values are not allowed here")
     # Beside the text, on that line: the mark and its message are as high as the line's text.
     box, band, note = (page.locator(s).bounding_box() for s in ("#team-yaml", ".yaml-mark", ".yaml-mark-message"))
     assert box and band and note

@@ -11,7 +11,6 @@ import dataclasses
 from typing import Any
 
 import reflex as rx
-import yaml
 
 from hitl_dashboard.domain.bounded_input import YamlInvalid, load_yaml
 from hitl_dashboard.domain.errors import DomainError, InvalidInput
@@ -21,7 +20,7 @@ from hitl_dashboard.teams.loading import TeamFileInvalid
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.team_listing import TeamRow, provider_choices, team_rows
 from hitl_dashboard.ui.views import team_form as form_rows
-from hitl_dashboard.ui.views.team_document import apply_form
+from hitl_dashboard.ui.views.team_document import apply_form, document_text
 from hitl_dashboard.ui.views.team_edits import (
     MAX_FIELD,
     MAX_TEXT,
@@ -38,10 +37,6 @@ from hitl_dashboard.ui.views.team_problems import YamlMark, form_problems, yaml_
 
 SCALARS = ("description", "python_version", "speaker_mode", "planner", "gate_mode", "gate_agents", "keywords",
            "regex", "min_confidence", "max_turns", "min_severity", "tool_approver")
-
-
-def dump(document: dict[str, Any]) -> str:
-    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
 
 
 class AdminTeamsState(AppState):
@@ -77,6 +72,7 @@ class AdminTeamsState(AppState):
     chains: list[form_rows.ChainRow] = []
     sla: list[form_rows.SlaRow] = []
     _document: dict[str, Any] = {}  # what the form edits: the saved version, or the YAML view's text
+    _syntax_error: bool = False  # the problems shown are the YAML error of the text
 
     @rx.var
     def agent_names(self) -> list[str]:
@@ -211,8 +207,8 @@ class AdminTeamsState(AppState):
             load_yaml(self.yaml_text)
         except InvalidInput as exc:
             self._show_yaml_error(exc)
-        else:
-            self._show_problems([])
+        else:  # readable now: a YAML error is gone; the schema's problems stay, at where they now are
+            self._show_problems([] if self._syntax_error else self.problems)
 
     @rx.event
     def show(self, view: str | list[str]):
@@ -225,7 +221,7 @@ class AdminTeamsState(AppState):
             if problems:
                 self.errors, self.problems = problems, [f"{k}: {v}" for k, v in problems.items()]
                 return
-            self.yaml_text = dump(document)
+            self.yaml_text = document_text(document)
         elif not self._read_yaml():
             return
         self._show_problems([])
@@ -251,7 +247,7 @@ class AdminTeamsState(AppState):
 
     # -- problems ------------------------------------------------------------------------------------------
     def _show_problems(self, problems: list[str], line: int | None = None, column: int | None = None) -> None:
-        self.problems = problems
+        self.problems, self._syntax_error = problems, line is not None
         self.errors = form_problems(problems, self._form())
         self.marks = yaml_marks(self.yaml_text, problems, line, column) if self.view == "yaml" else []
 
@@ -268,7 +264,7 @@ class AdminTeamsState(AppState):
             if problems:
                 self.errors, self.problems = problems, [f"{k}: {v}" for k, v in problems.items()]
                 return None
-            return dump(document)
+            return document_text(document)
         try:
             team_queries.check_declared_name(self.yaml_text, self.selected)
         except InvalidInput as exc:

@@ -10,6 +10,8 @@ import copy
 import shlex
 from typing import Any
 
+import yaml
+
 from hitl_dashboard.domain.bounded_input import load_json
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.ui.views.team_form import AgentRow, ChainRow, ModelRow, TeamForm, ToolRow, shown
@@ -48,6 +50,19 @@ def apply_form(document: dict[str, Any], form: TeamForm) -> tuple[dict[str, Any]
             sla[row.role] = hours
     _put(out, "sla_hours", sla)
     return out, problems
+
+
+def document_text(document: dict[str, Any]) -> str:
+    """The document as the YAML view shows it: as `teams export` writes a file (no null fields)."""
+    return yaml.safe_dump(_without_nulls(document), sort_keys=False, allow_unicode=True, width=100)
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_nulls(inner) for key, inner in value.items() if inner is not None}
+    if isinstance(value, list):
+        return [_without_nulls(inner) for inner in value]
+    return value
 
 
 def _names(section: str, names: list[str], kind: str, problems: Problems, part: str = "name") -> None:

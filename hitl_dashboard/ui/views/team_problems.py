@@ -5,18 +5,22 @@ YAML view at the line and column where the field is written."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from hitl_dashboard.domain.bounded_input import yaml_position
 from hitl_dashboard.ui.views.team_form import TeamForm
 
+FIELD_PATH = re.compile(r"^(format|name|description|agents|models|tools|speaker_order|task_types|gates|"
+                        r"tool_approver|sla_hours|python_version)(\.[^:]*)?$")
 # Team file field -> form field, per row section. A field not listed shows on its row as a whole.
+# "[key]": pydantic's name for a mapping's key (a tool's name, a task type).
 AGENT_FIELDS = {"name": "name", "description": "description", "model": "model", "system_prompt": "prompt",
                 "tools": "tools"}
-MODEL_FIELDS = {"name": "name", "provider": "provider", "api_key_env": "api_key_env", "description": "description"}
-TOOL_FIELDS = {"name": "name", "function": "function", "mcp": "mcp", "approval": "approval", "when": "when",
+MODEL_FIELDS = {"[key]": "name", "provider": "provider", "api_key_env": "api_key_env", "description": "description"}
+TOOL_FIELDS = {"[key]": "name", "function": "function", "mcp": "mcp", "approval": "approval", "when": "when",
                "description": "description"}
-CHAIN_FIELDS = {"producer": "producer", "sign_off": "roles"}
+CHAIN_FIELDS = {"producer": "producer", "sign_off": "roles", "[key]": "task_type"}
 
 
 @dataclass
@@ -29,9 +33,10 @@ class YamlMark:
 
 
 def split_problem(problem: str) -> tuple[str, str]:
-    """'gates.keywords: ...' -> ('gates.keywords', '...'); a problem of the whole team -> ('', it)."""
+    """'gates.keywords: ...' -> ('gates.keywords', '...'); a problem of the whole team -> ('', it).
+    A path may hold a space: it names the bad key itself ('tools.bad name.[key]')."""
     where, sep, message = problem.partition(": ")
-    return (where, message) if sep and where and " " not in where else ("", problem)
+    return (where, message) if sep and FIELD_PATH.match(where) else ("", problem)
 
 
 def form_problems(problems: list[str], form: TeamForm) -> dict[str, str]:
@@ -81,8 +86,9 @@ def _row_key(section: str, index: int | None, rest: list[str], fields: dict[str,
 def yaml_marks(text: str, problems: list[str], line: int | None = None, column: int | None = None) -> list[YamlMark]:
     """Each problem at its place in the text: a YAML error where the parser stopped (line, column),
     a field the schema refused where the field is written; a problem of the whole team at line 1."""
-    if line is not None:
-        return [YamlMark(line, column or 1, problems[0] if problems else "")]
+    if line is not None:  # the mark says where; its message need not say it again
+        message = (problems[0] if problems else "").replace(f" at line {line}, column {column}", "")
+        return [YamlMark(line, column or 1, message)]
     marks = []
     for problem in problems:
         where, message = split_problem(problem)
