@@ -32,7 +32,8 @@ def _band(mark: YamlMark) -> rx.Component:
 
 def _message(mark: YamlMark) -> rx.Component:
     return rx.box(
-        rx.text(rx.icon("circle-alert", size=12), " line ", mark.line, ", column ", mark.column, ": ", mark.message,
+        rx.text(rx.icon("circle-alert", size=12, style={"display": "inline", "vertical_align": "-2px"}),
+                " line ", mark.line, ", column ", mark.column, ": ", mark.message,
                 size="1", color_scheme="red", style={"white_space": "pre-wrap", "word_break": "break-word"}),
         class_name="yaml-mark-message", data_line=mark.line, role="alert", position="absolute", left="0.5em",
         right="0.5em", top=_top(mark.line), padding="0 0.4em", background=rx.color("red", 2),
