@@ -23,7 +23,8 @@ CALLS: dict[str, tuple[Any, ...]] = {
     "add_row": ("agents",), "remove_row": ("tools", 0), "set_row": ("agents", 1, "name", "releaser"),
     "set_field": ("keywords", "rm -rf"), "set_sla": (0, "3"), "set_yaml": ("name: ops\n",), "check_yaml": (),
     "show": ("yaml",), "toggle_agent_tool": (0, "deploy_to_prod", True), "toggle_gate_tool": ("deploy_to_prod", False),
-    "load": (), "select": ("ops",), "save": (), "set_task": ("Deploy billing-api",), "try_draft": (),
+    "move_row": ("agents", 1, -1), "load": (), "select": ("ops",), "save": (), "set_task": ("Deploy billing-api",),
+    "try_draft": (),
 }
 # Forged: rows, fields and values the form does not have.
 FORGED: list[tuple[str, tuple[Any, ...]]] = [
@@ -35,7 +36,8 @@ FORGED: list[tuple[str, tuple[Any, ...]]] = [
     ("add_row", ("sla",)), ("add_row", ("rows",)), ("remove_row", ("agents", -1)), ("remove_row", ("agents", 2)),
     ("toggle_agent_tool", (0, "no_such_tool", True)), ("toggle_agent_tool", (9, "deploy_to_prod", True)),
     ("toggle_gate_tool", ("no_such_tool", True)), ("set_sla", (4, "1")), ("set_sla", (0, 5)),
-    ("show", ("raw",)), ("set_yaml", (42,)),
+    ("show", ("raw",)), ("set_yaml", (42,)), ("move_row", ("agents", 0, -1)), ("move_row", ("agents", 1, 1)),
+    ("move_row", ("agents", 0, 2)), ("move_row", ("agents", 0, True)), ("move_row", ("sla", 0, 1)),
 ]
 
 
@@ -102,11 +104,12 @@ def test_an_admin_cannot_edit_what_the_form_does_not_have(name: str, args: tuple
 
 def test_an_admin_edits_rows_and_fields_the_form_has() -> None:
     state = editor(["admin"])
-    for name in ("add_row", "set_row", "set_field", "set_sla", "toggle_agent_tool", "toggle_gate_tool", "remove_row"):
+    for name in ("add_row", "set_row", "set_field", "set_sla", "toggle_agent_tool", "toggle_gate_tool", "remove_row",
+                 "move_row"):
         before = snapshot(state)
         call(state, name, *CALLS[name])
         assert snapshot(state) != before, name
-    assert [a.name for a in state.agents] == ["planner", "releaser", "agent_1"]
+    assert [a.name for a in state.agents] == ["releaser", "planner", "agent_1"]
     assert state.tools == [] and state.agents[0].tools == state.agents[1].tools == state.gate_tools == []  # gone
     assert state.keywords == "rm -rf" and state.sla[0].hours == "3"
 

@@ -201,3 +201,12 @@ def test_a_bad_tool_name_is_placed_at_that_tools_name() -> None:
     placed = form_problems(caught.value.problems, form)
     assert placed["tools.0.name"].startswith("String should match pattern")
     assert placed["agents.1.tools"].startswith("String should match pattern")
+
+
+def test_agents_keep_what_is_theirs_when_their_order_changes() -> None:
+    """The agents' order is the round-robin order; a moved agent keeps its own prompt and tools."""
+    document = yaml.safe_load(EVERYTHING)
+    form = form_of(document)
+    form.agents.reverse()
+    edited, problems = apply_form(document, form)
+    assert problems == {} and edited["agents"] == list(reversed(document["agents"]))

@@ -41,12 +41,20 @@ def _choice(section: str, row, index: rx.Var[int], part: str, label: str, choice
 def _card(section: str, index: rx.Var[int], title: rx.Var, *content: rx.Component) -> rx.Component:
     return rx.card(rx.vstack(
         rx.hstack(rx.text(title, weight="bold", size="2"), rx.spacer(),
+                  *([_move(index, -1, "arrow-up", "Move up"), _move(index, 1, "arrow-down", "Move down")]
+                    if section == "agents" else []),
                   remove_button("Remove " + title, Teams.remove_row(section, index),
                                 _id(f"remove-{section[:-1]}", index)),
                   align="center", width="100%"),
         *content, problem(_key(section, index)),
         spacing="2", width="100%",
     ), size="1", width="100%", class_name=f"{section[:-1]}-card")
+
+
+def _move(index: rx.Var[int], step: int, icon: str, label: str) -> rx.Component:
+    """The agents' order is the round-robin order (and the file's)."""
+    return rx.icon_button(rx.icon(icon, size=14), on_click=Teams.move_row("agents", index, step), size="1",
+                          variant="ghost", aria_label=label, title=label, id=_id(f"agent-{icon}", index))
 
 
 def agent_card(agent: AgentRow, index: rx.Var[int]) -> rx.Component:

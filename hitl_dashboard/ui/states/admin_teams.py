@@ -26,6 +26,7 @@ from hitl_dashboard.ui.views.team_edits import (
     MAX_TEXT,
     added,
     edited,
+    moved,
     removed,
     toggled,
     tool_renamed,
@@ -171,6 +172,12 @@ class AdminTeamsState(AppState):
         setattr(self, section, rows)
         if section == "tools":  # nobody holds a tool that is gone
             self.agents, self.gate_tools = tool_renamed(self._form(), gone.name, "")
+
+    @rx.event
+    def move_row(self, section: str, index: int, step: int):
+        rows = moved(getattr(self, section), index, step) if section in ROWS else None
+        if self.is_admin and rows is not None:
+            setattr(self, section, rows)
 
     @rx.event
     def toggle_agent_tool(self, index: int, tool: str, checked: bool):

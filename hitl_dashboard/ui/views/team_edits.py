@@ -111,6 +111,16 @@ def removed(rows: list[Any], index: Any) -> list[Any] | None:
     return None if position is None else rows[:position] + rows[position + 1:]
 
 
+def moved(rows: list[Any], index: Any, step: Any) -> list[Any] | None:
+    """rows with one moved a place up (step -1) or down (1): the agents' order is round_robin's."""
+    position = _position(rows, index)
+    if position is None or step not in (-1, 1) or isinstance(step, bool) or not 0 <= position + step < len(rows):
+        return None
+    changed = list(rows)
+    changed[position], changed[position + step] = changed[position + step], changed[position]
+    return changed
+
+
 def tool_renamed(form: TeamForm, old: str, new: str) -> tuple[list[AgentRow], list[str]]:
     """(the agents, the gate's tools) holding tool `new` where they held `old` (new "": removed).
     A name another tool has too (while a new name is being typed) is left alone: the agent's card
