@@ -101,8 +101,8 @@ def test_an_admin_adds_an_agent_a_model_client_and_an_mcp_tool(
     page.click("#save-team")
     expect(page.locator(".field-error[data-key='agents.1.name']")).to_contain_text("should match pattern")
     expect(page.locator("#team-title")).to_have_text(f"{team} · version 1")
-    page.fill("#agent-name-1", "releaser")
     page.locator(".agent-card").nth(1).screenshot(path=str(screenshot_dir / "team-editor-agent.png"))
+    page.fill("#agent-name-1", "releaser")
 
     page.click("#save-team")
     expect(page.locator("#team-saved")).to_contain_text("Saved as version 2")
