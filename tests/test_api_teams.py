@@ -77,6 +77,9 @@ def test_an_admin_saves_a_version_over_http_and_bad_files_name_their_field(api_a
     assert problem["loc"] == ["body", "sla_hours.security_reviewer"] and "greater than 0" in problem["msg"]
     renamed = admin.put("/api/teams/copy", json={"yaml": text})
     assert renamed.status_code == 422 and renamed.json()["detail"][0]["msg"] == "the file is team 'code', not 'copy'"
+    broken = admin.put("/api/teams/code", json={"yaml": "name: code\nagents: [planner,\n  description: x\n"})
+    assert broken.status_code == 422 and "is not valid YAML at line 4, column 1: expected ',' or ']'" in (
+        broken.json()["detail"][0]["msg"])  # where it breaks, as the editor in the browser marks it
     assert [v["number"] for v in reviewer.get("/api/teams/code/versions").json()][0] == version["number"]
 
 

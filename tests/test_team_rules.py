@@ -83,7 +83,7 @@ def test_a_saved_team_that_fails_the_checks_is_listed_and_still_runs_failing_clo
     assert "did you mean 'environment'?" in problem
 
     # The admin page marks it with the same problems (ui/pages/admin_teams.py shows row.problems).
-    from hitl_dashboard.ui.states.admin_teams import team_rows
+    from hitl_dashboard.ui.states.team_listing import team_rows
 
     flow.make_people()
     rows = {row.name: row for row in team_rows(flow.actor("erin"))}

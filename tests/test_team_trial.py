@@ -50,3 +50,13 @@ def test_only_admins_try_and_a_bad_draft_names_its_field(sqlite_url) -> None:
     with pytest.raises(TeamFileInvalid) as bad:
         asyncio.run(try_team(flow.actor("erin"), draft(max_turns_without_review=0), "task"))
     assert bad.value.field == "gates.max_turns_without_review"
+
+
+def test_a_tool_call_held_back_stops_the_trial_whatever_gates_tools_lists(sqlite_url) -> None:
+    """As the runner does (issue 29): the call waits for a human, so Try it says it would stop there."""
+    flow.make_people()
+    data = yaml.safe_load(team_queries.export_team(None, "ops"))
+    data["gates"]["tools"] = []
+    said = asyncio.run(try_team(flow.actor("erin"), yaml.safe_dump(data), "Deploy billing-api 2.4.1 to production"))
+    calls = [m for m in said if m.kind == "tool_call"]
+    assert [m.stop for m in calls] == ["tool: a call waits for approval"] and said[-1].agent == "operator"

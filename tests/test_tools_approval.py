@@ -75,3 +75,16 @@ def test_denied_tool_call_never_runs_and_the_agent_hears_why(db_url):
     report = flow.messages(cid)[-1]
     assert report.source == "operator"
     assert "denied" in report.content.lower()
+
+
+def test_a_held_back_call_opens_a_review_whatever_the_gate_policy_lists(sqlite_url):
+    """Issue 29: the approval wrapper did not run the call, so a review opens even when the
+    conversation's policy leaves the tool out (a start-form choice, or a team file's gates.tools);
+    before, the call said "pending" and nothing opened: the conversation waited for ever."""
+    flow.make_people()
+    cid = flow.start("Deploy billing-api v2.4.1 to production", task_type="ops",
+                     gate_policy={"mode": "on_done", "tools": []})
+    flow.work()
+    review = flow.only_open_review(cid)
+    assert (review.kind, review.required_role, review.rule) == ("tool_call", "security_reviewer", "tool")
+    assert tool_call(cid).status == "pending" and deploys() == []

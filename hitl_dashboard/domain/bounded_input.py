@@ -20,6 +20,24 @@ MAX_NODES = 100_000  # values in a YAML file once its aliases are expanded
 MAX_YAML_BYTES = 256 * 1024
 
 
+class YamlInvalid(InvalidInput):
+    """A team file refused at a place: line and column count from 1 (None: the file as a whole).
+    The editor in the browser marks that place beside the text."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+        super().__init__(message)
+        self.line, self.column = line, column
+
+
+def _at(mark: Any) -> tuple[int, int]:
+    return mark.line + 1, mark.column + 1
+
+
+def _refused(message: str, mark: Any) -> YamlInvalid:
+    line, column = _at(mark)
+    return YamlInvalid(f"{message} (line {line}, column {column})", line, column)
+
+
 def load_json(data: bytes | str, what: str = "the body") -> Any:
     """Strict JSON: UTF-8 without a byte order mark, no key twice in an object, no NaN or Infinity,
     at most MAX_DEPTH levels deep."""
@@ -67,10 +85,70 @@ def load_yaml(text: str, what: str = "the file") -> Any:
             return loader.construct_document(node)
         finally:
             loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        raise _syntax_error(exc, what) from None
+    except yaml.reader.ReaderError as exc:  # a control character: its position is an offset
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        character = exc.character if isinstance(exc.character, int) else ord(exc.character or "\0")
+        raise YamlInvalid(f"{what} is not valid YAML at line {line}, column {column}: it holds the control "
+                          f"character U+{character:04X}, which YAML does not allow", line, column) from None
     except yaml.YAMLError as exc:
         raise InvalidInput(f"{what} is not valid YAML: {exc}") from None
     except (ValueError, OverflowError) as exc:  # a date like 2024-13-45, an integer of 5,000 digits
         raise InvalidInput(f"{what} holds a value YAML cannot read: {exc}") from None
+
+
+def _syntax_error(exc: yaml.MarkedYAMLError, what: str) -> InvalidInput:
+    """The place of the problem itself, and what YAML was reading when it met it."""
+    mark = exc.problem_mark or exc.context_mark
+    if mark is None:
+        return InvalidInput(f"{what} is not valid YAML: {exc}")
+    line, column = _at(mark)
+    message = f"{what} is not valid YAML at line {line}, column {column}: {exc.problem or exc.context}"
+    if exc.problem and exc.context and exc.context_mark is not None:
+        message += " ({} that starts at line {}, column {})".format(exc.context, *_at(exc.context_mark))
+    return YamlInvalid(message, line, column)
+
+
+def yaml_position(text: str, path: list[str]) -> tuple[int, int] | None:
+    """Where a field of a YAML document is written: (line, column) of the deepest part of `path`
+    the document has (a missing field: its parent). A list item is named by its index or by its
+    `name` (agents.coder.model). None when the text cannot be read within the bounds."""
+    try:
+        loader = _BoundedLoader(text, "the file")
+        try:
+            node = loader.get_single_node()
+        finally:
+            loader.dispose()
+    except (yaml.YAMLError, InvalidInput):
+        return None
+    if node is None:
+        return None
+    place = node.start_mark
+    for part in path:
+        found = _child(node, part)
+        if found is None:
+            break
+        place, node = found
+    return _at(place)
+
+
+def _child(node: yaml.Node, part: str) -> tuple[Any, yaml.Node] | None:
+    """(where the child is written, the child) of a mapping key or list item; None if absent."""
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == part:
+                return key.start_mark, value
+    elif isinstance(node, yaml.SequenceNode):
+        items = node.value
+        if part.isdigit() and int(part) < len(items):
+            return items[int(part)].start_mark, items[int(part)]
+        for item in items:
+            named = _child(item, "name")
+            if named is not None and isinstance(named[1], yaml.ScalarNode) and named[1].value == part:
+                return item.start_mark, item
+    return None
 
 
 class _BoundedLoader(yaml.SafeLoader):
@@ -85,10 +163,12 @@ class _BoundedLoader(yaml.SafeLoader):
         if self.check_event(yaml.AliasEvent):
             self.aliases += 1
             if self.aliases > MAX_ALIASES:
-                raise InvalidInput(f"{self.what} uses more than {MAX_ALIASES} aliases (the limit)")
+                raise _refused(f"{self.what} uses more than {MAX_ALIASES} aliases (the limit)",
+                               self.peek_event().start_mark)
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise InvalidInput(f"{self.what} is nested more than {MAX_DEPTH} levels deep (the limit)")
+            raise _refused(f"{self.what} is nested more than {MAX_DEPTH} levels deep (the limit)",
+                           self.peek_event().start_mark)
         try:
             return super().compose_node(parent, index)
         finally:
@@ -106,15 +186,15 @@ class _Expansion:
 
     def measure(self, node: yaml.Node, depth: int) -> tuple[int, int]:
         if id(node) in self.open:
-            raise InvalidInput(f"{self.what} has an alias inside the value it names")
+            raise _refused(f"{self.what} has an alias inside the value it names", node.start_mark)
         if id(node) not in self.measured:
             self.open.add(id(node))
             self.measured[id(node)] = self._children(node, depth)
             self.open.discard(id(node))
         values, levels = self.measured[id(node)]
         if depth - 1 + levels > MAX_DEPTH:
-            raise InvalidInput(f"{self.what} is nested more than {MAX_DEPTH} levels deep once its aliases "
-                               f"are expanded (the limit)")
+            raise _refused(f"{self.what} is nested more than {MAX_DEPTH} levels deep once its aliases "
+                           f"are expanded (the limit)", node.start_mark)
         return values, levels
 
     def _children(self, node: yaml.Node, depth: int) -> tuple[int, int]:
@@ -130,8 +210,8 @@ class _Expansion:
             child_values, child_levels = self.measure(child, depth + 1)
             values, levels = values + child_values, max(levels, child_levels + 1)
             if values > MAX_NODES:
-                raise InvalidInput(f"{self.what} holds more than {MAX_NODES:,} values once its aliases "
-                                   f"are expanded (the limit)")
+                raise _refused(f"{self.what} holds more than {MAX_NODES:,} values once its aliases "
+                               f"are expanded (the limit)", child.start_mark)
         return values, levels
 
 
@@ -141,7 +221,7 @@ def _check_unique_keys(node: yaml.MappingNode, what: str) -> None:
         # "<<" merges another mapping in, and its keys may be overridden: that is its purpose.
         if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
             if (key.tag, key.value) in seen:
-                raise InvalidInput(f"{what} gives the key {_shown(key.value)} twice (line {key.start_mark.line + 1})")
+                raise _refused(f"{what} gives the key {_shown(key.value)} twice", key.start_mark)
             seen.add((key.tag, key.value))
 
 

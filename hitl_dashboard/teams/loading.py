@@ -10,19 +10,22 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from hitl_dashboard.domain.bounded_input import load_yaml
+from hitl_dashboard.domain.bounded_input import YamlInvalid, load_yaml
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.names import did_you_mean
 from hitl_dashboard.teams.model import TeamDefinition
 
 
 class TeamFileInvalid(InvalidInput):
-    """problems: one 'field.path: what is wrong' line each; field: the first bad field."""
+    """problems: one 'field.path: what is wrong' line each; field: the first bad field.
+    line, column (from 1): where a file that is not even YAML breaks (None otherwise)."""
 
-    def __init__(self, source: str, problems: list[str], field: str | None = None):
+    def __init__(self, source: str, problems: list[str], field: str | None = None,
+                 line: int | None = None, column: int | None = None):
         super().__init__(f"{source} is not a valid team file:\n" + "\n".join(f"  {p}" for p in problems),
                          field or "team")
         self.problems = problems
+        self.line, self.column = line, column
 
 
 def parse_team(text: str, source: str = "team file") -> TeamDefinition:
@@ -30,7 +33,8 @@ def parse_team(text: str, source: str = "team file") -> TeamDefinition:
     try:
         data = load_yaml(text, "the file")
     except InvalidInput as exc:
-        raise TeamFileInvalid(source, [str(exc)]) from None
+        line, column = (exc.line, exc.column) if isinstance(exc, YamlInvalid) else (None, None)
+        raise TeamFileInvalid(source, [str(exc)], line=line, column=column) from None
     return validate_team(data, source)
 
 

@@ -305,3 +305,10 @@ class TeamDefinition(_Strict):
     def needs_approval(self, tool: str, arguments: dict[str, Any]) -> bool:
         found = self.tools.get(tool)
         return True if found is None else found.needs_approval(arguments)
+
+    def holds_back(self, agent: str, tool: str, arguments: dict[str, Any]) -> bool:
+        """The agent's approval wrapper of this tool did not run the call: it waits for a human,
+        whatever a gate policy lists. A tool the agent does not hold (a model's invention) ran
+        nothing either, but AutoGen answered it with an error: nothing waits for it."""
+        held = agent in self.agent_names and tool in self.agent(agent).tools
+        return held and self.needs_approval(tool, arguments)

@@ -14,6 +14,19 @@ from typing import Any
 OPENAI = "autogen_ext.models.openai.OpenAIChatCompletionClient"
 AZURE_OPENAI = "autogen_ext.models.openai.AzureOpenAIChatCompletionClient"
 ANTHROPIC = "autogen_ext.models.anthropic.AnthropicChatCompletionClient"
+OLLAMA = "autogen_ext.models.ollama.OllamaChatCompletionClient"
+
+# The model clients a team's model may name, as the team editor offers them (services/teams/
+# model_choices.py keeps those this server can import). Any other AutoGen provider class path still
+# works in the file itself.
+KNOWN_PROVIDERS = {
+    "scripted": "Scripted (offline, no key)",
+    "server": "This server's model (MODEL_PROVIDER)",
+    OPENAI: "OpenAI, or an OpenAI-compatible server",
+    AZURE_OPENAI: "Azure OpenAI",
+    ANTHROPIC: "Anthropic",
+    OLLAMA: "Ollama",
+}
 
 # Every name ChatCompletionClient.load_component accepts for them (autogen_core WELL_KNOWN_PROVIDERS,
 # and the class paths of their modules).

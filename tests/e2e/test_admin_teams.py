@@ -65,7 +65,7 @@ def test_an_admin_edits_the_code_teams_rules_in_the_browser(app_server: RunningA
     page.get_by_role("radio", name="YAML").click()
     original = page.locator("#team-yaml").input_value()
     assert "name: code" in original
-    page.get_by_role("radio", name="Review rules").click()
+    page.get_by_role("radio", name="Form").click()
     # A value the form cannot read is refused at its field; nothing is saved.
     page.fill("#sla-security_reviewer", "soon")
     page.click("#save-team")

@@ -58,7 +58,7 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult,
         conversation.completion_tokens += message.completion_tokens
 
     policy = GatePolicy.from_dict(conversation.gate_policy)
-    held = _held_tool_calls(policy, messages, team)
+    held = _held_tool_calls(messages, team)
     decision = decide_turn(policy, messages, proposes_code=bool(revisions), held_tool_calls=len(held),
                            findings=findings, turns_without_review=conversation.turns_since_review + 1)
     if decision.outcome == "tool_approval":
@@ -150,12 +150,14 @@ def _store_revisions(session: Session, conversation: Conversation, code: list[tu
     return revisions
 
 
-def _held_tool_calls(policy: GatePolicy, messages: list[ProducedMessage],
+def _held_tool_calls(messages: list[ProducedMessage],
                      team: TeamDefinition) -> list[tuple[ProducedMessage, ToolIntent]]:
-    """The policy names the tools that may need approval; the team's approval mode (always, or
-    `when` a rule on the arguments matches) decides for each call."""
+    """The calls the agent's approval wrapper held back: the team's approval mode (always, or `when`
+    a rule on the arguments matches) decides, as the wrapper did. It did not run such a call, so a
+    review must open even when the conversation's gate policy does not list the tool (a call left
+    "pending" with no review would wait for ever)."""
     return [(produced, intent) for produced in messages for intent in produced.tool_calls
-            if intent.name in policy.tools and team.needs_approval(intent.name, intent.arguments)]
+            if team.holds_back(produced.source, intent.name, intent.arguments)]
 
 
 def _open_tool_approvals(session: Session, conversation: Conversation, team: TeamDefinition,
@@ -163,7 +165,7 @@ def _open_tool_approvals(session: Session, conversation: Conversation, team: Tea
     assert conversation.id is not None  # a stored conversation
     for produced, intent in held:
         call = ToolCall(conversation_id=conversation.id, call_id=fit_with_hash(intent.call_id, CALL_ID_CHARS),
-                        tool_name=intent.name,  # listed in the gate policy, which admits only tool names
+                        tool_name=intent.name,  # a tool of the team, whose names are identifiers
                         arguments=intent.arguments, args_hash=content_hash(intent.arguments),
                         turn=conversation.checkpoint_version)
         session.add(call)

@@ -59,8 +59,7 @@ async def try_team(actor: Actor, text: str, task: str) -> list[TrialMessage]:
             stopped = False
             for produced in turn.messages:
                 hits = policy.evaluate(TurnView(produced.source, produced.content)) if produced.kind == "text" else []
-                if produced.tool_calls and any(c.name in policy.tools and team.needs_approval(c.name, c.arguments)
-                                               for c in produced.tool_calls):
+                if any(team.holds_back(produced.source, c.name, c.arguments) for c in produced.tool_calls):
                     hits.append(GateHit("tool", "a call waits for approval"))
                 stop = "; ".join(h.describe() for h in hits)
                 out.append(TrialMessage(produced.source, produced.kind,

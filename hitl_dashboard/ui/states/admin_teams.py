@@ -1,6 +1,8 @@
-"""Admin teams page (issue 10): pick a team, edit its review rules and prompts in a form or its
-whole file as YAML, save it as a new version. Every event checks that the caller is an admin; the
-service checks again and validates the file; problems are shown at their field."""
+"""Admin teams page (issues 10 and 30): pick a team and edit all of it in a form (agents, their model
+clients and tools, speaker order, gates, sign-off chains, SLAs) or its whole file as YAML; save it as
+a new version through the same service as the CLI and the API. Every event checks that the caller
+is an admin (the service checks again and validates the file); problems show at their form field,
+or in the YAML view at their line and column."""
 
 from __future__ import annotations
 
@@ -9,63 +11,33 @@ import dataclasses
 from typing import Any
 
 import reflex as rx
-import yaml
 
-from hitl_dashboard.domain.bounded_input import load_yaml
+from hitl_dashboard.domain.bounded_input import YamlInvalid, load_yaml
 from hitl_dashboard.domain.errors import DomainError, InvalidInput
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.teams import team_checks, team_queries, trial
+from hitl_dashboard.services.teams import team_queries
 from hitl_dashboard.teams.loading import TeamFileInvalid
 from hitl_dashboard.ui.states.app_state import AppState
-from hitl_dashboard.ui.views.formatting import stamp
-from hitl_dashboard.ui.views.team_form import (
-    APPROVALS,
-    AgentRow,
-    ChainRow,
-    SlaRow,
-    TeamForm,
-    ToolRow,
-    apply_form,
-    form_of,
+from hitl_dashboard.ui.states.team_listing import TeamRow, provider_choices, team_rows
+from hitl_dashboard.ui.views import team_form as form_rows
+from hitl_dashboard.ui.views.team_document import apply_form, document_text
+from hitl_dashboard.ui.views.team_edits import (
+    MAX_FIELD,
+    MAX_TEXT,
+    added,
+    edited,
+    moved,
+    removed,
+    toggled,
+    tool_renamed,
+    with_agent_tool,
+    with_hours,
 )
+from hitl_dashboard.ui.views.team_form import NONE, ROWS, TeamForm, form_of
+from hitl_dashboard.ui.views.team_problems import YamlMark, form_problems, yaml_marks
 
-SCALARS = ("gate_mode", "keywords", "regex", "min_confidence", "max_turns", "tool_approver")
-MAX_TEXT = 100_000
-
-
-@dataclasses.dataclass
-class TrialRow:
-    agent: str = ""
-    kind: str = ""
-    text: str = ""
-    stop: str = ""
-
-
-@dataclasses.dataclass
-class TeamRow:
-    name: str = ""
-    version: int = 0
-    source: str = ""
-    saved_by: str = ""
-    saved_at: str = ""
-    # What today's checks find wrong with its newest version (saved before them: it still runs).
-    problems: list[str] = dataclasses.field(default_factory=list)
-
-
-def team_rows(actor: Actor) -> list[TeamRow]:
-    broken = team_checks.saved_team_problems(actor)
-    return [TeamRow(t.name, t.version, t.source, t.saved_by or "", stamp(t.saved_at), broken.get(t.name, []))
-            for t in team_queries.list_teams(actor)]
-
-
-def problems_by_field(exc: TeamFileInvalid) -> dict[str, str]:
-    """'gates.keywords: ...' lines as {field path: message}; a problem of the whole team under ''."""
-    found: dict[str, str] = {}
-    for line in exc.problems:
-        where, sep, message = line.partition(": ")
-        key = where if sep and " " not in where else ""
-        found.setdefault(key, message if sep and key else line)
-    return found
+SCALARS = ("description", "python_version", "speaker_mode", "planner", "gate_mode", "gate_agents", "keywords",
+           "regex", "min_confidence", "max_turns", "min_severity", "tool_approver")
 
 
 class AdminTeamsState(AppState):
@@ -74,29 +46,60 @@ class AdminTeamsState(AppState):
     version: int = 0
     view: str = "form"  # form | yaml
     yaml_text: str = ""
-    errors: dict[str, str] = {}  # field path -> problem ("" : the team as a whole)
+    errors: dict[str, str] = {}  # form key (ui/views/team_problems.py) -> problem; "": the team as a whole
     problems: list[str] = []  # every problem, as the service named them
+    marks: list[YamlMark] = []  # the problems at their place in the YAML text
     saved_message: str = ""
     saved_problems: list[str] = []  # the selected team's newest version fails today's checks (it still runs)
     saving: bool = False
+    providers: list[list[str]] = []
     # The form (ui/views/team_form.py), flattened into the state.
+    description: str = ""
+    python_version: str = "3.11"
+    speaker_mode: str = "planner_then_producer"
+    planner: str = ""
     gate_mode: str = "after_agent"
+    gate_agents: str = ""
     keywords: str = ""
     regex: str = ""
     min_confidence: str = ""
     max_turns: str = ""
+    min_severity: str = ""
     gate_tools: list[str] = []
     tool_approver: str = "security_reviewer"
-    agents: list[AgentRow] = []
-    models: list[str] = []
-    tools: list[ToolRow] = []
-    chains: list[ChainRow] = []
-    sla: list[SlaRow] = []
-    # "Try it": the draft on the scripted model (services/teams/trial.py); nothing is stored.
-    trial_task: str = ""
-    trial: list[TrialRow] = []
-    trying: bool = False
-    _document: dict[str, Any] = {}  # the selected team's newest version, as saved
+    agents: list[form_rows.AgentRow] = []
+    models: list[form_rows.ModelRow] = []
+    tools: list[form_rows.ToolRow] = []
+    chains: list[form_rows.ChainRow] = []
+    sla: list[form_rows.SlaRow] = []
+    _document: dict[str, Any] = {}  # what the form edits: the saved version, or the YAML view's text
+    _syntax_error: bool = False  # the problems shown are the YAML error of the text
+
+    @rx.var
+    def agent_names(self) -> list[str]:
+        return [a.name for a in self.agents]
+
+    @rx.var
+    def tool_names(self) -> list[str]:
+        return [t.name for t in self.tools]
+
+    @rx.var
+    def stale_gate_tools(self) -> list[str]:
+        """Names gates.tools lists that are no tool of the team (shown checked, to uncheck)."""
+        names = {t.name for t in self.tools}
+        return [t for t in self.gate_tools if t not in names]
+
+    @rx.var
+    def model_names(self) -> list[str]:
+        return [m.name for m in self.models]
+
+    @rx.var
+    def yaml_line_numbers(self) -> str:
+        return "\n".join(str(n) for n in range(1, self.yaml_text.count("\n") + 2))
+
+    @rx.var
+    def yaml_rows(self) -> int:
+        return self.yaml_text.count("\n") + 2
 
     @rx.event
     async def load(self):
@@ -123,63 +126,96 @@ class AdminTeamsState(AppState):
         self.selected = name
         self.saved_problems = next((r.problems for r in self.rows if r.name == name), [])
         self.yaml_text = await asyncio.to_thread(team_queries.export_team, actor, name)
-        self.errors, self.problems = {}, []
+        self._show_problems([])
         self._fill(form_of(document))
 
     def _fill(self, form: TeamForm) -> None:
         for item in dataclasses.fields(form):
             setattr(self, item.name, getattr(form, item.name))
+        self.providers = provider_choices(form.models)
 
     def _form(self) -> TeamForm:
         return TeamForm(**{item.name: getattr(self, item.name) for item in dataclasses.fields(TeamForm)})
 
-    # -- editing (every handler: an admin, and only known fields and rows) ------------------------
+    # -- editing: every handler needs an admin, and changes only fields and rows the form has ----------
     @rx.event
     def set_field(self, name: str, value: str):
-        if self.is_admin and name in SCALARS:
-            setattr(self, name, str(value)[:MAX_TEXT])
+        if self.is_admin and name in SCALARS and isinstance(value, str):
+            setattr(self, name, "" if value == NONE else value[:MAX_FIELD])
             self.saved_message = ""
 
     @rx.event
-    def toggle_gate_tool(self, tool: str, checked: bool):
-        if self.is_admin and tool in [t.name for t in self.tools]:
-            self.gate_tools = [t for t in self.gate_tools if t != tool] + ([tool] if checked else [])
+    def set_row(self, section: str, index: int, part: str, value: str | bool):
+        rows = edited(getattr(self, section), section, index, part, value) if section in ROWS else None
+        if not self.is_admin or rows is None:
+            return
+        before = getattr(self, section)
+        setattr(self, section, rows)
+        self.saved_message = ""
+        if section == "models":
+            self.providers = provider_choices(rows)
+        if section == "tools" and part == "name":  # the agents and the gate hold it by its name
+            self.agents, self.gate_tools = tool_renamed(self._form(), before[int(index)].name, rows[int(index)].name)
 
     @rx.event
-    def set_agent(self, index: int, part: str, value: str):
-        if self.is_admin and part in ("prompt", "model") and 0 <= int(index) < len(self.agents):
-            rows = list(self.agents)
-            rows[int(index)] = dataclasses.replace(rows[int(index)], **{part: str(value)[:MAX_TEXT]})
+    def add_row(self, section: str):
+        rows = added(self._form(), section) if section in ROWS else None
+        if self.is_admin and rows is not None:
+            setattr(self, section, rows)
+
+    @rx.event
+    def remove_row(self, section: str, index: int):
+        rows = removed(getattr(self, section), index) if section in ROWS else None
+        if not self.is_admin or rows is None:
+            return
+        gone = getattr(self, section)[int(index)]
+        setattr(self, section, rows)
+        if section == "tools":  # nobody holds a tool that is gone
+            self.agents, self.gate_tools = tool_renamed(self._form(), gone.name, "")
+
+    @rx.event
+    def move_row(self, section: str, index: int, step: int):
+        rows = moved(getattr(self, section), index, step) if section in ROWS else None
+        if self.is_admin and rows is not None:
+            setattr(self, section, rows)
+
+    @rx.event
+    def toggle_agent_tool(self, index: int, tool: str, checked: bool):
+        """Checks a tool of the team; unchecks any name (one the team no longer has, too)."""
+        known = checked is not True or tool in [t.name for t in self.tools]
+        rows = with_agent_tool(self.agents, index, tool, checked) if known else None
+        if self.is_admin and rows is not None:
             self.agents = rows
 
     @rx.event
-    def set_tool(self, index: int, part: str, value: str):
-        if self.is_admin and part in ("approval", "when_argument", "when_equals") and 0 <= int(index) < len(self.tools):
-            if part == "approval" and value not in APPROVALS:
-                return
-            rows = list(self.tools)
-            rows[int(index)] = dataclasses.replace(rows[int(index)], **{part: str(value)[:200]})
-            self.tools = rows
-
-    @rx.event
-    def set_chain(self, index: int, value: str):
-        if self.is_admin and 0 <= int(index) < len(self.chains):
-            rows = list(self.chains)
-            rows[int(index)] = dataclasses.replace(rows[int(index)], roles=str(value)[:500])
-            self.chains = rows
-
-    @rx.event
     def set_sla(self, index: int, value: str):
-        if self.is_admin and 0 <= int(index) < len(self.sla):
-            rows = list(self.sla)
-            rows[int(index)] = dataclasses.replace(rows[int(index)], hours=str(value)[:20])
+        rows = with_hours(self.sla, index, value)
+        if self.is_admin and rows is not None:
             self.sla = rows
 
     @rx.event
+    def toggle_gate_tool(self, tool: str, checked: bool):
+        known = checked is not True or tool in [t.name for t in self.tools]
+        if self.is_admin and known and isinstance(tool, str):
+            self.gate_tools = toggled(self.gate_tools, tool, checked)
+
+    @rx.event
     def set_yaml(self, value: str):
-        if self.is_admin:
-            self.yaml_text = str(value)[:MAX_TEXT * 3]
+        if self.is_admin and isinstance(value, str):
+            self.yaml_text = value[:MAX_TEXT * 3]
             self.saved_message = ""
+
+    @rx.event
+    def check_yaml(self):
+        """On leaving the text: a YAML error shows at once, at its line (the schema's on saving)."""
+        if not self.is_admin:
+            return
+        try:
+            load_yaml(self.yaml_text)
+        except InvalidInput as exc:
+            self._show_yaml_error(exc)
+        else:  # readable now: a YAML error is gone; the schema's problems stay, at where they now are
+            self._show_problems([] if self._syntax_error else self.problems)
 
     @rx.event
     def show(self, view: str | list[str]):
@@ -192,68 +228,63 @@ class AdminTeamsState(AppState):
             if problems:
                 self.errors, self.problems = problems, [f"{k}: {v}" for k, v in problems.items()]
                 return
-            self.yaml_text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
-        else:
-            try:
-                document = load_yaml(self.yaml_text)  # the bounds a save applies (size, nesting, aliases)
-            except InvalidInput as exc:
-                self.errors, self.problems = {"": str(exc)}, [str(exc)]
-                return
-            if not isinstance(document, dict) or document.get("name") != self.selected:
-                self.errors = {"name": f"the file must stay team '{self.selected}'"}
-                self.problems = list(self.errors.values())
-                return
-            try:
-                self._fill(form_of(document))
-            except (KeyError, TypeError, AttributeError) as exc:
-                self.errors, self.problems = {"": f"the form cannot show this file: {exc}"}, []
-                return
-            self._document = document
-        self.errors, self.problems = {}, []
+            self.yaml_text = document_text(document)
+        elif not self._read_yaml():
+            return
+        self._show_problems([])
         self.view = view
 
-    # -- trying and saving -------------------------------------------------------------------------
+    def _read_yaml(self) -> bool:
+        """The YAML view's text into the form; False (its problem shown) if the form cannot hold it."""
+        try:
+            document = load_yaml(self.yaml_text)  # the bounds a save applies (size, nesting, aliases)
+        except InvalidInput as exc:
+            self._show_yaml_error(exc)
+            return False
+        if not isinstance(document, dict) or document.get("name") != self.selected:
+            self._show_problems([f"name: the file must stay team '{self.selected}'"])
+            return False
+        try:
+            self._fill(form_of(document))
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            self._show_problems([f"the form cannot show this file ({exc}); fix it here or save it as it is"])
+            return False
+        self._document = document
+        return True
+
+    # -- problems ------------------------------------------------------------------------------------------
+    def _show_problems(self, problems: list[str], line: int | None = None, column: int | None = None) -> None:
+        self.problems, self._syntax_error = problems, line is not None
+        self.errors = form_problems(problems, self._form())
+        self.marks = yaml_marks(self.yaml_text, problems, line, column) if self.view == "yaml" else []
+
+    def _show_yaml_error(self, exc: InvalidInput) -> None:
+        place = (exc.line, exc.column) if isinstance(exc, YamlInvalid) else (None, None)
+        self._show_problems([str(exc)], *place)
+
     def _draft(self) -> str | None:
         """The draft as a team file, from the view in use; None (with the problems shown) if unreadable."""
-        self.errors, self.problems, self.saved_message = {}, [], ""
+        self.saved_message = ""
+        self._show_problems([])
         if self.view == "form":
             document, problems = apply_form(self._document, self._form())
             if problems:
                 self.errors, self.problems = problems, [f"{k}: {v}" for k, v in problems.items()]
                 return None
-            return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+            return document_text(document)
         try:
             team_queries.check_declared_name(self.yaml_text, self.selected)
         except InvalidInput as exc:
-            self.errors, self.problems = {"name": str(exc)}, [str(exc)]
+            self._show_problems([f"name: {exc}"])
             return None
         return self.yaml_text
 
-    @rx.event
-    def set_trial_task(self, value: str):
-        if self.is_admin:
-            self.trial_task = str(value)[:5_000]
-
-    @rx.event
-    async def try_draft(self):
-        actor = await self._signed_in_admin()
-        if actor is None or self.trying or not self.selected:
-            return
-        text = self._draft()
-        if text is None:
-            return
-        self.trying, self.trial = True, []
-        yield
-        try:
-            said = await trial.try_team(actor, text, self.trial_task)
-        except TeamFileInvalid as exc:
-            self.errors, self.problems = problems_by_field(exc), list(exc.problems)
-        except (DomainError, ValueError, RuntimeError) as exc:  # a tool that cannot be set up, a model error
-            self.errors, self.problems = {"": str(exc)[:500]}, [str(exc)[:500]]
+    def _refused(self, exc: DomainError) -> None:
+        """A draft the service refused: each problem at its field, and in the YAML at its line."""
+        if isinstance(exc, TeamFileInvalid):
+            self._show_problems(list(exc.problems), exc.line, exc.column)
         else:
-            self.trial = [TrialRow(m.agent, m.kind, m.text, m.stop) for m in said]
-        finally:
-            self.trying = False
+            self._show_problems([str(exc)[:500]])
 
     @rx.event
     async def save(self):
@@ -267,10 +298,8 @@ class AdminTeamsState(AppState):
         yield
         try:
             version, created = await asyncio.to_thread(team_queries.save_team, actor, text, origin="browser")
-        except TeamFileInvalid as exc:
-            self.errors, self.problems = problems_by_field(exc), list(exc.problems)
         except DomainError as exc:
-            self.errors, self.problems = {"": str(exc)}, [str(exc)]
+            self._refused(exc)
         else:
             self.saved_message = (f"Saved as version {version.number}: conversations started from now on use it."
                                   if created else f"No change: version {version.number} is already this team.")
