@@ -356,4 +356,5 @@ class WebhookDelivery(SQLModel, table=True):
 # Registered with the metadata here, so everything that loads the models loads these too.
 from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding  # noqa: E402, F401
 from hitl_dashboard.db.questions_models import ReviewQuestion  # noqa: E402, F401
+from hitl_dashboard.db.slack_models import SlackSeenRequest, SlackUserLink  # noqa: E402, F401
 from hitl_dashboard.db.team_models import TeamVersion  # noqa: E402, F401
