@@ -111,7 +111,7 @@ def test_a_request_that_is_not_verifiably_slacks_is_refused(slack_app, response_
         reset_settings_cache()
     answer = slack_app.post(URL, content=body, headers=headers)
     expected = {"bad signature": (401, "signature"), "old timestamp": (401, "timestamp"),
-                "not configured": (503, "not configured"), "not Slack's response_url": (400, "response_url")}[case]
+                "not configured": (404, "not configured"), "not Slack's response_url": (400, "response_url")}[case]
     assert (answer.status_code, expected[1] in answer.json()["text"]) == (expected[0], True), answer.text
     assert answer.json()["response_type"] == "ephemeral"
     assert_nothing_applied(review)

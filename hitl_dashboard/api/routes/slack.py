@@ -38,10 +38,10 @@ FORM_BODY = {"requestBody": {"required": True, "content": {"application/x-www-fo
                      "the channel's message is updated through the request's response_url"),
         400: _answer("Not a review button's block_actions payload, or a response_url that is not Slack's"),
         401: _answer("Missing or wrong X-Slack-Signature, or a timestamp more than 5 minutes away"),
+        404: _answer("SLACK_SIGNING_SECRET is not set: Slack buttons are off"),
         409: _answer("The same signed request again: replays are refused"),
-        413: _answer("Larger than a Slack interaction"),
+        413: {"model": ErrorBody, "description": "Larger than a Slack interaction"},
         429: {"model": ErrorBody, "description": "Rate limit exceeded; see Retry-After"},
-        503: _answer("SLACK_SIGNING_SECRET is not set: Slack buttons are off"),
     },
 )
 async def interactions(

@@ -30,3 +30,4 @@ class SlackAnswerPublic(BaseModel):
     text: str
     response_type: str | None = None
     replace_original: bool | None = None
+    detail: str | None = Field(default=None, description="Why, on a refusal before the click was trusted")

@@ -54,7 +54,8 @@ def handle_interaction(body: bytes, timestamp: str | None, signature: str | None
         interaction = verify(body, timestamp, signature)
     except SlackRefused as refused:
         _audit_refusal(refused.reason, {})
-        return SlackAnswer(refused.status, ephemeral(f"Refused: {refused.reason}"))
+        # `detail` as in the API's other errors, for whatever is not Slack (a proxy, a probe).
+        return SlackAnswer(refused.status, {**ephemeral(f"Refused: {refused.reason}"), "detail": refused.reason})
     context: dict[str, Any] = {"slack_team_id": interaction.slack_team_id, "slack_user_id": interaction.slack_user_id,
                "slack_action": interaction.action_id}
     try:

@@ -49,7 +49,8 @@ def verify(body: bytes, timestamp: str | None, signature: str | None, *, now: fl
     """The interaction in a signed, fresh Slack request, or SlackRefused saying why not."""
     secret = get_settings().slack_signing_secret
     if not secret:
-        raise SlackRefused(503, "Slack buttons are not configured on this server (SLACK_SIGNING_SECRET is unset)")
+        # Not a server error: the endpoint is off, as if absent (and fuzzers see no 5xx).
+        raise SlackRefused(404, "Slack buttons are not configured on this server (SLACK_SIGNING_SECRET is unset)")
     if len(body) > MAX_BODY_BYTES:
         raise SlackRefused(413, "the request is larger than a Slack interaction")
     if not (timestamp or "").isdigit() or len(timestamp or "") > 12:
