@@ -119,6 +119,14 @@ def test_a_request_that_is_not_verifiably_slacks_is_refused(slack_app, response_
     assert [d["reason"] for d in audited("slack.refused")] == [answer.json()["text"].removeprefix("Refused: ")]
 
 
+def test_a_click_on_open_in_dashboard_is_acknowledged_and_nothing_else(slack_app, response_url) -> None:
+    review = waiting_review()
+    body = click(user="UALICE", action="hitl_open", review=review, response_url=response_url.url)
+    assert slack_app.post(URL, content=body, headers=signed_headers(body)).status_code == 200
+    assert_nothing_applied(review)
+    assert response_url.received == [] and audited("slack.refused") == []
+
+
 def test_a_replayed_request_is_refused_and_applies_nothing_twice(slack_app, response_url) -> None:
     review = waiting_review()
     body = click(user="UALICE", action="hitl_approve", review=review, response_url=response_url.url)

@@ -12,6 +12,9 @@ from hitl_dashboard.domain.errors import InvalidInput
 APPROVE_ACTION = "hitl_approve"
 DENY_ACTION = "hitl_deny"
 ACTIONS = (APPROVE_ACTION, DENY_ACTION)
+# A link button's click opens the page in the browser and is also sent to the Request URL; Slack
+# shows a warning beside the button unless that request is acknowledged.
+OPEN_ACTION = "hitl_open"
 MAX_VALUE_CHARS = 2000  # Slack's limit on a button's value
 
 
@@ -66,7 +69,7 @@ def review_buttons(review: dict[str, Any], url: str | None) -> list[dict[str, An
                 "deny": {"type": "plain_text", "text": "Cancel"}}),
         ]
     if url:
-        elements.append(_button("Open in dashboard", url=url, action_id="hitl_open"))
+        elements.append(_button("Open in dashboard", url=url, action_id=OPEN_ACTION))
     return elements
 
 
@@ -74,7 +77,7 @@ def decided_message(summary: str, url: str | None) -> dict[str, Any]:
     """Replaces the review message in the channel: who decided and how, and the link; no buttons."""
     blocks: list[dict[str, Any]] = [{"type": "section", "text": {"type": "mrkdwn", "text": summary}}]
     if url:
-        blocks.append({"type": "actions", "elements": [_button("Open in dashboard", url=url, action_id="hitl_open")]})
+        blocks.append({"type": "actions", "elements": [_button("Open in dashboard", url=url, action_id=OPEN_ACTION)]})
     return {"replace_original": True, "text": summary, "blocks": blocks}
 
 

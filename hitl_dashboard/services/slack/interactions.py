@@ -25,7 +25,13 @@ from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import DomainError
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.reviews.decide import decide
-from hitl_dashboard.services.slack.blocks import APPROVE_ACTION, ButtonValue, decided_message, ephemeral
+from hitl_dashboard.services.slack.blocks import (
+    APPROVE_ACTION,
+    OPEN_ACTION,
+    ButtonValue,
+    decided_message,
+    ephemeral,
+)
 from hitl_dashboard.services.slack.links import linked_actor
 from hitl_dashboard.services.slack.verification import TIMESTAMP_WINDOW_S, Interaction, SlackRefused, verify
 from hitl_dashboard.services.transactions import transaction
@@ -56,6 +62,8 @@ def handle_interaction(body: bytes, timestamp: str | None, signature: str | None
         _audit_refusal(refused.reason, {})
         # `detail` as in the API's other errors, for whatever is not Slack (a proxy, a probe).
         return SlackAnswer(refused.status, {**ephemeral(f"Refused: {refused.reason}"), "detail": refused.reason})
+    if interaction.action_id == OPEN_ACTION:  # the link opened the page; nothing to decide
+        return SlackAnswer(200, {"text": ""})
     context: dict[str, Any] = {"slack_team_id": interaction.slack_team_id, "slack_user_id": interaction.slack_user_id,
                "slack_action": interaction.action_id}
     try:

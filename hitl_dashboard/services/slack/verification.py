@@ -14,7 +14,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from hitl_dashboard.domain.bounded_input import load_json
 from hitl_dashboard.domain.errors import InvalidInput
-from hitl_dashboard.services.slack.blocks import ACTIONS
+from hitl_dashboard.services.slack.blocks import ACTIONS, OPEN_ACTION
 from hitl_dashboard.settings import get_settings
 
 # Slack's own window (and SignatureVerifier's): a request signed longer ago than this is refused.
@@ -87,7 +87,7 @@ def _interaction(payload: dict[str, Any], replay_key: str) -> Interaction:
     user, team = _object(payload.get("user")), _object(payload.get("team"))
     actions = payload.get("actions")
     action = _object(actions[0] if isinstance(actions, list) and actions else None)
-    if payload.get("type") != "block_actions" or action.get("action_id") not in ACTIONS:
+    if payload.get("type") != "block_actions" or action.get("action_id") not in (*ACTIONS, OPEN_ACTION):
         raise SlackRefused(400, "this endpoint answers only the Approve and Deny buttons of a review message")
     interaction = Interaction(
         slack_team_id=_text(team.get("id"), 32) or _text(user.get("team_id"), 32),
