@@ -132,3 +132,20 @@ def test_deltas_add_up_to_the_text_and_stay_small(text: str) -> None:
     pieces = deltas(text)
     assert "".join(pieces) == text and all(0 < len(p) <= 48 for p in pieces)
     assert deltas(text) == pieces
+
+
+def test_a_tool_call_waiting_for_approval_streams_as_tool_call_events(api_app: ApiApp) -> None:
+    starter = api_app.client(api_app.token(["product_reviewer"], "starter"))
+    conversation_id = start(starter, "Deploy billing-api v1.2.3 to production", task_type="ops")
+    events = read(api_app, api_app.token(["manager"], "reader"), conversation_id,
+                  on_event=lambda sent: sent.type == "CUSTOM")
+    review = events[-1].data["value"]
+    assert review["kind"] == "tool_call"
+    calls = [sent.data for sent in events if sent.type.startswith("TOOL_CALL_")]
+    assert [c["type"] for c in calls] == ["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END"]
+    assert calls[0]["toolCallName"] == "deploy_to_prod" and len({c["toolCallId"] for c in calls}) == 1
+    arguments = json.loads(calls[1]["delta"])
+    assert arguments == starter.get(f"/api/conversations/{conversation_id}/export",
+                                    params={"format": "json"}).json()["tool_calls"][0]["arguments"]
+    state = [sent.data["snapshot"] for sent in events if sent.type == "STATE_SNAPSHOT"][-1]
+    assert state["status"] == "awaiting_review" and state["open_reviews"][0]["review_id"] == review["review_id"]

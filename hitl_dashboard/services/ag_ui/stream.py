@@ -2,7 +2,7 @@
 read transaction (so any web worker continues any stream, and what one pass sends is consistent).
 
 Order within a pass: the run's start, new messages (each as start, deltas, end), new approval-gated
-tool calls, reviews newly waiting, a state snapshot when what it shows changed, and the run's end
+tool calls, a state snapshot when what it shows changed, reviews newly waiting, and the run's end
 once the conversation is approved or aborted and everything before it was sent."""
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ class _Pass:
             self._send(events.run_started(conversation), started=True)
         more = self._messages()
         self._tool_calls()
-        self._reviews()
         self._state(conversation)
+        self._reviews()
         if not more and conversation.status in TERMINAL_STATUSES:
             self._send(events.run_finished(conversation), finished=True)
         return Batch(self.sent, self.cursor, more=more, finished=self.cursor.finished)
