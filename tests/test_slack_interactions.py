@@ -27,6 +27,17 @@ URL = "/api/slack/interactions"
 
 @pytest.fixture
 def slack_app(db_url, monkeypatch) -> Iterator[TestClient]:
+    """On SQLite and PostgreSQL: for what the database decides (the replay's unique key, the decision)."""
+    yield from _slack_app(monkeypatch)
+
+
+@pytest.fixture
+def slack_app_sqlite(sqlite_url, monkeypatch) -> Iterator[TestClient]:
+    """SQLite only: for refusals decided before (or by the same code as) anything the database does."""
+    yield from _slack_app(monkeypatch)
+
+
+def _slack_app(monkeypatch) -> Iterator[TestClient]:
     monkeypatch.setenv("PUBLIC_URL", "http://hitl.test")
     monkeypatch.setenv("SLACK_SIGNING_SECRET", SECRET)
     monkeypatch.setenv("SLACK_ALLOW_LOOPBACK_RESPONSE_URL", "true")
@@ -99,7 +110,8 @@ def test_deny_records_the_fixed_reason_through_the_same_decision(slack_app, resp
 
 
 @pytest.mark.parametrize("case", ["bad signature", "old timestamp", "not configured", "not Slack's response_url"])
-def test_a_request_that_is_not_verifiably_slacks_is_refused(slack_app, response_url, monkeypatch, case) -> None:
+def test_a_request_that_is_not_verifiably_slacks_is_refused(slack_app_sqlite, response_url, monkeypatch,
+                                                            case) -> None:
     review = waiting_review()
     target = "https://attacker.example/hook" if case == "not Slack's response_url" else response_url.url
     body = click(user="UALICE", action="hitl_approve", review=review, response_url=target)
@@ -109,7 +121,7 @@ def test_a_request_that_is_not_verifiably_slacks_is_refused(slack_app, response_
     if case == "not configured":
         monkeypatch.delenv("SLACK_SIGNING_SECRET")
         reset_settings_cache()
-    answer = slack_app.post(URL, content=body, headers=headers)
+    answer = slack_app_sqlite.post(URL, content=body, headers=headers)
     expected = {"bad signature": (401, "signature"), "old timestamp": (401, "timestamp"),
                 "not configured": (404, "not configured"), "not Slack's response_url": (400, "response_url")}[case]
     assert (answer.status_code, expected[1] in answer.json()["text"]) == (expected[0], True), answer.text
@@ -119,10 +131,10 @@ def test_a_request_that_is_not_verifiably_slacks_is_refused(slack_app, response_
     assert [d["reason"] for d in audited("slack.refused")] == [answer.json()["text"].removeprefix("Refused: ")]
 
 
-def test_a_click_on_open_in_dashboard_is_acknowledged_and_nothing_else(slack_app, response_url) -> None:
+def test_a_click_on_open_in_dashboard_is_acknowledged_and_nothing_else(slack_app_sqlite, response_url) -> None:
     review = waiting_review()
     body = click(user="UALICE", action="hitl_open", review=review, response_url=response_url.url)
-    assert slack_app.post(URL, content=body, headers=signed_headers(body)).status_code == 200
+    assert slack_app_sqlite.post(URL, content=body, headers=signed_headers(body)).status_code == 200
     assert_nothing_applied(review)
     assert response_url.received == [] and audited("slack.refused") == []
 
@@ -144,11 +156,12 @@ def test_a_replayed_request_is_refused_and_applies_nothing_twice(slack_app, resp
     ("UFRANK", 0, "started this conversation"),  # the initiator: four eyes
     ("UALICE", 1, "changed"),  # a message showing an older version of the review
 ])
-def test_the_browsers_checks_refuse_a_slack_click(slack_app, response_url, slack_user, version_offset, why) -> None:
+def test_the_browsers_checks_refuse_a_slack_click(slack_app_sqlite, response_url, slack_user, version_offset,
+                                                  why) -> None:
     review = waiting_review()
     body = click(user=slack_user, action="hitl_approve", review=review, response_url=response_url.url,
                  version=review.version + version_offset)
-    answer = slack_app.post(URL, content=body, headers=signed_headers(body))
+    answer = slack_app_sqlite.post(URL, content=body, headers=signed_headers(body))
     assert answer.status_code == 200 and why in answer.json()["text"], answer.text
     assert_nothing_applied(review)
     [told] = [r.json for r in response_url.received]
@@ -180,7 +193,7 @@ def test_admins_manage_slack_links_over_the_api_and_each_change_is_audited(slack
     assert "UCAROL" in [d["slack_user_id"] for d in audited("slack.user_linked")]
 
 
-def test_the_operator_links_and_unlinks_slack_users_from_the_cli(slack_app) -> None:
+def test_the_operator_links_and_unlinks_slack_users_from_the_cli(slack_app_sqlite) -> None:
     from tests.conftest import run_cli
 
     linked = json.loads(run_cli("slack", "link", TEAM, "UDAVE", "dave", "--json").stdout)

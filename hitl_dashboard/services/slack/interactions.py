@@ -64,12 +64,13 @@ def handle_interaction(body: bytes, timestamp: str | None, signature: str | None
         return SlackAnswer(refused.status, {**ephemeral(f"Refused: {refused.reason}"), "detail": refused.reason})
     if interaction.action_id == OPEN_ACTION:  # the link opened the page; nothing to decide
         return SlackAnswer(200, {"text": ""})
-    context: dict[str, Any] = {"slack_team_id": interaction.slack_team_id, "slack_user_id": interaction.slack_user_id,
-               "slack_action": interaction.action_id}
+    context: dict[str, Any] = {"slack_team_id": interaction.slack_team_id,
+                               "slack_user_id": interaction.slack_user_id, "slack_action": interaction.action_id}
     try:
         value = _button_value(interaction)
         context["review_id"] = value.review_id
         actor = _first_sight(interaction, context)
+        context["username"] = actor.username  # who the refusals below were refused to
         outcome = decide(actor, value.review_id, _decision(interaction, value, actor))
     except _AlreadyAudited as refused:
         return _refused(interaction, refused.reason, refused.status)
