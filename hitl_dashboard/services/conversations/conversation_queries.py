@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest, without_checkpoint
 from hitl_dashboard.db.team_models import TeamVersion
@@ -94,7 +94,7 @@ def load_detail(session: Session, conversation_id: int) -> ConversationDetail:
 def load_progress(session: Session, conversation: Conversation) -> tuple[list, list]:
     """Step: the sign-off progress of the content under review, and the open review requests."""
     requests = list(session.exec(
-        select(ReviewRequest).where(ReviewRequest.conversation_id == conversation.id).order_by(ReviewRequest.id)
+        select(ReviewRequest).where(ReviewRequest.conversation_id == conversation.id).order_by(col(ReviewRequest.id))
     ))
     open_requests = [r for r in requests if r.status in OPEN_REVIEW_STATUSES]
     signoffs = [r for r in requests if r.kind == ReviewKind.SIGNOFF and r.status != "dismissed"]
