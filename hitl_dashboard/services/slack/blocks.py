@@ -82,5 +82,11 @@ def decided_message(summary: str, url: str | None) -> dict[str, Any]:
 
 
 def ephemeral(text: str) -> dict[str, Any]:
-    """Shown only to the person who clicked; the message in the channel stays as it was."""
-    return {"response_type": "ephemeral", "replace_original": False, "text": text}
+    """Shown only to the person who clicked; the message in the channel stays as it was. The text
+    may quote what people wrote (a reason in "closed: ..."): Slack shows it, never reads it as markup."""
+    return {"response_type": "ephemeral", "replace_original": False, "text": escape_mrkdwn(text)}
+
+
+def escape_mrkdwn(text: str) -> str:
+    """Slack's three control characters, so text from agents and people is shown, not parsed."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

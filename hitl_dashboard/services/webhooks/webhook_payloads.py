@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from hitl_dashboard.domain.text_cuts import cut_visibly
-from hitl_dashboard.services.slack.blocks import review_buttons
+from hitl_dashboard.services.slack.blocks import escape_mrkdwn, review_buttons
 
 SIGNATURE_HEADER = "X-HITL-Signature"
 EVENT_HEADER = "X-HITL-Event"
@@ -43,7 +43,7 @@ def headers_for(secret: str, body: bytes, event: str, delivery_id: int) -> dict[
 
 def _escape(text: Any) -> str:
     # Titles and reasons come from agents and people: Slack must show them, never parse them as markup.
-    return cut_visibly(str(text or ""), 500).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escape_mrkdwn(cut_visibly(str(text or ""), 500))
 
 
 def _summary(event: str, data: dict[str, Any]) -> str:
