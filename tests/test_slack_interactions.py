@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import col, select
 
 from hitl_dashboard.api.app import create_api
-from hitl_dashboard.db.models import AuditEvent, Decision, ReviewRequest
+from hitl_dashboard.db.models import AuditEvent, Decision, ReviewRequest, ToolCall
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.slack import links
 from hitl_dashboard.settings import reset_settings_cache
@@ -100,13 +100,20 @@ def test_a_signed_approve_is_applied_as_the_linked_user_and_the_message_updated(
     assert audited("decision.recorded")  # the decide use case's own event
 
 
-def test_deny_records_the_fixed_reason_through_the_same_decision(slack_app, response_url) -> None:
-    review = waiting_review()
+def test_deny_on_a_tool_call_records_the_fixed_reason_and_nothing_runs(slack_app, response_url) -> None:
+    conversation_id = flow.start("Deploy billing-api v1.2.3 to production", task_type="ops")
+    flow.work()
+    review = flow.only_open_review(conversation_id)
+    assert review.kind == "tool_call"
     body = click(user="UALICE", action="hitl_deny", review=review, response_url=response_url.url)
     assert slack_app.post(URL, content=body, headers=signed_headers(body)).status_code == 200
     [decision] = decisions()
-    assert (decision.action, decision.instructions) == ("revise", "denied in Slack by alice")
+    assert (decision.action, decision.reason, decision.instructions) == ("revise", "denied in Slack by alice",
+                                                                         "denied in Slack by alice")
     assert "denied by alice" in response_url.received[0].json["text"]
+    with UnitOfWork() as uow:
+        call = uow.session.get(ToolCall, review.subject_id)
+        assert (call.status, call.executed_at) == ("denied", None)
 
 
 @pytest.mark.parametrize("case", ["bad signature", "old timestamp", "not configured", "not Slack's response_url"])

@@ -132,8 +132,10 @@ def _decision(interaction: Interaction, value: ButtonValue, actor: Actor) -> Dec
     if interaction.action_id == APPROVE_ACTION:
         return DecisionInput(Action.APPROVE, idempotency_key=key, expected_version=value.version,
                              expected_content_hash=value.content_hash)
-    # The dashboard's Deny (a tool call) and Revise (other reviews) are the same action.
-    return DecisionInput(Action.REVISE, instructions=f"denied in Slack by {actor.username}", idempotency_key=key,
+    # The dashboard's Deny (a tool call) and Revise (other reviews) are the same action; the fixed
+    # text is both the reason recorded and what the agents are told.
+    why = f"denied in Slack by {actor.username}"
+    return DecisionInput(Action.REVISE, reason=why, instructions=why, idempotency_key=key,
                          expected_version=value.version, expected_content_hash=value.content_hash)
 
 
