@@ -67,6 +67,7 @@ def content(events: list[Sent]) -> list[Sent]:
     return [sent for sent in events if sent.type in CONTENT_TYPES]
 
 
+@pytest.mark.e2e
 def test_the_ag_ui_stream_of_a_running_conversation_resumes_without_gaps_or_duplicates(api_app: ApiApp) -> None:
     starter = api_app.client(api_app.token(["product_reviewer"], "starter"))
     deciders = {role: api_app.client(api_app.token([role])) for role in ("security_reviewer", "final_approver")}
@@ -113,6 +114,7 @@ def test_the_ag_ui_stream_of_a_running_conversation_resumes_without_gaps_or_dupl
     assert done.status_code == 204
 
 
+@pytest.mark.e2e
 def test_the_ag_ui_stream_needs_a_token_a_known_conversation_and_an_id_of_its_own(api_app: ApiApp) -> None:
     token = api_app.token(["product_reviewer"])
     conversation_id = start(api_app.client(token))
@@ -134,6 +136,7 @@ def test_deltas_add_up_to_the_text_and_stay_small(text: str) -> None:
     assert deltas(text) == pieces
 
 
+@pytest.mark.e2e
 def test_a_tool_call_waiting_for_approval_streams_as_tool_call_events(api_app: ApiApp) -> None:
     starter = api_app.client(api_app.token(["product_reviewer"], "starter"))
     conversation_id = start(starter, "Deploy billing-api v1.2.3 to production", task_type="ops")
