@@ -15,6 +15,8 @@ from ag_ui.core import Event
 from httpx_sse import connect_sse
 from pydantic import TypeAdapter
 
+from hitl_dashboard.domain.ag_ui_cursor import StreamCursor
+from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.token_deltas import deltas
 from tests.support.api_app import ApiApp
 from tests.support.api_helpers import start
@@ -152,3 +154,11 @@ def test_a_tool_call_waiting_for_approval_streams_as_tool_call_events(api_app: A
                                     params={"format": "json"}).json()["tool_calls"][0]["arguments"]
     state = [sent.data["snapshot"] for sent in events if sent.type == "STATE_SNAPSHOT"][-1]
     assert state["status"] == "awaiting_review" and state["open_reviews"][0]["review_id"] == review["review_id"]
+
+
+def test_event_ids_round_trip_and_foreign_ones_are_refused() -> None:
+    cursor = StreamCursor(True, 12, 3, 4, -1, 9, "0123456789abcdef", False)
+    assert StreamCursor.decode(cursor.encode()) == cursor and StreamCursor.decode(None) == StreamCursor()
+    for forged in ("1.1.12.3.4.-1.9.xyz.0", "2.1.12.3.4.-1.9..0", "1.1.12.3.4.-1.9..0.extra", "1.1.-5.0.0.-1.0..0"):
+        with pytest.raises(InvalidInput):
+            StreamCursor.decode(forged)

@@ -20,9 +20,11 @@ _FORMAT = re.compile(r"^1\.([01])\.(\d{1,10})\.(-1|\d{1,6})\.(\d{1,10})\.(-1|\d)
 @dataclass(frozen=True)
 class StreamCursor:
     started: bool = False
-    message_seq: int = 0  # the message whose events were sent last (0: none yet)
-    message_part: int = -1  # the index of the last of its events sent
-    tool_call_id: int = 0
+    # The message being sent, and the index of the last of its events sent (-1: none yet); once its
+    # end is sent, the next seq and -1, so a quiet stream reads no message again.
+    message_seq: int = 0
+    message_part: int = -1
+    tool_call_id: int = 0  # the same for approval-gated tool calls, by id
     tool_call_part: int = -1
     review_id: int = 0  # the newest waiting review announced
     state_hash: str = ""  # of the last state snapshot sent

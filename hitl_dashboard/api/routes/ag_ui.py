@@ -24,7 +24,7 @@ from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.domain.ag_ui_cursor import StreamCursor
 from hitl_dashboard.domain.errors import NotFound, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.ag_ui.stream import check_readable, next_batch
+from hitl_dashboard.services.ag_ui.stream import change_mark, check_readable, next_batch
 from hitl_dashboard.services.auth.tokens import resolve_token
 from hitl_dashboard.settings import get_settings
 
@@ -64,29 +64,33 @@ async def _events(actor: Actor, token: str, conversation_id: int, cursor: Stream
     poll = get_settings().ag_ui_poll_seconds
     quiet_since = recheck_at = time.monotonic()
     recheck_at += RECHECK_TOKEN_S
+    seen: tuple | None = None  # the change mark at the last whole pass (only spares passes; never skips an event)
+    more = True
     while True:
         try:
-            batch = await run_in_threadpool(next_batch, actor, conversation_id, cursor)
+            mark = await run_in_threadpool(change_mark, conversation_id)
+            if more or mark is None or mark != seen:
+                batch = await run_in_threadpool(next_batch, actor, conversation_id, cursor)
+                seen, more, cursor = mark, batch.more, batch.cursor
+                for event_id, event in batch.events:
+                    yield f"id: {event_id}\ndata: {event.model_dump_json(by_alias=True)}\n\n"
+                if batch.finished:
+                    return
+                if batch.events:
+                    quiet_since = time.monotonic()
         except (OperationalError, NotFound) as exc:
             # The client reconnects with the last id it got and loses nothing.
             log.warning("AG-UI stream of conversation %s ended: %s", conversation_id, type(exc).__name__)
             return
-        for event_id, event in batch.events:
-            yield f"id: {event_id}\ndata: {event.model_dump_json(by_alias=True)}\n\n"
-        cursor = batch.cursor
-        if batch.finished:
-            return
         now = time.monotonic()
-        if batch.events:
-            quiet_since = now
-        elif now - quiet_since >= KEEPALIVE_S:
+        if now - quiet_since >= KEEPALIVE_S:
             quiet_since = now
             yield ": keep-alive\n\n"
         if now >= recheck_at:
             recheck_at = now + RECHECK_TOKEN_S
             if not await run_in_threadpool(_still_valid, token):
                 return
-        if not batch.more:
+        if not more:
             await asyncio.sleep(poll)
 
 

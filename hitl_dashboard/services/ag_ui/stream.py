@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ag_ui.core import BaseEvent
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from hitl_dashboard.db.models import Conversation, Message, ReviewRequest, ToolCall
 from hitl_dashboard.domain.ag_ui_cursor import StreamCursor
@@ -41,6 +41,28 @@ def check_readable(actor: Actor, conversation_id: int) -> None:
     (services/conversations/conversation_queries.py); the route has already checked the token."""
     with reading() as uow:
         load_conversation(uow.session, conversation_id)
+
+
+def change_mark(conversation_id: int) -> tuple[Any, ...] | None:
+    """One cheap read that changes whenever anything the stream shows changes: a message or tool
+    call stored (next_seq, the newest call), the status or a turn, a review opened, claimed, decided or
+    closed (their number, the sum of their versions, how many are open). An open stream reads this
+    each poll and does a whole pass only when it moved. None: no such conversation."""
+    def of_reviews(column: Any, *where: Any) -> Any:
+        return (select(column).where(ReviewRequest.conversation_id == conversation_id, *where)
+                .scalar_subquery())
+
+    with reading() as uow:
+        row = uow.session.exec(select(  # type: ignore[call-overload]  # more columns than sqlmodel types
+            Conversation.status, Conversation.status_reason, Conversation.task_type, Conversation.next_seq,
+            Conversation.checkpoint_version, Conversation.prompt_tokens, Conversation.completion_tokens,
+            of_reviews(func.count(col(ReviewRequest.id))),
+            of_reviews(func.coalesce(func.sum(col(ReviewRequest.version)), 0)),
+            of_reviews(func.count(col(ReviewRequest.id)), col(ReviewRequest.status).in_(OPEN_REVIEW_STATUSES)),
+            select(func.coalesce(func.max(col(ToolCall.id)), 0))
+            .where(ToolCall.conversation_id == conversation_id).scalar_subquery(),
+        ).where(Conversation.id == conversation_id)).first()
+        return tuple(row) if row is not None else None
 
 
 def next_batch(actor: Actor, conversation_id: int, cursor: StreamCursor) -> Batch:
@@ -78,9 +100,13 @@ class _Pass:
             .order_by(col(Message.seq)).limit(MESSAGES_PER_PASS + 1)))
         for message in found[:MESSAGES_PER_PASS]:
             first = self.cursor.message_part + 1 if message.seq == self.cursor.message_seq else 0
-            for part, event in enumerate(events.message_events(message)):
-                if part >= first:
-                    self._send(event, message_seq=message.seq, message_part=part)
+            sent = events.message_events(message)
+            for part, event in enumerate(sent):
+                if part < first:
+                    continue
+                done = part == len(sent) - 1  # its end: the next pass starts after this message
+                self._send(event, message_seq=message.seq + 1 if done else message.seq,
+                           message_part=-1 if done else part)
         return len(found) > MESSAGES_PER_PASS
 
     def _tool_calls(self) -> None:
@@ -89,9 +115,12 @@ class _Pass:
                                    col(ToolCall.id) >= self.cursor.tool_call_id).order_by(col(ToolCall.id)))
         for call in calls:
             first = self.cursor.tool_call_part + 1 if call.id == self.cursor.tool_call_id else 0
-            for part, event in enumerate(events.tool_call_events(call)):
-                if part >= first:
-                    self._send(event, tool_call_id=call.id, tool_call_part=part)
+            sent = events.tool_call_events(call)
+            for part, event in enumerate(sent):
+                if part < first:
+                    continue
+                done = part == len(sent) - 1
+                self._send(event, tool_call_id=call.id + 1 if done else call.id, tool_call_part=-1 if done else part)
 
     def _reviews(self) -> None:
         waiting = self.session.exec(
