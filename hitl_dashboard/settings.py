@@ -99,6 +99,13 @@ class Settings(BaseSettings):
     # How long a process trusts its cached list of subscribed events (services/webhooks/webhook_cache.py):
     # a webhook added in another process gets events from this many seconds after its commit on. 0: no cache.
     webhook_cache_seconds: float = Field(default=2.0, ge=0)
+    # Slack buttons (docs/slack.md): the app's signing secret; unset, POST /api/slack/interactions
+    # refuses every request. The message update goes to the request's response_url, which must be
+    # https://hooks.slack.com/...; tests allow a stub on 127.0.0.1 with SLACK_ALLOW_LOOPBACK_RESPONSE_URL.
+    slack_signing_secret: str | None = Field(default=None, repr=False)
+    slack_allow_loopback_response_url: bool = False
+    # GET /api/conversations/{id}/ag-ui: how often an open stream looks for new rows.
+    ag_ui_poll_seconds: float = Field(default=0.5, gt=0, le=60)
 
     # Audit anchors: every committed head of the audit chain (seq, hash) is published outside the
     # database, so cutting events off the tail is detected (docs/audit.md). Sinks, comma-separated:
@@ -185,6 +192,15 @@ class Settings(BaseSettings):
             raise ValueError("use at least 16 characters, e.g. from "
                              "python -c 'import secrets; print(secrets.token_urlsafe())'")
         return value.strip() if value else None
+
+    @field_validator("slack_signing_secret")
+    @classmethod
+    def _slack_secret_shape(cls, value: str | None) -> str | None:
+        # Slack's signing secrets are 32 hex characters; a short one is a paste error, not a secret.
+        if value is not None and value.strip() and len(value.strip()) < 16:
+            raise ValueError("is too short for a Slack signing secret; copy it from your Slack app's "
+                             "Basic Information page (or unset it to turn Slack buttons off)")
+        return value.strip() if value and value.strip() else None
 
     @field_validator("public_url", "openai_base_url")
     @classmethod

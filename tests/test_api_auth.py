@@ -14,7 +14,8 @@ from tests.support.api_app import ApiApp
 pytestmark = pytest.mark.e2e
 PROTECTED = ["/api/conversations", "/api/conversations/1", "/api/conversations/1/transcript",
              "/api/conversations/1/revisions", "/api/conversations/1/diff?from=1&to=1", "/api/reviews",
-             "/api/reviews/next?role=admin", "/api/audit", "/api/audit/export", "/api/audit/verify"]
+             "/api/reviews/next?role=admin", "/api/audit", "/api/audit/export", "/api/audit/verify",
+             "/api/conversations/1/ag-ui", "/api/slack/user-links"]
 
 
 def assert_401(response) -> None:

@@ -4,6 +4,7 @@ once a receiver that was down is back, never sent twice by two workers."""
 from __future__ import annotations
 
 import asyncio
+import json
 import multiprocessing
 import os
 import signal
@@ -246,8 +247,11 @@ def test_slack_format_has_text_blocks_and_the_review_link(people, receiver) -> N
     link = f"http://hitl.test/reviews/{review.id}"
     assert link in message["text"] and "&lt;b&gt;now&lt;/b&gt; &amp; later" in message["text"]
     assert "<b>" not in message["text"]
-    button = next(b for b in message["blocks"] if b["type"] == "actions")["elements"][0]
-    assert button["url"] == link
+    buttons = next(b for b in message["blocks"] if b["type"] == "actions")["elements"]
+    assert [b["text"]["text"] for b in buttons] == ["Approve", "Deny", "Open in dashboard"]
+    assert buttons[-1]["url"] == link
+    assert json.loads(buttons[0]["value"]) == {"review_id": review.id, "version": review.version,
+                                               "content_hash": review.content_hash}
     assert message["blocks"][0]["text"]["type"] == "mrkdwn"
 
 

@@ -355,4 +355,3 @@ class WebhookDelivery(SQLModel, table=True):
     last_error: str | None = Field(default=None, sa_column=Column(Text))
     delivered_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
-

@@ -13,13 +13,14 @@ from hitl_dashboard.cli.commands import (
     forks,
     reviews,
     runner,
+    slack,
     teams,
     tokens,
     users,
     webhooks,
 )
 
-GROUPS = (database, users, conversations, forks, exports, reviews, runner, teams, tokens, webhooks, audit)
+GROUPS = (database, users, conversations, forks, exports, reviews, runner, teams, tokens, webhooks, slack, audit)
 
 
 def register_all(sub: Any) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.lookups import load_conversation
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest
@@ -74,17 +74,22 @@ def conversation_detail(actor: Actor | None, conversation_id: int) -> Conversati
 def load_detail(session: Session, conversation_id: int) -> ConversationDetail:
     """Step: see conversation_detail."""
     conversation = load_conversation(session, conversation_id)
-    requests = list(session.exec(
-        select(ReviewRequest).where(ReviewRequest.conversation_id == conversation_id).order_by(ReviewRequest.id)
-    ))
-    open_requests = [r for r in requests if r.status in OPEN_REVIEW_STATUSES]
-    signoffs = [r for r in requests if r.kind == ReviewKind.SIGNOFF and r.status != "dismissed"]
-    current_hash = signoffs[-1].content_hash if signoffs else None
-    chain = pinned(conversation).sign_off(conversation.task_type)
-    steps = progress(chain, signoff_approvals(session, conversation_id), current_hash or "")
+    steps, open_requests = load_progress(session, conversation)
     revisions = list(session.exec(
         select(CodeRevision).where(CodeRevision.conversation_id == conversation_id)
         .order_by(CodeRevision.key, CodeRevision.number)
     ))
     version = session.get(TeamVersion, conversation.team_version_id) if conversation.team_version_id else None
     return ConversationDetail(conversation, steps, open_requests, revisions, version.number if version else None)
+
+
+def load_progress(session: Session, conversation: Conversation) -> tuple[list, list]:
+    """Step: the sign-off progress of the content under review, and the open review requests."""
+    requests = list(session.exec(
+        select(ReviewRequest).where(ReviewRequest.conversation_id == conversation.id).order_by(col(ReviewRequest.id))
+    ))
+    open_requests = [r for r in requests if r.status in OPEN_REVIEW_STATUSES]
+    signoffs = [r for r in requests if r.kind == ReviewKind.SIGNOFF and r.status != "dismissed"]
+    current_hash = signoffs[-1].content_hash if signoffs else None
+    chain = pinned(conversation).sign_off(conversation.task_type)
+    return progress(chain, signoff_approvals(session, conversation.id), current_hash or ""), open_requests

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from hitl_dashboard.domain.text_cuts import cut_visibly
+from hitl_dashboard.services.webhooks.slack_blocks import escape_mrkdwn, review_buttons
 
 SIGNATURE_HEADER = "X-HITL-Signature"
 EVENT_HEADER = "X-HITL-Event"
@@ -42,7 +43,7 @@ def headers_for(secret: str, body: bytes, event: str, delivery_id: int) -> dict[
 
 def _escape(text: Any) -> str:
     # Titles and reasons come from agents and people: Slack must show them, never parse them as markup.
-    return cut_visibly(str(text or ""), 500).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escape_mrkdwn(cut_visibly(str(text or ""), 500))
 
 
 def _summary(event: str, data: dict[str, Any]) -> str:
@@ -68,10 +69,12 @@ def _summary(event: str, data: dict[str, Any]) -> str:
 def slack_message(payload: dict[str, Any]) -> dict[str, Any]:
     data, event = payload.get("data") or {}, payload.get("event", "")
     text, url = _summary(event, data), data.get("url")
-    label = "Open review" if "review" in data else "Open conversation"
+    label = "Open in dashboard"
     blocks: list[dict[str, Any]] = [{"type": "section", "text": {"type": "mrkdwn", "text": text}}]
-    if url:
-        blocks.append({"type": "actions", "elements": [
-            {"type": "button", "text": {"type": "plain_text", "text": label}, "url": url}]})
+    # A requested review can be decided from Slack itself (POST /api/slack/interactions).
+    review = (data.get("review") or {}) if event == "review.requested" else {}
+    buttons = review_buttons(review, url)
+    if buttons:
+        blocks.append({"type": "actions", "elements": buttons})
     blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": f"{event} · {payload.get('id')}"}]})
     return {"text": f"{text} <{url}|{label}>" if url else text, "blocks": blocks}

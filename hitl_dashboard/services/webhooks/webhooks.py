@@ -126,7 +126,7 @@ def _review(request: ReviewRequest) -> dict[str, Any]:
     return {"id": request.id, "conversation_id": request.conversation_id, "kind": request.kind,
             "role": request.required_role, "rule": request.rule, "reason": request.reason,
             "risk_flags": list(request.risk_flags or []), "subject": request.subject_label,
-            "status": request.status, "version": request.version,
+            "status": request.status, "version": request.version, "content_hash": request.content_hash,
             "due_at": request.due_at.isoformat() if request.due_at else None,
             "escalated_from_id": request.escalated_from_id}
 

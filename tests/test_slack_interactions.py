@@ -1,0 +1,213 @@
+"""Slack buttons (issue 31): a signed click decides through the one decide use case, in-process over
+ASGI on SQLite and PostgreSQL; every refusal applies nothing, is audited and says why; the message
+update reaches a stub response_url on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlmodel import col, select
+
+from hitl_dashboard.api.app import create_api
+from hitl_dashboard.db.models import AuditEvent, Decision, ReviewRequest, ToolCall
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.services.slack import links
+from hitl_dashboard.settings import reset_settings_cache
+from tests.e2e.app_process import free_port
+from tests.support import flow
+from tests.support.slack_requests import SECRET, TEAM, click, signed_headers
+from tests.support.webhook_receiver import Receiver
+
+URL = "/api/slack/interactions"
+
+
+@pytest.fixture
+def slack_app(db_url, monkeypatch) -> Iterator[TestClient]:
+    """On SQLite and PostgreSQL: for what the database decides (the replay's unique key, the decision)."""
+    yield from _slack_app(monkeypatch)
+
+
+@pytest.fixture
+def slack_app_sqlite(sqlite_url, monkeypatch) -> Iterator[TestClient]:
+    """SQLite only: for refusals decided before (or by the same code as) anything the database does."""
+    yield from _slack_app(monkeypatch)
+
+
+def _slack_app(monkeypatch) -> Iterator[TestClient]:
+    monkeypatch.setenv("PUBLIC_URL", "http://hitl.test")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", SECRET)
+    monkeypatch.setenv("SLACK_ALLOW_LOOPBACK_RESPONSE_URL", "true")
+    reset_settings_cache()
+    flow.make_people()
+    for name, slack_id in (("alice", "UALICE"), ("bob", "UBOB"), ("frank", "UFRANK")):
+        links.link_user(None, slack_team_id=TEAM, slack_user_id=slack_id, username=name)
+    with TestClient(create_api()) as client:
+        yield client
+    reset_settings_cache()
+
+
+@pytest.fixture
+def response_url() -> Iterator[Receiver]:
+    started = Receiver(free_port()).start()
+    yield started
+    started.stop()
+
+
+def waiting_review():
+    """A code conversation started by frank, waiting for its security review."""
+    conversation_id = flow.start("Add retry with exponential backoff to the payments client")
+    flow.work()
+    return flow.only_open_review(conversation_id)
+
+
+def decisions() -> list[Decision]:
+    with UnitOfWork() as uow:
+        return list(uow.session.exec(select(Decision)))
+
+
+def audited(action: str) -> list[dict]:
+    with UnitOfWork() as uow:
+        return [e.details for e in uow.session.exec(select(AuditEvent).where(AuditEvent.action == action)
+                                                    .order_by(col(AuditEvent.seq)))]
+
+
+def assert_nothing_applied(review) -> None:
+    assert decisions() == []
+    with UnitOfWork() as uow:
+        now = uow.session.get(ReviewRequest, review.id)
+        assert (now.status, now.version) == (review.status, review.version)
+
+
+def test_a_signed_approve_is_applied_as_the_linked_user_and_the_message_updated(slack_app, response_url) -> None:
+    review = waiting_review()
+    body = click(user="UALICE", action="hitl_approve", review=review, response_url=response_url.url)
+    answer = slack_app.post(URL, content=body, headers=signed_headers(body))
+    assert answer.status_code == 200, answer.text
+    [decision] = decisions()
+    assert (decision.review_request_id, decision.action, decision.content_hash) == (review.id, "approve",
+                                                                                    review.content_hash)
+    assert flow.actor("alice").user_id == decision.reviewer_id
+    [update] = [r.json for r in response_url.received]
+    assert update["replace_original"] is True
+    assert f"Review #{review.id} was approved by alice in Slack" in update["text"]
+    assert not any(b["type"] == "actions" and any("action_id" in e and e["action_id"] != "hitl_open"
+                                                  for e in b["elements"]) for b in update["blocks"])
+    assert audited("slack.action_received")[0]["review_id"] == review.id
+    assert audited("decision.recorded")  # the decide use case's own event
+
+
+def test_deny_on_a_tool_call_records_the_fixed_reason_and_nothing_runs(slack_app, response_url) -> None:
+    conversation_id = flow.start("Deploy billing-api v1.2.3 to production", task_type="ops")
+    flow.work()
+    review = flow.only_open_review(conversation_id)
+    assert review.kind == "tool_call"
+    body = click(user="UALICE", action="hitl_deny", review=review, response_url=response_url.url)
+    assert slack_app.post(URL, content=body, headers=signed_headers(body)).status_code == 200
+    [decision] = decisions()
+    assert (decision.action, decision.reason, decision.instructions) == ("revise", "denied in Slack by alice",
+                                                                         "denied in Slack by alice")
+    assert "denied by alice" in response_url.received[0].json["text"]
+    with UnitOfWork() as uow:
+        call = uow.session.get(ToolCall, review.subject_id)
+        assert (call.status, call.executed_at) == ("denied", None)
+
+
+@pytest.mark.parametrize("case", ["bad signature", "old timestamp", "not configured", "not Slack's response_url"])
+def test_a_request_that_is_not_verifiably_slacks_is_refused(slack_app_sqlite, response_url, monkeypatch,
+                                                            case) -> None:
+    review = waiting_review()
+    target = "https://attacker.example/hook" if case == "not Slack's response_url" else response_url.url
+    body = click(user="UALICE", action="hitl_approve", review=review, response_url=target)
+    headers = {"bad signature": lambda: signed_headers(body, secret="another-secret-of-32-characters!!"),
+               "old timestamp": lambda: signed_headers(body, timestamp=int(time.time()) - 301)}.get(
+        case, lambda: signed_headers(body))()
+    if case == "not configured":
+        monkeypatch.delenv("SLACK_SIGNING_SECRET")
+        reset_settings_cache()
+    answer = slack_app_sqlite.post(URL, content=body, headers=headers)
+    expected = {"bad signature": (401, "signature"), "old timestamp": (401, "timestamp"),
+                "not configured": (404, "not configured"), "not Slack's response_url": (400, "response_url")}[case]
+    assert (answer.status_code, expected[1] in answer.json()["text"]) == (expected[0], True), answer.text
+    assert answer.json()["response_type"] == "ephemeral"
+    assert_nothing_applied(review)
+    assert response_url.received == []  # an untrusted request never makes us post anywhere
+    assert [d["reason"] for d in audited("slack.refused")] == [answer.json()["text"].removeprefix("Refused: ")]
+
+
+def test_a_click_on_open_in_dashboard_is_acknowledged_and_nothing_else(slack_app_sqlite, response_url) -> None:
+    review = waiting_review()
+    body = click(user="UALICE", action="hitl_open", review=review, response_url=response_url.url)
+    assert slack_app_sqlite.post(URL, content=body, headers=signed_headers(body)).status_code == 200
+    assert_nothing_applied(review)
+    assert response_url.received == [] and audited("slack.refused") == []
+
+
+def test_a_replayed_request_is_refused_and_applies_nothing_twice(slack_app, response_url) -> None:
+    review = waiting_review()
+    body = click(user="UALICE", action="hitl_approve", review=review, response_url=response_url.url)
+    headers = signed_headers(body)
+    assert slack_app.post(URL, content=body, headers=headers).status_code == 200
+    replay = slack_app.post(URL, content=body, headers=headers)
+    assert replay.status_code == 409 and "replay" in replay.json()["text"]
+    assert len(decisions()) == 1 and len(response_url.received) == 1
+    assert "replay" in audited("slack.refused")[-1]["reason"]
+
+
+@pytest.mark.parametrize(("slack_user", "version_offset", "why"), [
+    ("UNOBODY", 0, "not linked"),  # an unmapped Slack user
+    ("UBOB", 0, "may not decide a security_reviewer review"),  # a product reviewer: not the role
+    ("UFRANK", 0, "started this conversation"),  # the initiator: four eyes
+    ("UALICE", 1, "changed"),  # a message showing an older version of the review
+])
+def test_the_browsers_checks_refuse_a_slack_click(slack_app_sqlite, response_url, slack_user, version_offset,
+                                                  why) -> None:
+    review = waiting_review()
+    body = click(user=slack_user, action="hitl_approve", review=review, response_url=response_url.url,
+                 version=review.version + version_offset)
+    answer = slack_app_sqlite.post(URL, content=body, headers=signed_headers(body))
+    assert answer.status_code == 200 and why in answer.json()["text"], answer.text
+    assert_nothing_applied(review)
+    [told] = [r.json for r in response_url.received]
+    assert (told["response_type"], told["replace_original"]) == ("ephemeral", False) and why in told["text"]
+    [refusal] = audited("slack.refused")
+    assert (refusal["slack_user_id"], why in refusal["reason"]) == (slack_user, True)
+
+
+def test_admins_manage_slack_links_over_the_api_and_each_change_is_audited(slack_app) -> None:
+    from hitl_dashboard.services.auth.tokens import create_token
+
+    _, admin = create_token(user_id=flow.actor("erin").user_id, name="t")
+    _, reviewer = create_token(user_id=flow.actor("alice").user_id, name="t")
+    path = "/api/slack/user-links"
+    body = {"slack_team_id": TEAM, "slack_user_id": "UCAROL", "username": "carol"}
+    assert slack_app.post(path, json=body, headers={"Authorization": f"Bearer {reviewer}"}).status_code == 403
+    created = slack_app.post(path, json=body, headers={"Authorization": f"Bearer {admin}"})
+    assert created.status_code == 201, created.text
+    again = slack_app.post(path, json=body, headers={"Authorization": f"Bearer {admin}"})
+    assert again.status_code == 409
+    bad = slack_app.post(path, json={**body, "slack_user_id": "carol"}, headers={"Authorization": f"Bearer {admin}"})
+    assert bad.status_code == 422
+    listed = slack_app.get(path, headers={"Authorization": f"Bearer {admin}"}).json()
+    assert {(row["slack_user_id"], row["username"]) for row in listed} >= {("UCAROL", "carol"), ("UALICE", "alice")}
+    link_id = created.json()["id"]
+    assert slack_app.delete(f"{path}/{link_id}", headers={"Authorization": f"Bearer {admin}"}).status_code == 204
+    assert slack_app.delete(f"{path}/{link_id}", headers={"Authorization": f"Bearer {admin}"}).status_code == 404
+    assert [d["slack_user_id"] for d in audited("slack.user_unlinked")] == ["UCAROL"]
+    assert "UCAROL" in [d["slack_user_id"] for d in audited("slack.user_linked")]
+
+
+def test_the_operator_links_and_unlinks_slack_users_from_the_cli(slack_app_sqlite) -> None:
+    from tests.conftest import run_cli
+
+    linked = json.loads(run_cli("slack", "link", TEAM, "UDAVE", "dave", "--json").stdout)
+    assert (linked["slack_user_id"], linked["username"]) == ("UDAVE", "dave")
+    refused = run_cli("slack", "link", TEAM, "UDAVE", "erin", check=False)
+    assert refused.returncode != 0 and "already linked" in refused.stderr
+    listed = json.loads(run_cli("slack", "links", "--json").stdout)
+    assert ("UDAVE", "dave") in {(row["slack_user_id"], row["username"]) for row in listed}
+    run_cli("slack", "unlink", str(linked["id"]))
+    assert audited("slack.user_unlinked")[0]["username"] == "dave"
