@@ -100,6 +100,13 @@ class Settings(BaseSettings):
     # a webhook added in another process gets events from this many seconds after its commit on. 0: no cache.
     webhook_cache_seconds: float = Field(default=2.0, ge=0)
 
+    # External approval requests (docs/external-approvals.md). A callback URL whose host resolves to a
+    # private, loopback or link-local address is refused unless this allows it (the server would
+    # otherwise post into its own network for anyone holding an approvals token).
+    external_callback_allow_private: bool = False
+    # The longest a caller's long poll for an outcome waits before answering "still pending".
+    external_max_wait_s: float = Field(default=60.0, gt=0, le=600)
+
     # Audit anchors: every committed head of the audit chain (seq, hash) is published outside the
     # database, so cutting events off the tail is detected (docs/audit.md). Sinks, comma-separated:
     # "file" (JSON lines appended to audit_anchor_file), "log" (logger hitl_dashboard.audit.anchor),
