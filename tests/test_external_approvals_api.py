@@ -113,6 +113,14 @@ def test_arguments_the_schema_refuses_and_an_invalid_schema_are_refused_at_once(
                                                  "args_schema": {"type": "object", "properties": {"a": {"type": 5}}}})
     response = _ask(api, token, broken)
     assert response.status_code == 422 and "not a valid JSON Schema" in response.text
+    looping = {"type": "object", "$ref": "#/$defs/x", "$defs": {"x": {"$ref": "#/$defs/x"}}}
+    response = _ask(api, token, tool_request("schema-3", tool_call={"name": "deploy", "arguments": {},
+                                                                    "args_schema": looping}))
+    assert response.status_code == 422 and "$ref loop" in response.text
+    remote = {"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}}
+    response = _ask(api, token, tool_request("schema-4", tool_call={"name": "deploy", "arguments": {"a": 1},
+                                                                    "args_schema": remote}))
+    assert response.status_code == 422 and "cannot be resolved" in response.text  # and nothing was fetched
 
 
 def test_the_long_poll_says_still_pending_then_resumes_and_returns_once_decided(api, caller, security):

@@ -49,6 +49,8 @@ def validate_args(schema: dict[str, Any] | None, arguments: Any, field: str = "e
     except Unresolvable as exc:
         raise InvalidInput(f"the tool's schema has a reference that cannot be resolved here: {exc}"[:300],
                            field) from None
+    except RecursionError:  # a $ref that refers to itself
+        raise InvalidInput("the tool's schema refers to itself without end ($ref loop)", field) from None
     if errors:
         raise InvalidInput("arguments do not match the tool's schema: " + "; ".join(
             _describe(e) for e in errors[:MAX_PROBLEMS]), field)
