@@ -41,9 +41,10 @@ def require_approval(func: Callable[..., Any] | None = None, /, *, title: str | 
     the same id (after a crash, say) gives the same review. None: a new id per call.
     base_url, token, team: default to HITL_URL, HITL_TOKEN, HITL_TEAM. client: an ApprovalClient (or,
     for async functions, an AsyncApprovalClient) to use instead of one per call; it stays open."""
-    options = {"title": title, "team": team, "args_schema": args_schema, "request_id": request_id, "link": link,
-               "context": context, "callback_url": callback_url, "timeout_s": timeout_s, "base_url": base_url,
-               "token": token, "client": client}
+    options: dict[str, Any] = {
+        "title": title, "team": team, "args_schema": args_schema, "request_id": request_id, "link": link,
+        "context": context, "callback_url": callback_url, "timeout_s": timeout_s, "base_url": base_url,
+        "token": token, "client": client}
     if arguments is not None or content is not None:
         if func is not None:
             raise TypeError("require_approval: give a function to decorate, or arguments/content to ask now")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from hitl_dashboard.db.external_models import ExternalRequest
 from hitl_dashboard.db.models import User
@@ -31,7 +31,7 @@ def external_details(actor: Actor | None, conversation_id: int) -> ExternalDetai
     with reading() as uow:
         assert uow.session is not None
         found = uow.session.exec(
-            select(ExternalRequest, User.username).join(User, User.id == ExternalRequest.caller_id)
+            select(ExternalRequest, User.username).join(User, col(User.id) == col(ExternalRequest.caller_id))
             .where(ExternalRequest.conversation_id == conversation_id)
         ).first()
     if found is None:

@@ -6,7 +6,7 @@ external conversation reaches its end, so the callback is queued in the same tra
 
 from __future__ import annotations
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.external_models import ExternalRequest
 from hitl_dashboard.db.models import Conversation, Decision, ToolCall, User
@@ -25,14 +25,14 @@ def request_of(session: Session, conversation_id: int) -> ExternalRequest | None
 
 def tool_call_of(session: Session, conversation_id: int) -> ToolCall | None:
     return session.exec(select(ToolCall).where(ToolCall.conversation_id == conversation_id)
-                        .order_by(ToolCall.id).limit(1)).first()
+                        .order_by(col(ToolCall.id)).limit(1)).first()
 
 
 def outcome(session: Session, row: ExternalRequest, conversation: Conversation) -> ExternalOutcome:
     call = tool_call_of(session, conversation.id) if row.kind == TOOL_CALL else None
-    last = session.exec(select(Decision, User.username).join(User, User.id == Decision.reviewer_id)
+    last = session.exec(select(Decision, User.username).join(User, col(User.id) == col(Decision.reviewer_id))
                         .where(Decision.conversation_id == conversation.id)
-                        .order_by(Decision.id.desc()).limit(1)).first()
+                        .order_by(col(Decision.id).desc()).limit(1)).first()
     decision = LastDecision(last[0].action, last[0].reason, last[0].instructions, last[1]) if last else None
     return outcome_of(kind=row.kind, conversation_status=conversation.status,
                       status_reason=conversation.status_reason, call_status=call.status if call else None,

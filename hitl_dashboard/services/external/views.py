@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.external_models import ExternalRequest
 from hitl_dashboard.db.models import Conversation, ReviewRequest, Webhook
@@ -32,7 +32,7 @@ def approval_view(session: Session, row: ExternalRequest, conversation: Conversa
                   created: bool = False) -> ApprovalView:
     assert row.id is not None and conversation.id is not None
     review_id = session.exec(select(ReviewRequest.id).where(ReviewRequest.conversation_id == conversation.id)
-                             .order_by(ReviewRequest.id.desc()).limit(1)).first()
+                             .order_by(col(ReviewRequest.id).desc()).limit(1)).first()
     hook = session.get(Webhook, row.callback_webhook_id) if row.callback_webhook_id is not None else None
     return ApprovalView(
         id=row.id, request_id=row.caller_request_id, conversation_id=conversation.id, review_id=review_id,

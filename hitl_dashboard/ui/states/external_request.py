@@ -21,7 +21,7 @@ class ExternalRequestState(AppState):
     request_id: str = ""
     kind: str = ""
     link: str = ""
-    context: str = ""
+    context: rx.Field[str] = rx.field("")  # a Var where the page reads it (safe_markdown takes a Var)
     result_status: str = ""
 
     def _fill(self, found: ExternalDetails | None) -> None:  # server only
