@@ -8,18 +8,24 @@ import asyncio
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
-from sqlmodel import select
+from sqlmodel import select, update
 from starlette.testclient import TestClient
 
-from hitl_dashboard.db.models import AuditEvent, Message, WebhookDelivery
+from hitl_dashboard.db.external_models import ExternalRequest
+from hitl_dashboard.db.models import AuditEvent, Message, ReviewRequest, WebhookDelivery, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.services.auth.users import find_actor
+from hitl_dashboard.services.conversations.conversations import abort_conversation
+from hitl_dashboard.services.reviews.escalation import escalate_overdue
 from hitl_dashboard.services.webhooks.webhook_delivery import deliver_due
 from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
 from hitl_dashboard.settings import reset_settings_cache
 from tests.e2e.app_process import free_port
 from tests.support.external_api import DEPLOY_SCHEMA, bearer, person, tool_request
+from tests.support.races import race
 from tests.support.webhook_receiver import Receiver
 
 
@@ -248,3 +254,36 @@ def test_oversized_or_malformed_fields_are_refused_and_nothing_is_stored(api, ca
     result = api.post(f"/api/external/approvals/{_ask(api, token, tool_request('bad-1')).json()['id']}/result",
                       json={"ok": True, "result": "r" * 20_001}, headers=bearer(token))
     assert result.status_code == 422
+
+
+def test_the_same_request_id_sent_at_the_same_instant_makes_one_review(api, caller):
+    _, token = caller
+    answers = race([lambda: _ask(api, token, tool_request("race-1")) for _ in range(4)])
+    assert sorted(a.status_code for a in answers) == [200, 200, 200, 201], [a.text for a in answers]
+    assert len({a.json()["id"] for a in answers}) == 1
+    with UnitOfWork() as uow:
+        assert len(uow.session.exec(select(ExternalRequest).where(
+            ExternalRequest.caller_request_id == "race-1")).all()) == 1
+
+
+def test_an_overdue_request_with_abort_and_an_admin_abort_reach_the_caller_as_denied(api, caller):
+    _, token = caller
+    receiver = Receiver(free_port()).start()
+    try:
+        overdue = _ask(api, token, tool_request("sla-1", on_overdue="abort", callback_url=receiver.url)).json()
+        with UnitOfWork() as uow:  # its deadline passed
+            uow.session.exec(update(ReviewRequest).where(ReviewRequest.id == overdue["review_id"])
+                             .values(due_at=utcnow() - timedelta(minutes=1)))
+            uow.commit()
+        assert escalate_overdue() == [overdue["review_id"]]
+        outcome = api.get(f"/api/external/approvals/{overdue['id']}", headers=bearer(token)).json()
+        assert outcome["status"] == "denied" and "overdue" in outcome["reason"]
+        assert len(asyncio.run(deliver_due()).delivered) == 1
+        assert receiver.received[0].json["data"]["status"] == "denied"
+
+        aborted = _ask(api, token, tool_request("abort-1")).json()
+        abort_conversation(find_actor(person(["admin"])[0]), aborted["conversation_id"], "wrong environment")
+        outcome = api.get(f"/api/external/approvals/{aborted['id']}", headers=bearer(token)).json()
+        assert outcome["status"] == "denied" and "wrong environment" in outcome["reason"]
+    finally:
+        receiver.stop()
