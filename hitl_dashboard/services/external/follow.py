@@ -26,8 +26,9 @@ from hitl_dashboard.services.reviews.tool_decisions import describe_arguments
 from hitl_dashboard.services.transactions import reading, transaction
 from hitl_dashboard.settings import get_settings
 
-# A waiting caller costs one small read this often (a decision made in any process is seen).
-POLL_INTERVAL_S = 0.5
+# A waiting caller costs one small read per pause (a decision made in any process is seen): the pauses
+# grow from the first to the longest, so a quick decision is seen at once and a long wait stays cheap.
+FIRST_PAUSE_S, LONGEST_PAUSE_S = 0.25, 2.0
 
 
 def _own(session, actor: Actor, approval_id: int, *, lock: bool = False) -> tuple[ExternalRequest, Conversation]:
@@ -49,12 +50,14 @@ async def wait_for_outcome(actor: Actor, approval_id: int, wait_s: float) -> App
     """The view as soon as it is decided, or once `wait_s` (at most EXTERNAL_MAX_WAIT_S) has passed
     with it still pending. Holds no thread and no connection between its reads."""
     deadline = time.monotonic() + min(max(wait_s, 0.0), get_settings().external_max_wait_s)
+    pause = FIRST_PAUSE_S
     while True:
         view = await anyio.to_thread.run_sync(get_approval, actor, approval_id)
         left = deadline - time.monotonic()
         if view.outcome.decided or left <= 0:
             return view
-        await anyio.sleep(min(POLL_INTERVAL_S, left))
+        await anyio.sleep(min(pause, left))
+        pause = min(pause * 1.5, LONGEST_PAUSE_S)
 
 
 def report_result(actor: Actor, approval_id: int, *, ok: bool, text: str) -> ApprovalView:
