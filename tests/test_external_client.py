@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -17,6 +19,7 @@ from hitl_dashboard.client import (
     ApprovalClient,
     ApprovalDenied,
     ApprovalError,
+    ApprovalTimeout,
     AsyncApprovalClient,
     RevisionRequested,
     require_approval,
@@ -29,7 +32,7 @@ from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.services.auth.users import find_actor
 from hitl_dashboard.services.reviews.decide import decide
 from hitl_dashboard.settings import reset_settings_cache
-from tests.e2e.app_process import ROOT
+from tests.e2e.app_process import ROOT, free_port
 from tests.support.external_api import person
 
 
@@ -163,3 +166,48 @@ def test_a_denial_or_a_revision_raises_with_its_text_and_runs_nothing(asgi, acti
         asyncio.run(scenario())
     assert next(iter(text.values())) in str(caught.value)
     assert ran == []
+
+
+@pytest.fixture
+def served(db_url: str) -> Iterator[str]:
+    """The real FastAPI app over real HTTP, served in this process (a thread) on a free port."""
+    import uvicorn
+
+    reset_settings_cache()
+    from hitl_dashboard.api.app import create_api  # on the test's database
+
+    server = uvicorn.Server(uvicorn.Config(create_api(), host="127.0.0.1", port=free_port(), log_level="warning",
+                                           lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert time.monotonic() < deadline and thread.is_alive(), "the API did not start"
+            time.sleep(0.02)
+        yield f"http://127.0.0.1:{server.config.port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        reset_settings_cache()
+
+
+def test_the_plain_call_blocks_until_approved_and_reports_what_ran(served, monkeypatch):
+    _, token = person(["manager"], scope="approvals", name="ci")
+    reviewer, _ = person(["security_reviewer"])
+    monkeypatch.setenv("HITL_URL", served)
+    monkeypatch.setenv("HITL_TOKEN", token)
+    decided = threading.Thread(target=asyncio.run, args=(_decide_when_asked(
+        "rotate-1", reviewer, Action.APPROVE, edited_args={"account": "billing", "dry_run": True}),))
+    decided.start()
+    approval = require_approval(tool="rotate_keys", arguments={"account": "billing"}, team="ops",
+                                title="Rotate billing's keys", request_id="rotate-1", timeout_s=60)
+    decided.join(30)
+    assert approval.arguments == {"account": "billing", "dry_run": True}
+    approval.report("rotated 3 keys (dry run)")
+    with UnitOfWork() as uow:
+        row = uow.session.exec(select(ExternalRequest).where(ExternalRequest.caller_request_id == "rotate-1")).one()
+        assert (row.result_status, row.result) == ("ok", "rotated 3 keys (dry run)")
+    with pytest.raises(ApprovalTimeout):  # still pending when the caller's own limit runs out
+        require_approval(tool="rotate_keys", arguments={"account": "search"}, team="ops", request_id="rotate-2",
+                         timeout_s=0.5)
