@@ -217,6 +217,9 @@ def test_content_goes_through_the_teams_sign_offs_in_order(api, caller):
     asked = _ask(api, token, body).json()
     assert asked["kind"] == "content"
     assert _decide(api, final, asked["review_id"], action="approve").status_code == 403  # security signs first
+    question = api.post(f"/api/reviews/{asked['review_id']}/questions", json={"question": "why?"},
+                        headers=bearer(security))
+    assert question.status_code == 422 and "no agent here to ask" in question.text  # nobody here wrote it
     first = _decide(api, security, asked["review_id"], action="approve").json()
     assert api.get(f"/api/external/approvals/{asked['id']}", headers=bearer(token)).json()["status"] == "pending"
     assert _decide(api, final, first["next_review_id"], action="approve").status_code == 200
