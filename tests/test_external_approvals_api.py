@@ -43,6 +43,10 @@ def api(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     reset_settings_cache()
 
 
+# Checks made before anything reaches the database run on SQLite only.
+sqlite_only = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+
+
 @pytest.fixture
 def caller():
     return person(["manager"], scope="approvals", name="ci")
@@ -110,6 +114,7 @@ def test_an_edit_must_match_the_callers_schema_and_the_caller_gets_the_edited_ar
     assert outcome["arguments"] == {"service": "billing", "version": "2.4.2", "replicas": 1}
 
 
+@sqlite_only
 def test_arguments_the_schema_refuses_and_an_invalid_schema_are_refused_at_once(api, caller):
     _, token = caller
     wrong = tool_request("schema-1", tool_call={"name": "deploy", "arguments": {"service": "mail", "version": "1"},
@@ -176,6 +181,7 @@ def test_the_callback_is_signed_with_the_requests_secret(api, caller, security):
         receiver.stop()
 
 
+@sqlite_only
 def test_a_private_callback_target_is_refused_unless_allowed(api, caller, monkeypatch):
     from hitl_dashboard.settings import reset_settings_cache
 
@@ -248,6 +254,7 @@ def test_a_revision_request_reaches_the_caller_with_its_instructions(api, caller
     ({"tool_call": {"name": "no spaces allowed", "arguments": {}}}, "name"),
     ({"content": {"text": "x", "file_name": "a.txt"}}, "tool_call"),
 ])
+@sqlite_only
 def test_oversized_or_malformed_fields_are_refused_and_nothing_is_stored(api, caller, overrides, field):
     _, token = caller
     response = _ask(api, token, {**tool_request("bad-1"), **overrides})

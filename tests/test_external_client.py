@@ -1,5 +1,5 @@
 """hitl_dashboard.client: what it imports, how it retries, and the decorator against the real API
-(in process, over ASGI) on SQLite and PostgreSQL: the function runs with the reviewer's edited
+(in process, over ASGI or served by uvicorn) on SQLite: the function runs with the reviewer's edited
 arguments and its result is reported; a denial raises with the reason and runs nothing."""
 
 from __future__ import annotations
@@ -84,7 +84,9 @@ def test_settings_come_from_the_environment_and_missing_ones_are_named(monkeypat
 
 
 @pytest.fixture
-def asgi(db_url: str) -> Iterator[httpx.ASGITransport]:
+def asgi(sqlite_url: str) -> Iterator[httpx.ASGITransport]:
+    """The real API over ASGI. SQLite only: these tests are about the client; tests/test_external_approvals_api.py
+    runs the server's side on PostgreSQL too."""
     reset_settings_cache()
     from hitl_dashboard.api.app import create_api  # on the test's database
 
@@ -169,7 +171,7 @@ def test_a_denial_or_a_revision_raises_with_its_text_and_runs_nothing(asgi, acti
 
 
 @pytest.fixture
-def served(db_url: str) -> Iterator[str]:
+def served(sqlite_url: str) -> Iterator[str]:
     """The real FastAPI app over real HTTP, served in this process (a thread) on a free port."""
     import uvicorn
 
