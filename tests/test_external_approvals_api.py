@@ -95,6 +95,9 @@ def test_an_approvals_token_reads_and_decides_nothing_else(api, caller, security
     assert api.get(f"/api/external/approvals/{mine['id']}", headers=bearer(other)).status_code == 404
     assert api.get(f"/api/external/approvals/{mine['id']}", headers=bearer(reviewer)).status_code == 404
     assert api.get(f"/api/external/approvals/{mine['id']}", headers=bearer(token)).json()["status"] == "pending"
+    # The reviewers' queue lists it like any other request, marked as external.
+    [queued] = [r for r in api.get("/api/reviews", headers=bearer(reviewer)).json() if r["id"] == mine["review_id"]]
+    assert (queued["origin"], queued["rule"], queued["title"]) == ("external", "external", "Deploy billing 2.4.1")
 
 
 def test_an_edit_must_match_the_callers_schema_and_the_caller_gets_the_edited_arguments(api, caller, security):
