@@ -1,5 +1,6 @@
-"""The HTTP side of the client: settings from arguments or the environment, request bodies, and
-answers turned into results or exceptions. No I/O here; client.py and aclient.py send."""
+"""The HTTP side of the client: settings from arguments or the environment, request bodies, answers
+turned into results or exceptions, the retry policy. client.py and aclient.py send; an Approval's
+report() opens one of them."""
 
 from __future__ import annotations
 

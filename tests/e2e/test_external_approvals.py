@@ -77,7 +77,7 @@ def test_an_external_process_is_released_by_an_approval_in_chromium_with_the_edi
     sign_in(page, app_server, reviewer)
     row = page.locator(".queue-row").filter(has_text="Deploy billing 2.4.1").filter(has_text=caller)
     expect(row).to_have_count(1)
-    expect(row).to_contain_text("external")
+    expect(row.locator(".external-badge")).to_have_text("external")
     review_id = int(row.get_attribute("data-review-id"))
     row.locator(".queue-title").click()
     page.wait_for_url(f"**/conversations/{cid}")
