@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 
 import httpx
 from playwright.sync_api import Browser, expect
@@ -60,15 +61,34 @@ def _reviews(app: RunningApp, conversation_id: int) -> int:
                                 .where(ReviewRequest.conversation_id == conversation_id)).one()
 
 
+@dataclass
+class Asked:
+    caller: str
+    token: str
+    reviewer: str
+    request_id: str
+    process: subprocess.Popen
+    approval_id: int
+    conversation_id: int
+
+
+def _asked_from_outside(app: RunningApp, prefix: str) -> Asked:
+    """A caller with an approvals token, a security reviewer, and the caller's process started: it
+    has asked (its request is stored) and now waits."""
+    caller = make_user(app, "manager", prefix="ci")
+    token = _approvals_token(app, caller)
+    reviewer = make_user(app, "security_reviewer", prefix="sec")
+    request_id = f"{prefix}-{caller}"
+    process = _caller(app, token, request_id)
+    [(approval_id, cid)] = wait_for(lambda: _requests(app, request_id), what="the external request")
+    return Asked(caller, token, reviewer, request_id, process, approval_id, cid)
+
+
 def test_an_external_process_is_released_by_an_approval_in_chromium_with_the_edited_arguments(
         app_server: RunningApp, browser: Browser):
-    caller = make_user(app_server, "manager", prefix="ci")
-    token = _approvals_token(app_server, caller)
-    reviewer = make_user(app_server, "security_reviewer", prefix="sec")
-    request_id = f"release-{caller}"
-
-    first = _caller(app_server, token, request_id)
-    [(approval_id, cid)] = wait_for(lambda: _requests(app_server, request_id), what="the external request")
+    asked = _asked_from_outside(app_server, "release")
+    caller, token, reviewer, request_id = asked.caller, asked.token, asked.reviewer, asked.request_id
+    first, approval_id, cid = asked.process, asked.approval_id, asked.conversation_id
     first.kill()  # while it waits for the decision
     first.wait(10)
     second = _caller(app_server, token, request_id)  # a restarted agent asks again with its own id
@@ -112,12 +132,8 @@ def test_an_external_process_is_released_by_an_approval_in_chromium_with_the_edi
 
 
 def test_a_denial_raises_approval_denied_with_the_reason_and_nothing_runs(app_server: RunningApp):
-    caller = make_user(app_server, "manager", prefix="ci")
-    token = _approvals_token(app_server, caller)
-    reviewer = make_user(app_server, "security_reviewer", prefix="sec")
-    request_id = f"denied-{caller}"
-    process = _caller(app_server, token, request_id)
-    [(_, cid)] = wait_for(lambda: _requests(app_server, request_id), what="the external request")
+    asked = _asked_from_outside(app_server, "denied")
+    reviewer, process, cid = asked.reviewer, asked.process, asked.conversation_id
     with UnitOfWork(app_server.engine) as uow:
         review_id = uow.session.exec(select(ReviewRequest.id).where(ReviewRequest.conversation_id == cid)).one()
     decided = httpx.post(f"{app_server.base_url}/api/reviews/{review_id}/decision",
