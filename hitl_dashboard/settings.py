@@ -107,6 +107,13 @@ class Settings(BaseSettings):
     # GET /api/conversations/{id}/ag-ui: how often an open stream looks for new rows.
     ag_ui_poll_seconds: float = Field(default=0.5, gt=0, le=60)
 
+    # External approval requests (docs/external-approvals.md). A callback URL whose host resolves to a
+    # private, loopback or link-local address is refused unless this allows it (the server would
+    # otherwise post into its own network for anyone holding an approvals token).
+    external_callback_allow_private: bool = False
+    # The longest a caller's long poll for an outcome waits before answering "still pending".
+    external_max_wait_s: float = Field(default=60.0, gt=0, le=600)
+
     # Audit anchors: every committed head of the audit chain (seq, hash) is published outside the
     # database, so cutting events off the tail is detected (docs/audit.md). Sinks, comma-separated:
     # "file" (JSON lines appended to audit_anchor_file), "log" (logger hitl_dashboard.audit.anchor),

@@ -14,7 +14,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from hitl_dashboard.api.rate_limits import get_rate_limiter
 from hitl_dashboard.domain.errors import PermissionDenied
-from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.domain.permissions import Actor, check_full_scope
 from hitl_dashboard.services.auth.tokens import hash_token, resolve_token
 from hitl_dashboard.settings import get_settings
 
@@ -41,6 +41,17 @@ def client_address(request: Request) -> str:
 def current_actor(
     request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 ) -> Actor:
+    """Every route but the external approval ones: a token of any scope but full is refused (403)."""
+    actor = any_scope_actor(request, credentials)
+    check_full_scope(actor)
+    return actor
+
+
+def any_scope_actor(
+    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+) -> Actor:
+    """The caller of the external approval routes: a full or an approvals-only token (the services
+    check that a request is the caller's own)."""
     limiter = get_rate_limiter()
     limiter.check_address(client_address(request))  # first, so guessing tokens is limited too
     if credentials is None:
@@ -54,3 +65,4 @@ def current_actor(
 
 
 CurrentActor = Annotated[Actor, Depends(current_actor)]
+ApprovalCaller = Annotated[Actor, Depends(any_scope_actor)]

@@ -314,6 +314,8 @@ class ApiToken(SQLModel, table=True):
     user_id: int = Field(foreign_key="users.id", index=True)
     name: str = Field(default="", max_length=100)
     kind: str = Field(default="api", max_length=16)  # api | session
+    # full: everything its user may do; approvals: only external approval requests (services/external).
+    scope: str = Field(default="full", max_length=16)
     token_hash: str = Field(max_length=64, unique=True)
     prefix: str = Field(max_length=16)  # the first characters, so people can tell tokens apart
     created_at: datetime = Field(default_factory=utcnow)

@@ -3,4 +3,4 @@
 every conversation table). The *_models modules import models.py one way and nothing imports back,
 so db/ has no import loop (the "db has no import loop" contract in pyproject.toml)."""
 
-from hitl_dashboard.db import findings_models, models, questions_models, slack_models, team_models  # noqa: F401 - registers them
+from hitl_dashboard.db import external_models, findings_models, models, questions_models, slack_models, team_models  # noqa: F401 - registers them

@@ -8,6 +8,11 @@ from hitl_dashboard.domain.enums import Action, Role
 from hitl_dashboard.domain.errors import InvalidInput, PermissionDenied
 
 READ_ALL_ROLES = {Role.MANAGER.value, Role.ADMIN.value}
+# What an API token may do: everything its user may (full), or only ask for approvals and follow
+# its own requests (approvals: the token a script outside the product holds).
+FULL_SCOPE = "full"
+APPROVALS_SCOPE = "approvals"
+TOKEN_SCOPES = (FULL_SCOPE, APPROVALS_SCOPE)
 
 
 @dataclass(frozen=True)
@@ -15,6 +20,8 @@ class Actor:
     user_id: int
     username: str
     roles: frozenset[str]
+    scope: str = FULL_SCOPE
+    token_name: str = ""  # the API token it came with, as its owner named it ("" for sign-ins)
 
     def has(self, role: str) -> bool:
         return role in self.roles
@@ -27,6 +34,12 @@ class Actor:
 def require_role(actor: Actor, *roles: str, what: str) -> None:
     if not any(actor.has(role) for role in roles):
         raise PermissionDenied(f"{actor.username} may not {what}: needs role {' or '.join(roles)}")
+
+
+def check_full_scope(actor: Actor) -> None:
+    """An approvals-only token asks for approvals and follows its own requests: nothing else."""
+    if actor.scope != FULL_SCOPE:
+        raise PermissionDenied("this token may only request approvals (scope 'approvals')")
 
 
 def check_can_claim(actor: Actor, required_role: str) -> None:

@@ -57,6 +57,8 @@ class ReviewListItemPublic(BaseModel):
     created_at: datetime
     due_at: datetime
     overdue: bool
+    origin: str | None = Field(default=None, description="the conversation's: fork, replay, or external (an "
+                                                         "approval asked from outside, docs/external-approvals.md)")
     findings: ReviewFindingsPublic | None = Field(
         default=None, description="code reviews: the findings flag, or why the code was not analysed")
 

@@ -22,7 +22,7 @@ from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import ApiToken, User, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import InvalidInput, NotFound, PermissionDenied
-from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.domain.permissions import FULL_SCOPE, TOKEN_SCOPES, Actor
 from hitl_dashboard.services.auth.users import get_user_by_name
 from hitl_dashboard.services.transactions import reading, transaction
 
@@ -39,28 +39,31 @@ def hash_token(plaintext: str) -> str:
 
 
 def create_token(
-    *, user_id: int, name: str, kind: str = "api", ttl_hours: float | None = None
+    *, user_id: int, name: str, kind: str = "api", ttl_hours: float | None = None, scope: str = FULL_SCOPE
 ) -> tuple[ApiToken, str]:
     """Returns the row and the plaintext; the plaintext is not stored and cannot be shown again."""
     with transaction() as uow:
-        return issue_token(uow, user_id=user_id, name=name, kind=kind, ttl_hours=ttl_hours)
+        return issue_token(uow, user_id=user_id, name=name, kind=kind, ttl_hours=ttl_hours, scope=scope)
 
 
-def create_token_for(username: str, *, name: str, ttl_hours: float | None = None) -> tuple[ApiToken, str]:
+def create_token_for(username: str, *, name: str, ttl_hours: float | None = None,
+                     scope: str = FULL_SCOPE) -> tuple[ApiToken, str]:
     """An API token for the user named `username` (the operator's CLI)."""
     with transaction() as uow:
         user = get_user_by_name(uow, username)
-        return issue_token(uow, user_id=user.id, name=name, ttl_hours=ttl_hours)
+        return issue_token(uow, user_id=user.id, name=name, ttl_hours=ttl_hours, scope=scope)
 
 
 def issue_token(
     uow: UnitOfWork, *, user_id: int, name: str, kind: str = "api", ttl_hours: float | None = None,
-    audited: bool = True,
+    audited: bool = True, scope: str = FULL_SCOPE,
 ) -> tuple[ApiToken, str]:
     """The step behind create_token, inside the caller's transaction. audited=False: the caller
     records the token in its own event (a sign-in's session is part of `user.signed_in`)."""
     if kind not in TOKEN_KINDS:
         raise InvalidInput(f"token kind must be one of {', '.join(TOKEN_KINDS)}", "kind")
+    if scope not in TOKEN_SCOPES or (kind == "session" and scope != FULL_SCOPE):
+        raise InvalidInput(f"token scope must be one of {', '.join(TOKEN_SCOPES)} (sessions: full)", "scope")
     if len(name or "") > 100:
         raise InvalidInput("a token name is at most 100 characters", "name")
     if ttl_hours is not None and not 0 < ttl_hours <= 24 * 366 * 10:
@@ -73,7 +76,7 @@ def issue_token(
     plaintext = TOKEN_PREFIX + secrets.token_urlsafe(32)
     now = utcnow()
     row = ApiToken(
-        user_id=user_id, name=name or "", kind=kind, token_hash=hash_token(plaintext),
+        user_id=user_id, name=name or "", kind=kind, scope=scope, token_hash=hash_token(plaintext),
         prefix=plaintext[: len(TOKEN_PREFIX) + 6], created_at=now,
         expires_at=now + timedelta(hours=ttl_hours) if ttl_hours is not None else None,
     )
@@ -81,7 +84,8 @@ def issue_token(
     uow.session.flush()
     if audited:
         append_audit(uow.session, actor=user.username, action="token.created",
-                     details={"token_id": row.id, "name": row.name, "kind": kind, **token_facts(row)})
+                     details={"token_id": row.id, "name": row.name, "kind": kind, "scope": scope,
+                              **token_facts(row)})
     return row, plaintext
 
 
@@ -108,8 +112,8 @@ def _resolve(uow: UnitOfWork, plaintext: str, kind: str | None) -> tuple[Actor, 
     """The actor, and the token's id when its last_used_at is due."""
     # The columns it needs, not two whole entities: every API request pays for this read.
     token = uow.session.exec(
-        select(ApiToken.id, ApiToken.kind, ApiToken.revoked_at, ApiToken.expires_at, ApiToken.last_used_at,
-               ApiToken.user_id, User.username, User.roles, User.is_active)
+        select(ApiToken.id, ApiToken.kind, ApiToken.scope, ApiToken.name, ApiToken.revoked_at, ApiToken.expires_at,
+               ApiToken.last_used_at, ApiToken.user_id, User.username, User.roles, User.is_active)
         .join(User, User.id == ApiToken.user_id)
         .where(ApiToken.token_hash == hash_token(plaintext))
     ).first()
@@ -123,7 +127,8 @@ def _resolve(uow: UnitOfWork, plaintext: str, kind: str | None) -> tuple[Actor, 
     if not token.is_active:
         raise PermissionDenied(f"user '{token.username}' is disabled")
     due = token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION
-    return Actor(token.user_id, token.username, frozenset(token.roles)), token.id if due else None
+    actor = Actor(token.user_id, token.username, frozenset(token.roles), scope=token.scope, token_name=token.name)
+    return actor, token.id if due else None
 
 
 def revoke_token(actor: Actor | None, token_id: int) -> ApiToken:

@@ -18,6 +18,7 @@ from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor, require_role
 from hitl_dashboard.domain.policies import GatePolicy
 from hitl_dashboard.domain.text_cuts import cut_visibly
+from hitl_dashboard.services.external_outcomes.outcomes import conversation_settled
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.reviews.review_requests import dismiss_open_requests
 from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls
@@ -183,4 +184,5 @@ def _abort(session: Session, actor: Actor, conversation_id: int, reason: str) ->
     append_audit(session, actor=actor.username, actor_role="admin", action="conversation.aborted",
                  conversation_id=conversation_id, details={"reason": reason, "was": was})
     webhooks.conversation_finished(session, conversation)
+    conversation_settled(session, conversation)  # an external caller hears it was denied
     return conversation

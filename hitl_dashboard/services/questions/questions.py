@@ -16,6 +16,7 @@ from hitl_dashboard.domain.decisions import MAX_TEXT
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewKind, ReviewStatus
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.services.external_outcomes.outcomes import is_external
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import reading, transaction
@@ -37,6 +38,9 @@ def ask_question(actor: Actor, review_id: int, text: str, *, key: str | None = N
         request = get_request(uow, review_id)
         _check_can_ask(actor, request)
         conversation = session.get(Conversation, request.conversation_id)
+        if is_external(conversation):  # its work was produced elsewhere: no agent of ours knows it
+            raise InvalidInput("an external request has no agent here to ask; ask its caller (the link on the "
+                               "page) or revise with instructions", "question")
         agent = pinned(conversation).producer(conversation.task_type)
         question = ReviewQuestion(review_request_id=request.id, conversation_id=conversation.id,
                                   asker_id=actor.user_id, agent=agent, key=(key or None) and key[:255],

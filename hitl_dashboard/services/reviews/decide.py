@@ -39,6 +39,8 @@ from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor, check_can_decide
 from hitl_dashboard.domain.revise_message import revise_message
 from hitl_dashboard.domain.signoff import next_role
+from hitl_dashboard.services.external_outcomes.args_schema import validate_external_edit
+from hitl_dashboard.services.external_outcomes.outcomes import conversation_settled, end_status, is_external
 from hitl_dashboard.services.findings.queries import findings_details
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.questions.questions import questions_details
@@ -135,7 +137,9 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
     edited = None
     if decision.edited_args is not None:
         tool_call = uow.session.get(ToolCall, request.subject_id)
-        edited = validate_tool_args(pinned(conversation), tool_call.tool_name, decision.edited_args)
+        edited = (validate_external_edit(uow.session, conversation.id, decision.edited_args)
+                  if is_external(conversation) else
+                  validate_tool_args(pinned(conversation), tool_call.tool_name, decision.edited_args))
         edited = None if edited == tool_call.arguments else edited  # unchanged is not an edit
     new_status = ReviewStatus.PENDING if _is_signoff_skip(request, decision) else ReviewStatus.DECIDED
     closed = {"status": new_status, "version": request.version + 1, "assignee_id": None,
@@ -275,9 +279,16 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
     if request.kind == ReviewKind.TOOL_CALL:
         why = decision.instructions or decision.reason
         record_tool_decision(session, actor, conversation, request, decision.action, why, edited)
+        if is_external(conversation):  # no agents to resume: the caller gets the outcome
+            _set_status(session, conversation, end_status(decision.action), f"{decision.action} by {actor.username}"
+                        + (f": {why}" if why else ""), actor)
         return None
     if decision.action == Action.REVISE:
         dismiss_open_requests(session, conversation.id, actor=actor.username, why="revision requested")
+        if is_external(conversation):  # the caller revises and asks again
+            _set_status(session, conversation, ConversationStatus.ABORTED,
+                        f"revision requested by {actor.username}: {decision.instructions or ''}".strip(), actor)
+            return None
         target = decision.target_agent or pinned(conversation).producer(conversation.task_type)
         message = revise_message(target=target, instructions=decision.instructions,
                                  line_comments=decision.line_comments, reviewer=actor.username,
@@ -315,3 +326,4 @@ def _set_status(session, conversation: Conversation, status: str, reason: str | 
     append_audit(session, actor=actor.username, action=f"conversation.{status}", conversation_id=conversation.id,
                  details={"reason": reason})
     webhooks.conversation_finished(session, conversation)
+    conversation_settled(session, conversation)

@@ -14,6 +14,7 @@ from hitl_dashboard.db.models import Conversation, ReviewRequest, review_is_open
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ConversationStatus, ReviewStatus
 from hitl_dashboard.domain.sla import escalation_target
+from hitl_dashboard.services.external_outcomes.outcomes import conversation_settled
 from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
 from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.services.webhooks import webhooks
@@ -63,6 +64,7 @@ def escalate_overdue_in(uow: UnitOfWork, *, limit: int = 200) -> list[int]:
             append_audit(uow.session, actor="sla", action="conversation.aborted",
                          conversation_id=conversation.id, details={"reason": conversation.status_reason})
             webhooks.conversation_finished(uow.session, conversation)
+            conversation_settled(uow.session, conversation)  # an external caller hears it was denied
             continue
         open_request(
             uow.session, conversation, kind=request.kind, role=target, rule="escalated",

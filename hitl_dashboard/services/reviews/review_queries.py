@@ -42,6 +42,7 @@ class ReviewListItem:
     created_at: datetime
     due_at: datetime
     content_hash: str = ""  # what a decision names (expected_content_hash) to bind to this content
+    origin: str | None = None  # the conversation's: fork, replay, external (an approval asked from outside)
 
     @property
     def overdue(self) -> bool:
@@ -94,7 +95,7 @@ def query_reviews(uow: UnitOfWork, roles, statuses, conversation_id, limit, offs
     role_term = ReviewRequest.required_role == roles[0] if len(roles) == 1 else ReviewRequest.required_role.in_(roles)
     query = (
         select(ReviewRequest, Conversation.title, Conversation.task_type,
-               Conversation.prompt_tokens + Conversation.completion_tokens, assignee.username)
+               Conversation.prompt_tokens + Conversation.completion_tokens, assignee.username, Conversation.origin)
         .join(Conversation, Conversation.id == ReviewRequest.conversation_id)
         .outerjoin(assignee, assignee.id == ReviewRequest.assignee_id)
         .where(role_term)
@@ -113,6 +114,6 @@ def query_reviews(uow: UnitOfWork, roles, statuses, conversation_id, limit, offs
     return [
         ReviewListItem(r.id, r.version, r.required_role, r.conversation_id, title, task_type, r.kind,
                        r.subject_type, r.subject_label, r.rule, r.reason, list(r.risk_flags), tokens, r.status,
-                       who, r.created_at, r.due_at, r.content_hash)
-        for r, title, task_type, tokens, who in uow.session.exec(query)
+                       who, r.created_at, r.due_at, r.content_hash, origin)
+        for r, title, task_type, tokens, who, origin in uow.session.exec(query)
     ]

@@ -7,6 +7,7 @@ import reflex as rx
 from hitl_dashboard.ui.components.admin_abort import admin_abort
 from hitl_dashboard.ui.components.decision_panel import decision_panel
 from hitl_dashboard.ui.components.diff_panel import diff_panel
+from hitl_dashboard.ui.components.external_request import external_request
 from hitl_dashboard.ui.components.forks import fork_dialog, fork_tree, replay_dialog
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.components.signoff import banner, signoff_progress
@@ -33,6 +34,7 @@ def conversation_page() -> rx.Component:
                     align="center", width="100%", wrap="wrap",
                 ),
                 banner(),
+                external_request(),
                 fork_tree(),
                 fork_dialog(),
                 replay_dialog(),

@@ -46,8 +46,13 @@ def queue_row(row: QueueRow) -> rx.Component:
         rx.table.row(
             rx.table.cell(
                 rx.vstack(
-                    rx.link(row.title, href=routes.CONVERSATIONS + "/" + row.conversation_id.to_string(),
-                            weight="medium", class_name="queue-title"),
+                    rx.hstack(
+                        rx.link(row.title, href=routes.CONVERSATIONS + "/" + row.conversation_id.to_string(),
+                                weight="medium", class_name="queue-title"),
+                        rx.cond(row.external, rx.badge("external", color_scheme="iris", variant="soft",
+                                                       class_name="external-badge")),
+                        align="center", spacing="2", wrap="wrap",
+                    ),
                     rx.text(row.reason, size="1", color_scheme="gray", class_name="queue-reason"),
                     spacing="0",
                 ),

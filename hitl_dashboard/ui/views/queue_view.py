@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hitl_dashboard.domain.external import EXTERNAL
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.findings.review_flags import review_findings_reading
 from hitl_dashboard.services.reviews.queues import role_queue
@@ -35,6 +36,7 @@ class QueueRow:
     assignee: str = ""
     findings: str = ""  # "1 high · 2 medium findings", "not analysed: why" of the code under review; "" if none
     not_analysed: bool = False
+    external: bool = False  # asked from outside the product (docs/external-approvals.md)
 
 
 def queue_rows(actor: Actor, role: str, limit: int = 100) -> list[QueueRow]:
@@ -52,5 +54,6 @@ def queue_rows(actor: Actor, role: str, limit: int = 100) -> list[QueueRow]:
             status=item.status, assignee=item.assignee or "",
             findings=flags[item.id].flag if item.id in flags else "",
             not_analysed=item.id in flags and flags[item.id].status == "not_analysed",
+            external=item.origin == EXTERNAL,
         ))
     return rows
