@@ -7,6 +7,7 @@ import reflex as rx
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.components.queue_watch import queue_watch
 from hitl_dashboard.ui.states.app_state import AppState
+from hitl_dashboard.ui.states.session_watch import SessionWatch
 
 APP_TITLE = "HITL Dashboard"
 
@@ -117,6 +118,8 @@ def page_layout(*children: rx.Component, size: str = "4") -> rx.Component:
     return rx.vstack(
         header(),
         rx.cond(AppState.signed_in, queue_watch()),  # unread count in the title, notifications
+        # Registers the tab under its user, so deactivating the user sends it to sign-in at once.
+        rx.cond(AppState.signed_in, rx.el.div(id="session-watch", hidden=True, on_mount=SessionWatch.register)),
         rx.el.main(body, style={"width": "100%"}),
         spacing="0",
         min_height="100vh",
