@@ -30,6 +30,7 @@ NAV_ITEMS = (  # label, route, icon, element id, shown when
     ("Analytics", routes.ANALYTICS, "chart-column", "nav-analytics", AppState.can_read_audit),
     ("Users", routes.ADMIN_USERS, "users", "nav-users", AppState.is_admin),
     ("Teams", routes.ADMIN_TEAMS, "bot", "nav-teams", AppState.is_admin),
+    ("Webhooks", routes.WEBHOOKS, "webhook", "nav-webhooks", AppState.is_admin),
 )
 
 
@@ -48,6 +49,8 @@ def navigation() -> rx.Component:
 def user_menu() -> rx.Component:
     return rx.hstack(
         rx.text(AppState.username, size="2", weight="medium", id="signed-in-user"),
+        rx.link(rx.hstack(rx.icon("key-round", size=14), rx.text("API tokens", size="2"), align="center", spacing="1"),
+                href=routes.TOKENS, underline="none", color_scheme="gray", high_contrast=True, id="nav-tokens"),
         rx.button("Sign out", on_click=AppState.sign_out, size="1", variant="soft", color_scheme="gray",
                   id="sign-out"),
         align="center",
@@ -71,6 +74,8 @@ def narrow_menu() -> rx.Component:
             *[item(*entry) for entry in NAV_ITEMS],
             rx.menu.separator(),
             rx.text("Signed in as ", AppState.username, size="1", color_scheme="gray", padding_x="0.75em"),
+            rx.menu.item(rx.hstack(rx.icon("key-round", size=15), "API tokens", align="center", spacing="2"),
+                         on_select=rx.redirect(routes.TOKENS), id="menu-tokens"),
             rx.menu.item("Sign out", on_select=AppState.sign_out, id="menu-sign-out"),
             align="end",
         ),
