@@ -179,3 +179,8 @@ def test_cli_deactivates_and_reactivates(people, ended) -> None:
     assert run_cli("users", "deactivate", "nobody", check=False).returncode == 3
     assert "may sign in again" in run_cli("users", "reactivate", "carol").stdout
     assert [e.actor for e in audit_events("user.deactivated")] == ["system"]
+    # A queue read without --as acts as an active holder of the role only (alice and frank hold it).
+    for name in ("alice", "frank"):
+        user_status.deactivate_user(None, name)
+    refused = run_cli("queue", "--role", "security_reviewer", check=False)
+    assert refused.returncode == 2 and "no active user holds the role" in refused.stderr + refused.stdout
