@@ -5,12 +5,14 @@ code, tried once; a rotated secret signs from then on; a removed webhook gets no
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
 from hitl_dashboard.domain.errors import NotFound, PermissionDenied
 from hitl_dashboard.services.webhooks import webhook_admin, webhooks
 from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
+from tests.conftest import run_cli
 from tests.e2e.app_process import free_port
 from tests.support.db_state import audit_events, use_cheap_passwords
 from tests.support.flow import actor, make_people
@@ -81,3 +83,18 @@ def test_only_admins_manage_webhooks_and_unknown_ids_are_not_found(people, recei
     with pytest.raises(NotFound, match="webhook 999999 does not exist"):
         webhook_admin.remove_webhook(actor("erin"), 999_999)
     assert receiver.received == [] and [h.active for h in webhook_admin.active_webhooks(actor("erin"))] == [True]
+
+
+def test_the_cli_tests_rotates_lists_and_removes(people, receiver) -> None:
+    hook = webhooks.add_webhook(None, url=receiver.url, events=["review.decided"])
+    sent = json.loads(run_cli("--json", "webhooks", "test", str(hook.id)).stdout)
+    assert (sent["status"], sent["status_code"]) == ("delivered", 200)
+    secret = json.loads(run_cli("--json", "webhooks", "rotate-secret", str(hook.id)).stdout)["secret"]
+    assert secret != hook.secret
+    receiver.status = 500
+    assert run_cli("webhooks", "test", str(hook.id), check=False).returncode == 1  # a failed test fails
+    listed = json.loads(run_cli("--json", "webhooks", "deliveries").stdout)
+    assert [(d["status"], d["status_code"]) for d in listed] == [("failed", 500), ("delivered", 200)]
+    assert "removed" in run_cli("webhooks", "remove", str(hook.id)).stdout
+    assert run_cli("webhooks", "remove", str(hook.id), check=False).returncode == 3  # gone: not found
+    assert [e.actor for e in audit_events("webhook.removed")] == ["system"]
