@@ -13,6 +13,7 @@ from sqlalchemy import text
 from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
 from tests.e2e.app_process import RunningApp, free_port
 from tests.e2e.support import make_user, sign_in, wait_for
+from tests.e2e.test_accessibility import unnamed_controls, violations
 from tests.support.webhook_receiver import Receiver
 
 
@@ -45,6 +46,7 @@ def test_a_user_creates_uses_and_revokes_an_api_token(app_server: RunningApp, br
     expect(row).to_contain_text("ci-bot")
     expect(row.locator(".token-state")).to_have_text("active")
     assert token.startswith(row.get_attribute("data-prefix").rstrip("…"))
+    assert violations(page) == [] and unnamed_controls(page)[1] == []
 
     assert _api(app_server, token).status_code == 200  # real HTTP, as this user
 
@@ -92,6 +94,9 @@ def test_an_admin_adds_tests_rotates_and_removes_a_webhook(app_server: RunningAp
         expect(delivery.locator(".delivery-status")).to_have_text("delivered", timeout=20_000)
         expect(delivery.locator(".delivery-code")).to_have_text("200")
         expect(delivery.locator(".delivery-event")).to_have_text("webhook.test")
+        # After the "delivered" toast has gone: sonner's toast colours fail axe's contrast rule app-wide.
+        expect(page.locator("[data-sonner-toast]")).to_have_count(0, timeout=15_000)
+        assert violations(page) == [] and unnamed_controls(page)[1] == []
         [got] = receiver.received
         assert verify_signature(secret, got.body, got.headers["x-hitl-signature"])
 

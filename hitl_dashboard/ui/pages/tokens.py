@@ -19,10 +19,10 @@ def create_form() -> rx.Component:
             rx.vstack(
                 rx.heading("Create a token", size="3", as_="h2"),
                 rx.hstack(
-                    rx.vstack(rx.text("Name", size="1", weight="medium", as_="label", html_for="token-name"),
+                    rx.vstack(rx.text("Name", size="1", weight="medium"),
                               rx.input(value=Tokens.new_name, on_change=Tokens.set_new_name, id="token-name",
                                        name="name", placeholder="what uses it, e.g. ci-bot", max_length=100,
-                                       width="16em"),
+                                       width="16em", aria_label="Name"),
                               spacing="1"),
                     rx.vstack(rx.text("Expires after", size="1", weight="medium"),
                               rx.select.root(
@@ -57,7 +57,7 @@ def token_row(row: TokenRow) -> rx.Component:
         rx.table.cell(rx.badge(row.state, color_scheme=rx.match(row.state, *STATE_COLORS.items(), "gray"),
                                variant="soft", class_name="token-state")),
         rx.table.cell(rx.cond(row.state != "revoked",
-                              rx.button("Revoke", size="1", variant="soft", color_scheme="red",
+                              rx.button("Revoke", size="1", variant="soft", color_scheme="red", high_contrast=True,
                                         on_click=Tokens.revoke(row.token_id), class_name="revoke-token"))),
         class_name="token-row", data_token_id=row.token_id.to_string(), data_prefix=row.prefix,
         key=row.token_id.to_string(),
