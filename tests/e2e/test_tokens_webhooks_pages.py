@@ -12,6 +12,7 @@ from sqlalchemy import text
 
 from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
 from tests.e2e.app_process import RunningApp, free_port
+from tests.e2e.layout_checks import horizontal_overflow, overflowing
 from tests.e2e.support import make_user, sign_in, wait_for
 from tests.e2e.test_accessibility import unnamed_controls, violations
 from tests.support.webhook_receiver import Receiver
@@ -73,6 +74,8 @@ def test_an_admin_adds_tests_rotates_and_removes_a_webhook(app_server: RunningAp
         page, _ = _signed_in_page(browser, app_server, "admin")
         page.click("#nav-webhooks")
         page.wait_for_url("**/webhooks")
+        # An admin's header, with every link, still fits a 1280-px window.
+        assert horizontal_overflow(page) == 0, overflowing(page)
         page.fill("#webhook-url", "ftp://nowhere")
         page.click("#event-review-decided")
         page.click("#add-webhook")
