@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hitl_dashboard.domain.enums import Action, Role
-from hitl_dashboard.domain.errors import InvalidInput, PermissionDenied
+from hitl_dashboard.domain.errors import Conflict, InvalidInput, PermissionDenied
 
 READ_ALL_ROLES = {Role.MANAGER.value, Role.ADMIN.value}
 # What an API token may do: everything its user may (full), or only ask for approvals and follow
@@ -74,3 +74,10 @@ def check_can_read_audit(actor: Actor) -> None:
 
 def check_can_manage_users(actor: Actor) -> None:
     require_role(actor, Role.ADMIN.value, what="manage users")
+
+
+def check_an_admin_remains(active_admins_after: int, what: str) -> None:
+    """Nobody could manage users any more (or undo this) without an active admin: refuse. A Conflict,
+    not a PermissionDenied: the same request is fine once another user holds the admin role."""
+    if active_admins_after < 1:
+        raise Conflict(f"cannot {what}: it would leave no active admin (make another user admin first)")

@@ -21,6 +21,7 @@ from hitl_dashboard.services.live.coalesce import Coalescer
 from hitl_dashboard.services.live.streams import Stream, StreamTexts
 from hitl_dashboard.ui.fanout import conversation_token, fill_and_fan_out, queue_token, watched
 from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed
+from hitl_dashboard.ui.states.session_watch import end_sessions
 from hitl_dashboard.ui.stream import push_stream
 from hitl_dashboard.ui.views.conversation_view import conversation_view
 from hitl_dashboard.ui.views.queue_view import queue_rows
@@ -43,6 +44,7 @@ class ReflexLiveSink:
         self._flusher: asyncio.Task | None = None
         self._streams = StreamTexts()
         self._stream_sends: Coalescer[int, Stream] = Coalescer(self.stream, STREAM_FLUSH_S)
+        self._background: set[asyncio.Task] = set()
 
     # -- committed changes ------------------------------------------------------------------
     def changed(self, conversation_id: int, roles: tuple[str, ...] | None = None) -> None:
@@ -75,6 +77,15 @@ class ReflexLiveSink:
             # REFRESH_COALESCE_S after it is taken together in the next pass, so a burst of
             # decisions still costs one read per conversation and per queue per pass.
             await self._sleep(REFRESH_COALESCE_S)
+
+    # -- ended sessions ---------------------------------------------------------------------
+    def sessions_ended(self, user_id: int) -> None:
+        live.call_on_loop(self.loop, self._end_sessions, user_id)
+
+    def _end_sessions(self, user_id: int) -> None:
+        task = self.loop.create_task(end_sessions(self.app, user_id))
+        self._background.add(task)  # held until done: the loop keeps only weak references
+        task.add_done_callback(self._background.discard)
 
     # -- streaming tokens -------------------------------------------------------------------
     async def chunk(self, conversation_id: int, source: str, message_id: str, text: str) -> None:
@@ -127,4 +138,4 @@ async def install(app: rx.App) -> None:
     if url:
         from hitl_dashboard.services.live.live_redis import consume
 
-        await consume(url, sink.changed, sink.stream)
+        await consume(url, sink.changed, sink.stream, sink.sessions_ended)

@@ -10,6 +10,8 @@ AUDIT = "/audit"
 ANALYTICS = "/analytics"
 ADMIN_USERS = "/admin/users"
 ADMIN_TEAMS = "/admin/teams"
+TOKENS = "/tokens"
+WEBHOOKS = "/webhooks"
 REVIEW_LINK = "/reviews/[rid]"  # webhook and Slack links land here
 
 

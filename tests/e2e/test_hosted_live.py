@@ -147,3 +147,50 @@ def test_a_change_committed_while_the_page_opens_is_not_lost(hosted_app, page: P
         finally:
             locker.rollback()
     expect(page.get_by_text(f"Claimed by {reviewer}")).to_be_visible(timeout=15_000)
+
+
+def test_a_deactivated_users_open_pages_and_api_token_stop_working_at_once(hosted_app, browser):
+    """Two web workers: an admin deactivates one reviewer from the users page and the operator another
+    from the CLI (a separate process, through Redis); each reviewer's open page goes to sign-in within
+    seconds, on whichever worker holds it, and their API tokens are refused at once."""
+    app, env = hosted_app
+    admin = make_user(app, "admin", prefix="adm")
+    victims = [make_user(app, "security_reviewer", prefix="gone") for _ in range(2)]
+    tokens = {name: api_token(app, name) for name in victims}
+
+    def api_status(name: str) -> int:
+        return httpx.get(f"{app.base_url}/api/conversations", headers={"Authorization": f"Bearer {tokens[name]}"},
+                         timeout=30).status_code
+
+    assert [api_status(name) for name in victims] == [200, 200]
+    pages = {}
+    for name in [admin, *victims]:
+        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+        sign_in(page, app, name)
+        pages[name] = page
+    for name in victims:
+        pages[name].goto(f"{app.base_url}/conversations")
+        expect(pages[name].locator("#signed-in-user")).to_have_text(name)
+        expect(pages[name].locator("#session-watch")).to_be_attached()
+
+    by_page, by_cli = victims
+    admin_page = pages[admin]
+    admin_page.goto(f"{app.base_url}/admin/users")
+    admin_page.locator(f".user-row[data-username='{by_page}'] .deactivate-user").click()
+    admin_page.click("#confirm-status")
+    began = time.monotonic()
+    pages[by_page].wait_for_url("**/login", timeout=10_000)
+    seconds_page = time.monotonic() - began
+    assert api_status(by_page) == 401
+    expect(admin_page.locator(f".user-row[data-username='{by_page}']")).to_contain_text("deactivated")
+
+    run_cli_process("users", "deactivate", by_cli, env={k: env[k] for k in ("DATABASE_URL", "REDIS_URL", "DEMO_MODE")})
+    began = time.monotonic()  # from the CLI's commit (its process start is not the product's delay)
+    assert api_status(by_cli) == 401
+    pages[by_cli].wait_for_url("**/login", timeout=10_000)
+    seconds_cli = time.monotonic() - began
+    print(f"deactivated pages reached sign-in after {seconds_page:.2f} s (admin page), {seconds_cli:.2f} s (CLI)")
+    for name in victims:  # and they stay out: a reload, or a page of their own, is the sign-in page
+        pages[name].goto(f"{app.base_url}/queue")
+        pages[name].wait_for_url("**/login", timeout=10_000)
+        expect(pages[name].locator("#signed-in-user")).to_have_count(0)

@@ -1,4 +1,4 @@
-"""`users add NAME --role R [--password P]`, `users list`."""
+"""`users add NAME --role R [--password P]`, `users list`, `users deactivate NAME`, `users reactivate NAME`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from hitl_dashboard.cli.output import emit, table
 from hitl_dashboard.cli.registry import command, group, leaf
-from hitl_dashboard.services.auth import users
+from hitl_dashboard.services.auth import user_status, users
 
 
 def register(sub: Any) -> None:
@@ -17,6 +17,12 @@ def register(sub: Any) -> None:
     p.add_argument("--role", action="append", required=True)
     p.add_argument("--password", help="default: a random one, printed once")
     leaf(commands, "list", "list users", handler="users list")
+    p = leaf(commands, "deactivate", "end a user's sessions and API tokens and keep them from signing in "
+             "(their history stays)", handler="users deactivate")
+    p.add_argument("name")
+    p = leaf(commands, "reactivate", "let a deactivated user sign in again (old tokens stay revoked)",
+             handler="users reactivate")
+    p.add_argument("name")
 
 
 @command("users add")
@@ -34,5 +40,24 @@ def _users_add(args) -> int:
 def _users_list(args) -> int:
     rows = users.list_users(None)  # None: the operator
     data = [{"id": u.id, "username": u.username, "roles": u.roles, "active": u.is_active} for u in rows]
-    emit(args, data, table([[u["id"], u["username"], ", ".join(u["roles"])] for u in data], ["id", "user", "roles"]))
+    emit(args, data, table([[u.id, u.username, ", ".join(u.roles), "active" if u.is_active else "deactivated"]
+                            for u in rows], ["id", "user", "roles", "state"]))
+    return 0
+
+
+@command("users deactivate")
+def _users_deactivate(args) -> int:
+    done = user_status.deactivate_user(None, args.name)  # None: the operator
+    emit(args, {"username": done.username, "sessions_revoked": done.sessions_revoked,
+                "api_tokens_revoked": done.api_tokens_revoked, "reviews_released": done.reviews_released},
+         f"deactivated {done.username}: {done.sessions_revoked} session(s) and {done.api_tokens_revoked} API "
+         f"token(s) revoked, {len(done.reviews_released)} claimed review(s) back in their queues")
+    return 0
+
+
+@command("users reactivate")
+def _users_reactivate(args) -> int:
+    user = user_status.reactivate_user(None, args.name)
+    emit(args, {"username": user.username, "active": True},
+         f"reactivated {user.username}: they may sign in again (their old tokens stay revoked)")
     return 0

@@ -6,7 +6,8 @@ random bits, so a slow hash (argon2, ~50 ms) would only slow every request down.
 is also what we look the token up by, so no per-token salt: equal tokens must hash equally.
 
 create_token, create_token_for, resolve_token, revoke_token and list_tokens are use cases (their
-own transaction); issue_token is the step sign-ins use inside theirs.
+own transaction); issue_token is the step sign-ins use inside theirs. create_own_token, own_tokens
+and revoke_own_token are the tokens page's: a signed-in user's own API tokens, nobody else's.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ import hashlib
 import secrets
 from datetime import timedelta
 
-from sqlalchemy import update
-from sqlmodel import select
+from sqlalchemy import func, update
+from sqlmodel import col, select
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import ApiToken, User, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.errors import InvalidInput, NotFound, PermissionDenied
+from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from hitl_dashboard.domain.permissions import FULL_SCOPE, TOKEN_SCOPES, Actor
 from hitl_dashboard.services.auth.users import get_user_by_name
 from hitl_dashboard.services.transactions import reading, transaction
@@ -32,6 +33,7 @@ MAX_TOKEN_CHARS = 200
 # Writing last_used_at on every request would make every read a write; once a minute is enough.
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 _REFUSED = "unknown, revoked or expired token"
+MAX_ACTIVE_API_TOKENS = 50
 
 
 def hash_token(plaintext: str) -> str:
@@ -150,6 +152,36 @@ def revoke_token_in(uow: UnitOfWork, actor: Actor | None, token_id: int) -> ApiT
         append_audit(uow.session, actor=actor.username if actor else "system", action="token.revoked",
                      details={"token_id": token.id, "prefix": token.prefix, "kind": token.kind})
     return token
+
+
+def create_own_token(actor: Actor, *, name: str, ttl_hours: float | None = None) -> tuple[ApiToken, str]:
+    """An API token for the signed-in user themself (the tokens page). At most MAX_ACTIVE_API_TOKENS
+    unrevoked ones each: a script that creates tokens in a loop is stopped, not left filling the table."""
+    with transaction() as uow:
+        active = uow.session.exec(
+            select(func.count()).select_from(ApiToken)
+            .where(col(ApiToken.user_id) == actor.user_id, col(ApiToken.kind) == "api",
+                   col(ApiToken.revoked_at).is_(None))
+        ).one()
+        if active >= MAX_ACTIVE_API_TOKENS:
+            raise Conflict(f"you already have {active} API tokens: revoke some before creating more")
+        return issue_token(uow, user_id=actor.user_id, name=(name or "").strip(), ttl_hours=ttl_hours)
+
+
+def own_tokens(actor: Actor) -> list[ApiToken]:
+    """The signed-in user's API tokens, newest first (never the plaintext: it is not stored)."""
+    with reading() as uow:
+        return [token for token, _ in _tokens(uow, user_id=actor.user_id, kind="api")]
+
+
+def revoke_own_token(actor: Actor, token_id: int) -> ApiToken:
+    """Revokes one of the user's own API tokens. Anyone else's (even for an admin) or a session is
+    "does not exist" here: the tokens page manages one's own tokens only."""
+    with transaction() as uow:
+        token = uow.session.get(ApiToken, token_id)
+        if token is None or token.user_id != actor.user_id or token.kind != "api":
+            raise NotFound(f"you have no API token {token_id}")
+        return revoke_token_in(uow, actor, token_id)
 
 
 def list_tokens(*, username: str | None = None, kind: str | None = None) -> list[tuple[ApiToken, str]]:

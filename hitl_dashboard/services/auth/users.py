@@ -10,14 +10,14 @@ import re
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlmodel import select
+from sqlmodel import col, select
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import User
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
-from hitl_dashboard.domain.permissions import Actor, check_can_manage_users
+from hitl_dashboard.domain.permissions import Actor, check_an_admin_remains, check_can_manage_users
 from hitl_dashboard.services.transactions import reading, transaction
 
 _hasher = PasswordHasher()
@@ -95,11 +95,25 @@ def set_roles(*, username: str, roles: list[str], by: Actor) -> User:
     check_can_manage_users(by)
     with transaction() as uow:
         user = get_user_by_name(uow, username)
-        before, user.roles = user.roles, validate_roles(roles)
+        after = validate_roles(roles)
+        if user.is_active and Role.ADMIN.value in user.roles and Role.ADMIN.value not in after:
+            check_an_admin_remains(lock_active_admins(uow, excluding=user.id), f"take the admin role from '{username}'")
+        before, user.roles = user.roles, after
         uow.session.add(user)
         append_audit(uow.session, actor=by.username, actor_role="admin", action="user.roles_changed",
                      details={"username": username, "before": before, "after": user.roles})
         return user
+
+
+def lock_active_admins(uow: UnitOfWork, *, excluding: int | None) -> int:
+    """Locks every active user's row (id order, so two of these never deadlock) and counts the admins
+    among them other than `excluding`: the check that one admin remains, safe against two admins
+    changing each other at once (SQLite's writers already take turns). Roles are a JSON list, so the
+    filter runs here; an organisation's users table is small, and only admins' changes come here."""
+    rows = uow.session.exec(
+        select(User.id, User.roles).where(col(User.is_active)).order_by(col(User.id)).with_for_update()
+    )
+    return sum(1 for user_id, roles in rows if user_id != excluding and Role.ADMIN.value in roles)
 
 
 def get_user_by_name(uow: UnitOfWork, username: str) -> User:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 log = logging.getLogger(__name__)
 
@@ -18,6 +18,14 @@ class LiveSink(Protocol):
 
     def changed(self, conversation_id: int, roles: tuple[str, ...] | None = None) -> None:
         """Something committed changed the conversation and the queues of `roles` (None: maybe any queue)."""
+
+
+@runtime_checkable
+class SessionsSink(Protocol):
+    """A sink that can also reach a user's open browser tabs (the web tier, or Redis towards it).
+    Apart from LiveSink so that sinks with no browsers (the runner's wake-up) need not care."""
+
+    def sessions_ended(self, user_id: int) -> None: ...
 
 
 _sinks: list[LiveSink] = []
@@ -53,6 +61,17 @@ def publish_turn(conversation_id: int, roles: tuple[str, ...] | None = None) -> 
             sink.changed(conversation_id, roles)
         except Exception:  # noqa: BLE001
             log.exception("live sink failed on a change")
+
+
+def publish_sessions_ended(user_id: int) -> None:
+    """After the commit: every session of this user ended (deactivated); their open tabs check their
+    session again now, instead of at their next event."""
+    for sink in list(_sinks):
+        if isinstance(sink, SessionsSink):
+            try:
+                sink.sessions_ended(user_id)
+            except Exception:  # noqa: BLE001 - the revocation is committed; tabs re-check on their next event
+                log.exception("live sink failed to end the sessions of user %s", user_id)
 
 
 def call_on_loop(loop: asyncio.AbstractEventLoop, callback: Callable[..., object], *args: object) -> None:

@@ -58,12 +58,20 @@ class RedisPublisherSink:
             log.warning("could not publish a live update for conversation %s", conversation_id)
 
 
+    def sessions_ended(self, user_id: int) -> None:
+        try:
+            self._push({"type": "sessions_ended", "user_id": user_id})
+        except redis.RedisError:
+            log.warning("could not tell the web tier that the sessions of user %s ended", user_id)
+
+
 def install_publisher(url: str) -> None:
     live.register_sink(RedisPublisherSink(url))
 
 
 async def consume(url: str, on_changed: Callable[[int, tuple[str, ...] | None], None],
-                  on_stream: Callable[[int, Stream], Awaitable[None]]) -> None:
+                  on_stream: Callable[[int, Stream], Awaitable[None]],
+                  on_sessions_ended: Callable[[int], None] | None = None) -> None:
     """Runs in each web worker for as long as it lives."""
     client = redis.asyncio.Redis.from_url(url)
     while True:
@@ -78,6 +86,8 @@ async def consume(url: str, on_changed: Callable[[int, tuple[str, ...] | None], 
             elif event["type"] == "stream":
                 await on_stream(int(event["conversation_id"]),
                                 Stream(event["source"], event["text"], float(event["started"])))
+            elif event["type"] == "sessions_ended" and on_sessions_ended is not None:
+                on_sessions_ended(int(event["user_id"]))
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - keep listening through Redis restarts and bad events

@@ -1,6 +1,6 @@
 """Who a review command of the operator's CLI acts as. The CLI runs with the database's own
 credentials, so it may act as any user: the one named with --as, or, to read a queue without
---as, the first user (by name) who holds the queue's role."""
+--as, the first active user (by name) who holds the queue's role: a deactivated one acts no more."""
 
 from __future__ import annotations
 
@@ -14,6 +14,6 @@ def acting_reviewer(username: str | None, *, role: str | None = None) -> Actor:
     if username:
         return users.find_actor(username)
     for user in users.list_users(None):
-        if role in user.roles:
+        if role in user.roles and user.is_active:
             return users.actor_of(user)
-    raise InvalidInput(f"no user holds the role {role}; pass --as", "role")
+    raise InvalidInput(f"no active user holds the role {role}; pass --as", "role")

@@ -16,7 +16,7 @@ from datetime import timedelta
 
 import httpx
 from sqlalchemy import update
-from sqlmodel import select
+from sqlmodel import col, select
 
 from hitl_dashboard.db.models import Webhook, WebhookDelivery, utcnow
 from hitl_dashboard.domain.text_cuts import cut_visibly
@@ -49,9 +49,10 @@ class DeliveryReport:
     failed: list[int] = field(default_factory=list)
 
 
-async def deliver_due(limit: int = 20) -> DeliveryReport:
-    """Send up to `limit` deliveries that are due; returns what happened to each."""
-    jobs = _claim_due(limit)
+async def deliver_due(limit: int = 20, delivery_id: int | None = None) -> DeliveryReport:
+    """Send up to `limit` deliveries that are due (only `delivery_id`, when given: a test sent from
+    the webhooks page); returns what happened to each."""
+    jobs = _claim_due(limit, delivery_id)
     report = DeliveryReport()
     if not jobs:
         return report
@@ -86,15 +87,17 @@ async def _deliver_logged() -> None:
         log.exception("webhook delivery round failed")
 
 
-def _claim_due(limit: int) -> list[_Job]:
+def _claim_due(limit: int, delivery_id: int | None = None) -> list[_Job]:
     now = utcnow()
     claim_until = now + timedelta(seconds=get_settings().webhook_timeout_s + CLAIM_MARGIN_S)
     jobs: list[_Job] = []
     with transaction() as uow:
+        query = (select(WebhookDelivery, Webhook).join(Webhook, col(Webhook.id) == col(WebhookDelivery.webhook_id))
+                 .where(col(WebhookDelivery.status) == "pending", col(WebhookDelivery.next_attempt_at) <= now))
+        if delivery_id is not None:
+            query = query.where(col(WebhookDelivery.id) == delivery_id)
         due = uow.session.exec(
-            select(WebhookDelivery, Webhook).join(Webhook, Webhook.id == WebhookDelivery.webhook_id)
-            .where(WebhookDelivery.status == "pending", WebhookDelivery.next_attempt_at <= now)
-            .order_by(WebhookDelivery.next_attempt_at, WebhookDelivery.id).limit(limit)
+            query.order_by(col(WebhookDelivery.next_attempt_at), col(WebhookDelivery.id)).limit(limit)
         ).all()
         for delivery, hook in due:
             won = uow.session.exec(

@@ -7,6 +7,7 @@ import reflex as rx
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.components.queue_watch import queue_watch
 from hitl_dashboard.ui.states.app_state import AppState
+from hitl_dashboard.ui.states.session_watch import SessionWatch
 
 APP_TITLE = "HITL Dashboard"
 
@@ -29,6 +30,7 @@ NAV_ITEMS = (  # label, route, icon, element id, shown when
     ("Analytics", routes.ANALYTICS, "chart-column", "nav-analytics", AppState.can_read_audit),
     ("Users", routes.ADMIN_USERS, "users", "nav-users", AppState.is_admin),
     ("Teams", routes.ADMIN_TEAMS, "bot", "nav-teams", AppState.is_admin),
+    ("Webhooks", routes.WEBHOOKS, "webhook", "nav-webhooks", AppState.is_admin),
 )
 
 
@@ -47,6 +49,9 @@ def navigation() -> rx.Component:
 def user_menu() -> rx.Component:
     return rx.hstack(
         rx.text(AppState.username, size="2", weight="medium", id="signed-in-user"),
+        # An icon beside the name (the admins' header is already full): the user's own API tokens.
+        rx.link(rx.icon("key-round", size=16), href=routes.TOKENS, color_scheme="gray", high_contrast=True,
+                aria_label="API tokens", title="API tokens", id="nav-tokens", display="flex"),
         rx.button("Sign out", on_click=AppState.sign_out, size="1", variant="soft", color_scheme="gray",
                   id="sign-out"),
         align="center",
@@ -70,6 +75,8 @@ def narrow_menu() -> rx.Component:
             *[item(*entry) for entry in NAV_ITEMS],
             rx.menu.separator(),
             rx.text("Signed in as ", AppState.username, size="1", color_scheme="gray", padding_x="0.75em"),
+            rx.menu.item(rx.hstack(rx.icon("key-round", size=15), "API tokens", align="center", spacing="2"),
+                         on_select=rx.redirect(routes.TOKENS), id="menu-tokens"),
             rx.menu.item("Sign out", on_select=AppState.sign_out, id="menu-sign-out"),
             align="end",
         ),
@@ -117,6 +124,8 @@ def page_layout(*children: rx.Component, size: str = "4") -> rx.Component:
     return rx.vstack(
         header(),
         rx.cond(AppState.signed_in, queue_watch()),  # unread count in the title, notifications
+        # Registers the tab under its user, so deactivating the user sends it to sign-in at once.
+        rx.cond(AppState.signed_in, rx.el.div(id="session-watch", hidden=True, on_mount=SessionWatch.register)),
         rx.el.main(body, style={"width": "100%"}),
         spacing="0",
         min_height="100vh",

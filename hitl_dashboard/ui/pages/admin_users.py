@@ -73,12 +73,22 @@ def user_row(row: UserRow) -> rx.Component:
         rx.table.cell(rx.hstack(rx.foreach(row.roles, role_badge), spacing="1", wrap="wrap"), class_name="roles"),
         rx.table.cell(rx.hstack(
             rx.cond(row.active, rx.badge("active", color_scheme="green", variant="outline", size="1"),
-                    rx.badge("disabled", color_scheme="gray", size="1")),
+                    rx.badge("deactivated", color_scheme="gray", size="1")),
             rx.cond(row.demo, rx.badge("demo", variant="outline", color_scheme="gray", size="1")),
             spacing="1")),
         rx.table.cell(rx.text(row.created, size="1", color_scheme="gray")),
-        rx.table.cell(rx.button(rx.icon("pencil", size=12), "Roles", size="1", variant="soft",
-                                on_click=Users.edit(row.username), class_name="edit-roles")),
+        rx.table.cell(rx.hstack(
+            rx.button(rx.icon("pencil", size=12), "Roles", size="1", variant="soft",
+                      on_click=Users.edit(row.username), class_name="edit-roles"),
+            rx.cond(row.active,
+                    rx.button(rx.icon("user-x", size=12), "Deactivate", size="1", variant="soft", color_scheme="red",
+                              high_contrast=True,
+                              on_click=Users.ask_status_change(row.username, True), class_name="deactivate-user"),
+                    rx.button(rx.icon("user-check", size=12), "Reactivate", size="1", variant="soft",
+                              color_scheme="green", high_contrast=True,
+                              on_click=Users.ask_status_change(row.username, False),
+                              class_name="reactivate-user")),
+            spacing="2")),
         key=row.username, class_name="user-row", data_username=row.username,
     )
 
@@ -104,6 +114,33 @@ def roles_dialog() -> rx.Component:
     )
 
 
+def status_dialog() -> rx.Component:
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title(rx.cond(Users.confirm_deactivate, "Deactivate ", "Reactivate "), Users.confirming),
+            rx.alert_dialog.description(
+                rx.cond(Users.confirm_deactivate,
+                        "Their browser sessions and API tokens end now and they cannot sign in; the reviews "
+                        "they claimed go back to their queues. Their conversations, decisions and audit "
+                        "history stay. Audited.",
+                        "They may sign in again. Their old API tokens stay revoked. Audited."),
+                size="2"),
+            rx.cond(Users.status_error != "", rx.text(Users.status_error, size="2", color_scheme="red", role="alert",
+                                                      margin_top="0.5em", id="status-error")),
+            rx.hstack(
+                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray", size="2")),
+                rx.button(rx.cond(Users.confirm_deactivate, "Deactivate", "Reactivate"), on_click=Users.set_active,
+                          color_scheme=rx.cond(Users.confirm_deactivate, "red", "green"), size="2",
+                          id="confirm-status"),
+                justify="end", spacing="2", margin_top="1em",
+            ),
+            max_width="34em",
+        ),
+        open=Users.confirming != "",
+        on_open_change=Users.close_confirm,
+    )
+
+
 def admin_users_page() -> rx.Component:
     return page_layout(
         rx.heading("Users and roles", size="6", as_="h1"),
@@ -118,6 +155,7 @@ def admin_users_page() -> rx.Component:
                     size="1", variant="surface", width="100%", id="users-table",
                 ),
                 roles_dialog(),
+                status_dialog(),
                 spacing="4", width="100%",
             ),
         ),

@@ -11,6 +11,7 @@ from hitl_dashboard.ui.pages.conversations import conversations_page
 from hitl_dashboard.ui.pages.login import login
 from hitl_dashboard.ui.pages.manager_registry import add_manager_pages
 from hitl_dashboard.ui.pages.queue import queue_page
+from hitl_dashboard.ui.pages.settings_registry import add_settings_pages
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.conversation_page import ConversationPageState
 from hitl_dashboard.ui.states.conversations import ConversationListState
@@ -35,3 +36,4 @@ def add_pages(app: rx.App) -> None:
                           ExternalRequestState.load])
     app.add_page(conversations_page, route=routes.REVIEW_LINK, title=APP_TITLE, on_load=AppState.go_to_review)
     add_manager_pages(app)
+    add_settings_pages(app)

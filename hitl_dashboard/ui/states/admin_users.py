@@ -10,7 +10,7 @@ import reflex as rx
 from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.domain.errors import DomainError, InvalidInput
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.auth import users
+from hitl_dashboard.services.auth import user_status, users
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.views.formatting import stamp
 
@@ -49,6 +49,10 @@ class AdminUsersState(AppState):
     editing: str = ""
     edit_roles: list[str] = []
     edit_error: str = ""
+    # The deactivate / reactivate confirmation: the username, and which of the two.
+    confirming: str = ""
+    confirm_deactivate: bool = True
+    status_error: str = ""
 
     @rx.event
     async def load(self):
@@ -118,3 +122,39 @@ class AdminUsersState(AppState):
         saved, self.editing = self.editing, ""
         self.rows = await asyncio.to_thread(user_rows, actor)
         return rx.toast.success(f"Saved the roles of {saved}")
+
+    @rx.event
+    def ask_status_change(self, username: str, deactivate: bool):
+        """Opens the confirmation; nothing changes until set_active below, which checks the rights."""
+        row = next((r for r in self.rows if r.username == username), None)
+        if row is not None:
+            self.confirming, self.confirm_deactivate, self.status_error = username, bool(deactivate), ""
+
+    @rx.event
+    def close_confirm(self, opened: bool = False):
+        if not opened:
+            self.confirming, self.status_error = "", ""
+
+    @rx.event
+    async def set_active(self):
+        """Deactivates or reactivates the user being confirmed. An admin may deactivate themself
+        unless they are the last active admin (the service refuses that, for anyone)."""
+        actor = await self._signed_in_admin()
+        if actor is None or not self.confirming:
+            self.status_error = "Only an admin may change who can sign in."
+            return
+        name, deactivate = self.confirming, self.confirm_deactivate
+        try:
+            if deactivate:
+                await asyncio.to_thread(user_status.deactivate_user, actor, name)
+            else:
+                await asyncio.to_thread(user_status.reactivate_user, actor, name)
+        except DomainError as exc:
+            self.status_error = str(exc)
+            return
+        self.confirming = ""
+        if deactivate and name == actor.username:  # their own session is among those just revoked
+            yield AppState.require_login
+            return
+        self.rows = await asyncio.to_thread(user_rows, actor)
+        yield rx.toast.success(f"Deactivated {name}" if deactivate else f"Reactivated {name}")

@@ -1,0 +1,21 @@
+"""Pages of one's own settings and the admins' integrations: /tokens (everyone), /webhooks (admins)."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from hitl_dashboard.ui import routes
+from hitl_dashboard.ui.components.layout import APP_TITLE
+from hitl_dashboard.ui.pages.tokens import tokens_page
+from hitl_dashboard.ui.pages.webhooks import webhooks_page
+from hitl_dashboard.ui.states.app_state import AppState
+from hitl_dashboard.ui.states.tokens import TokensState
+from hitl_dashboard.ui.states.webhooks import WebhooksState
+
+
+def add_settings_pages(app: rx.App) -> None:
+    """Registered from pages/registry.py. Every on_load starts with the sign-in check."""
+    app.add_page(tokens_page, route=routes.TOKENS, title=f"API tokens · {APP_TITLE}",
+                 on_load=[AppState.require_login, TokensState.load])
+    app.add_page(webhooks_page, route=routes.WEBHOOKS, title=f"Webhooks · {APP_TITLE}",
+                 on_load=[AppState.require_login, WebhooksState.load])

@@ -1,0 +1,141 @@
+"""/tokens and /webhooks in Chromium against the shared app: a user's own API token made, used over
+real HTTP and revoked; a webhook added, tested against a receiver on 127.0.0.1, its delivery listed
+with the response code, its secret rotated, then removed. Secrets show once and never again."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+from playwright.sync_api import Browser, Page, expect
+from sqlalchemy import text
+
+from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
+from tests.e2e.app_process import RunningApp, free_port
+from tests.e2e.layout_checks import horizontal_overflow, overflowing
+from tests.e2e.support import make_user, sign_in, wait_for
+from tests.e2e.test_accessibility import unnamed_controls, violations
+from tests.support.webhook_receiver import Receiver
+
+
+def _signed_in_page(browser: Browser, app: RunningApp, *roles: str) -> tuple[Page, str]:
+    name = make_user(app, *roles, prefix="tok")
+    page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    sign_in(page, app, name, lands_on="**/queue*" if set(roles) & {"security_reviewer", "admin"} else "**/conv*")
+    return page, name
+
+
+def _api(app: RunningApp, token: str) -> httpx.Response:
+    return httpx.get(f"{app.base_url}/api/conversations", headers={"Authorization": f"Bearer {token}"}, timeout=30)
+
+
+def test_a_user_creates_uses_and_revokes_an_api_token(app_server: RunningApp, browser: Browser):
+    page, name = _signed_in_page(browser, app_server, "security_reviewer")
+    page.click("#nav-tokens")  # from the header
+    page.wait_for_url("**/tokens")
+    expect(page.locator("#no-tokens")).to_be_visible()
+    page.fill("#token-name", "ci-bot")
+    page.click("#token-expiry")
+    page.get_by_role("option", name="7 days", exact=True).click()
+    page.click("#create-token")
+    field = page.locator("#new-token-value")
+    wait_for(lambda: field.input_value().startswith("hitl_"), 15, "the new token in its field")
+    token = field.input_value()
+    expect(page.locator("#new-token-value-panel")).to_be_visible()
+    row = page.locator(".token-row")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("ci-bot")
+    expect(row.locator(".token-state")).to_have_text("active")
+    assert token.startswith(row.get_attribute("data-prefix").rstrip("…"))
+    assert violations(page) == [] and unnamed_controls(page)[1] == []
+
+    assert _api(app_server, token).status_code == 200  # real HTTP, as this user
+
+    page.reload()  # shown once: a reload shows it no more, and it never was in the page's state
+    expect(page.locator(".token-row")).to_have_count(1)
+    expect(page.locator("#new-token-value-panel")).to_be_hidden()
+    assert page.locator("#new-token-value").input_value() == ""
+    assert token not in page.content()
+    expect(page.locator(".token-row .token-last-used")).not_to_have_text("never")  # the call above used it
+    page.locator(".revoke-token").click()
+    expect(page.locator(".token-row .token-state")).to_have_text("revoked")
+    expect(page.locator(".revoke-token")).to_have_count(0)
+    refused = _api(app_server, token)
+    assert refused.status_code == 401 and "revoked" in refused.text
+    with app_server.engine.connect() as db:
+        actions = [r[0] for r in db.execute(text("SELECT action FROM audit_events WHERE actor = :u ORDER BY seq"),
+                                            {"u": name})]
+    assert "token.created" in actions and "token.revoked" in actions
+
+
+def test_an_admin_adds_tests_rotates_and_removes_a_webhook(app_server: RunningApp, browser: Browser):
+    receiver = Receiver(free_port()).start()
+    try:
+        page, _ = _signed_in_page(browser, app_server, "admin")
+        page.click("#nav-webhooks")
+        page.wait_for_url("**/webhooks")
+        # An admin's header, with every link, still fits a 1280-px window.
+        assert horizontal_overflow(page) == 0, overflowing(page)
+        page.fill("#webhook-url", "ftp://nowhere")
+        page.click("#event-review-decided")
+        page.click("#add-webhook")
+        expect(page.locator(".field-error")).to_contain_text("http(s) URL")  # refused; the form keeps its input
+        expect(page.locator("#webhook-url")).to_have_value("ftp://nowhere")
+        page.fill("#webhook-url", receiver.url)
+        page.click("#add-webhook")
+        secret_field = page.locator("#webhook-secret-value")
+        wait_for(lambda: len(secret_field.input_value()) > 20, 15, "the signing secret in its field")
+        secret = secret_field.input_value()
+        page.click("#webhook-secret-value-done")
+        expect(page.locator("#webhook-secret-value-panel")).to_be_hidden()
+        row = page.locator(".webhook-row", has_text=receiver.url)
+        expect(row).to_have_count(1)
+        webhook_id = row.get_attribute("data-webhook-id")
+
+        row.locator(".test-webhook").click()
+        delivery = page.locator(f".delivery-row[data-webhook-id='{webhook_id}']")
+        expect(delivery.locator(".delivery-status")).to_have_text("delivered", timeout=20_000)
+        expect(delivery.locator(".delivery-code")).to_have_text("200")
+        expect(delivery.locator(".delivery-event")).to_have_text("webhook.test")
+        # After the "delivered" toast has gone: sonner's toast colours fail axe's contrast rule app-wide.
+        expect(page.locator("[data-sonner-toast]")).to_have_count(0, timeout=15_000)
+        assert violations(page) == [] and unnamed_controls(page)[1] == []
+        [got] = receiver.received
+        assert verify_signature(secret, got.body, got.headers["x-hitl-signature"])
+
+        receiver.status = 500  # the next test fails visibly, with the receiver's code
+        row.locator(".rotate-secret").click()
+        wait_for(lambda: secret_field.input_value() not in ("", secret), 15, "the new signing secret")
+        rotated = secret_field.input_value()
+        row.locator(".test-webhook").click()
+        expect(delivery.first.locator(".delivery-status")).to_have_text("failed", timeout=20_000)
+        expect(delivery.first.locator(".delivery-code")).to_have_text("500")
+        assert verify_signature(rotated, receiver.received[-1].body, receiver.received[-1].headers["x-hitl-signature"])
+        assert not verify_signature(secret, receiver.received[-1].body,
+                                    receiver.received[-1].headers["x-hitl-signature"])
+
+        row.locator(".remove-webhook").click()
+        page.click("#confirm-remove")
+        expect(page.locator(".webhook-row", has_text=receiver.url)).to_have_count(0)
+        page.reload()
+        expect(page.locator(".webhook-row", has_text=receiver.url)).to_have_count(0)
+        assert secret not in page.content() and rotated not in page.content()
+        with app_server.engine.connect() as db:
+            assert db.execute(text("SELECT active FROM webhooks WHERE id = :i"), {"i": int(webhook_id)}).scalar() \
+                in (False, 0)
+            events = db.execute(text("SELECT action, details FROM audit_events WHERE action LIKE 'webhook.%'")).all()
+        actions = {action for action, details in events
+                   if (json.loads(details) if isinstance(details, str) else details)["webhook_id"] == int(webhook_id)}
+        assert {"webhook.added", "webhook.tested", "webhook.secret_rotated", "webhook.removed"} <= actions
+    finally:
+        receiver.stop()
+        with app_server.engine.begin() as db:  # a failure midway must not leave the shared app sending to it
+            db.execute(text("UPDATE webhooks SET active = false WHERE url = :u"), {"u": receiver.url})
+
+
+def test_webhooks_page_refuses_non_admins(app_server: RunningApp, browser: Browser):
+    page, _ = _signed_in_page(browser, app_server, "manager")
+    expect(page.locator("#nav-webhooks")).to_have_count(0)
+    page.goto(f"{app_server.base_url}/webhooks")
+    expect(page.locator("#access-denied")).to_be_visible()
+    expect(page.locator("#add-webhook")).to_have_count(0)
