@@ -47,3 +47,11 @@ def test_active_api_tokens_are_capped(people, monkeypatch) -> None:
         tokens.create_own_token(bob, name="c")
     tokens.revoke_own_token(bob, first.id)
     tokens.create_own_token(bob, name="c")
+
+
+def test_an_own_token_may_be_limited_to_asking_for_approvals(people) -> None:
+    alice = actor("alice")
+    _, plaintext = tokens.create_own_token(alice, name="agent", scope="approvals")
+    assert tokens.resolve_token(plaintext).scope == "approvals"
+    with pytest.raises(InvalidInput, match="scope"):
+        tokens.create_own_token(alice, name="agent", scope="root")

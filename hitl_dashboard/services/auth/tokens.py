@@ -154,7 +154,8 @@ def revoke_token_in(uow: UnitOfWork, actor: Actor | None, token_id: int) -> ApiT
     return token
 
 
-def create_own_token(actor: Actor, *, name: str, ttl_hours: float | None = None) -> tuple[ApiToken, str]:
+def create_own_token(actor: Actor, *, name: str, ttl_hours: float | None = None,
+                     scope: str = FULL_SCOPE) -> tuple[ApiToken, str]:
     """An API token for the signed-in user themself (the tokens page). At most MAX_ACTIVE_API_TOKENS
     unrevoked ones each: a script that creates tokens in a loop is stopped, not left filling the table."""
     with transaction() as uow:
@@ -165,7 +166,7 @@ def create_own_token(actor: Actor, *, name: str, ttl_hours: float | None = None)
         ).one()
         if active >= MAX_ACTIVE_API_TOKENS:
             raise Conflict(f"you already have {active} API tokens: revoke some before creating more")
-        return issue_token(uow, user_id=actor.user_id, name=(name or "").strip(), ttl_hours=ttl_hours)
+        return issue_token(uow, user_id=actor.user_id, name=(name or "").strip(), ttl_hours=ttl_hours, scope=scope)
 
 
 def own_tokens(actor: Actor) -> list[ApiToken]:

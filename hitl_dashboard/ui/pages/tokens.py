@@ -7,7 +7,7 @@ import reflex as rx
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.components.shown_once import shown_once
 from hitl_dashboard.ui.states.app_state import AppState
-from hitl_dashboard.ui.states.tokens import EXPIRY_DAYS, NEW_TOKEN_FIELD, TokenRow
+from hitl_dashboard.ui.states.tokens import EXPIRY_DAYS, NEW_TOKEN_FIELD, SCOPE_CHOICES, TokenRow
 from hitl_dashboard.ui.states.tokens import TokensState as Tokens
 
 STATE_COLORS = {"active": "green", "expired": "amber", "revoked": "gray"}
@@ -31,13 +31,20 @@ def create_form() -> rx.Component:
                                                       for value, label in EXPIRY_DAYS.items()]),
                                   value=Tokens.new_expiry, on_change=Tokens.set_new_expiry),
                               spacing="1"),
+                    rx.vstack(rx.text("May", size="1", weight="medium"),
+                              rx.select.root(
+                                  rx.select.trigger(id="token-scope", aria_label="What the token may do"),
+                                  rx.select.content(*[rx.select.item(label, value=value)
+                                                      for value, label in SCOPE_CHOICES.items()]),
+                                  value=Tokens.new_scope, on_change=Tokens.set_new_scope),
+                              spacing="1"),
                     rx.button(rx.icon("plus", size=14), "Create token", type="submit", loading=Tokens.creating,
                               id="create-token"),
                     spacing="4", align="end", wrap="wrap",
                 ),
                 rx.cond(Tokens.create_error != "", rx.text(Tokens.create_error, size="2", color_scheme="red",
                                                            role="alert", id="token-error")),
-                rx.text("Send it as ", rx.code("Authorization: Bearer <token>"), ". It acts as you, with your roles.",
+                rx.text("Send it as ", rx.code("Authorization: Bearer <token>"), ". It acts as you, with your roles, or only asks for approvals (docs/external-approvals.md).",
                         size="1", color_scheme="gray"),
                 spacing="3",
             ),
@@ -51,6 +58,7 @@ def token_row(row: TokenRow) -> rx.Component:
     return rx.table.row(
         rx.table.row_header_cell(rx.text(row.name, weight="medium")),
         rx.table.cell(rx.code(row.prefix, size="1")),
+        rx.table.cell(rx.text(row.scope, size="1", class_name="token-scope")),
         rx.table.cell(rx.text(row.created, size="1")),
         rx.table.cell(rx.text(row.last_used, size="1", class_name="token-last-used")),
         rx.table.cell(rx.text(row.expires, size="1")),
@@ -81,7 +89,7 @@ def tokens_page() -> rx.Component:
                     Tokens.rows.length() > 0,
                     rx.table.root(
                         rx.table.header(rx.table.row(*[rx.table.column_header_cell(t) for t in (
-                            "Name", "Token", "Created", "Last used", "Expires", "State", "")])),
+                            "Name", "Token", "May", "Created", "Last used", "Expires", "State", "")])),
                         rx.table.body(rx.foreach(Tokens.rows, token_row)),
                         size="1", variant="surface", width="100%", id="tokens-table",
                     ),

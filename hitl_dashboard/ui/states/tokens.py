@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 import reflex as rx
 
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
-from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.domain.permissions import APPROVALS_SCOPE, FULL_SCOPE, Actor
 from hitl_dashboard.services.auth import tokens
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.browser_input import row_id
@@ -25,6 +25,9 @@ NEW_TOKEN_FIELD = "new-token-value"
 # Expiry choices in days: a closed list, so a forged value is refused, not guessed at.
 EXPIRY_DAYS = {"1": "1 day", "7": "7 days", "30": "30 days", "90": "90 days", "365": "1 year", "never": "Never"}
 DEFAULT_EXPIRY = "90"
+# What a token may do (domain/permissions TOKEN_SCOPES): all its user may, or only ask for external
+# approvals (docs/external-approvals.md), for a script outside the product that must not read the rest.
+SCOPE_CHOICES = {FULL_SCOPE: "Everything you may do", APPROVALS_SCOPE: "Only ask for approvals"}
 
 
 @dataclass
@@ -36,6 +39,7 @@ class TokenRow:
     last_used: str = ""
     expires: str = ""
     state: str = ""  # active | expired | revoked
+    scope: str = ""
 
 
 def _as_utc(moment: datetime) -> datetime:
@@ -47,7 +51,8 @@ def token_row(token: tokens.ApiToken, now: datetime) -> TokenRow:
     state = "revoked" if token.revoked_at is not None else "expired" if expired else "active"
     return TokenRow(token.id or 0, token.name or "(no name)", token.prefix + "…", stamp(token.created_at),
                     stamp(token.last_used_at) if token.last_used_at else "never",
-                    stamp(token.expires_at) if token.expires_at else "never", state)
+                    stamp(token.expires_at) if token.expires_at else "never", state,
+                    SCOPE_CHOICES.get(token.scope, token.scope))
 
 
 def token_rows(actor: Actor) -> list[TokenRow]:
@@ -59,6 +64,7 @@ class TokensState(AppState):
     rows: list[TokenRow] = []
     new_name: str = ""
     new_expiry: str = DEFAULT_EXPIRY
+    new_scope: str = FULL_SCOPE
     create_error: str = ""
     creating: bool = False
     # Whether the panel with the new token is open, and the token's prefix; never the token itself.
@@ -88,6 +94,11 @@ class TokensState(AppState):
             self.new_expiry = value
 
     @rx.event
+    def set_new_scope(self, value: str):
+        if value in SCOPE_CHOICES:
+            self.new_scope = value
+
+    @rx.event
     async def create(self, _form: dict):
         actor = await self._actor_or_none()
         if actor is None:
@@ -96,12 +107,15 @@ class TokensState(AppState):
         if self.new_expiry not in EXPIRY_DAYS:  # only set_new_expiry writes it, but check what is used
             self.create_error = "Pick an expiry from the list."
             return
+        if self.new_scope not in SCOPE_CHOICES:
+            self.create_error = "Pick what the token may do from the list."
+            return
         self.creating = True
         yield
         ttl_hours = None if self.new_expiry == "never" else float(self.new_expiry) * 24
         try:
             row, plaintext = await asyncio.to_thread(tokens.create_own_token, actor, name=self.new_name,
-                                                     ttl_hours=ttl_hours)
+                                                     ttl_hours=ttl_hours, scope=self.new_scope)
         except DomainError as exc:
             self.create_error = str(exc)
             return
