@@ -16,10 +16,13 @@ import atexit
 import logging
 import os
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry import propagate, trace
 from opentelemetry.context import Context
+
+if TYPE_CHECKING:  # the SDK is imported only once traces are on
+    from opentelemetry.sdk.trace import TracerProvider as SdkTracerProvider
 
 log = logging.getLogger(__name__)
 TRACER_NAME = "hitl_dashboard"
@@ -57,13 +60,13 @@ def configure(service_name: str) -> bool:
         return True
 
 
-def use_provider(provider: trace.TracerProvider) -> None:
+def use_provider(provider: SdkTracerProvider) -> None:
     """Trace with a provider built elsewhere (benchmarks, an embedding application)."""
     with _lock:
         _install(provider)
 
 
-def _install(provider: trace.TracerProvider) -> None:
+def _install(provider: SdkTracerProvider) -> None:
     global _configured
     # AutoGen's runtime makes a span for every message it routes (each streamed chunk too):
     # thousands per conversation. Its agent and tool spans stay; the operator can opt back in.

@@ -6,7 +6,7 @@ default gate policy, and per task type it serves: the producer and the ordered s
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
@@ -17,7 +17,7 @@ from hitl_dashboard.domain.policies import GatePolicy
 from hitl_dashboard.teams.providers import implicit_key_problem
 from hitl_dashboard.teams.references import bad_references
 
-FORMAT_VERSION = 1
+FORMAT_VERSION: Final = 1
 # AutoGen agent names must be Python identifiers; they are also what @mentions name.
 AgentName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 ToolName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
