@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest, without_checkpoint
 from hitl_dashboard.db.team_models import TeamVersion
@@ -58,7 +58,7 @@ def load_messages(session: Session, conversation_id: int, *, after_seq: int = 0,
     query = (
         select(Message)
         .where(Message.conversation_id == conversation_id, Message.seq > after_seq)
-        .order_by(Message.seq)
+        .order_by(col(Message.seq))
         .limit(limit)
     )
     return list(session.exec(query))
@@ -83,7 +83,7 @@ def load_detail(session: Session, conversation_id: int) -> ConversationDetail:
     """Step: see conversation_detail."""
     conversation = load_conversation(session, conversation_id)
     requests = list(session.exec(
-        select(ReviewRequest).where(ReviewRequest.conversation_id == conversation_id).order_by(ReviewRequest.id)
+        select(ReviewRequest).where(ReviewRequest.conversation_id == conversation_id).order_by(col(ReviewRequest.id))
     ))
     open_requests = [r for r in requests if r.status in OPEN_REVIEW_STATUSES]
     signoffs = [r for r in requests if r.kind == ReviewKind.SIGNOFF and r.status != "dismissed"]
@@ -92,7 +92,7 @@ def load_detail(session: Session, conversation_id: int) -> ConversationDetail:
     steps = progress(chain, signoff_approvals(session, conversation_id), current_hash or "")
     revisions = list(session.exec(
         select(CodeRevision).where(CodeRevision.conversation_id == conversation_id)
-        .order_by(CodeRevision.key, CodeRevision.number)
+        .order_by(CodeRevision.key, col(CodeRevision.number))
     ))
     version = session.get(TeamVersion, conversation.team_version_id) if conversation.team_version_id else None
     return ConversationDetail(conversation, steps, open_requests, revisions, version.number if version else None)

@@ -4,7 +4,7 @@ a turn's message (which proposes what its text says, not what the parent's messa
 
 from __future__ import annotations
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.models import CodeRevision
 from hitl_dashboard.domain.revisions import ProposedCode, extract_code_blocks
@@ -29,7 +29,7 @@ def add_revisions(session: Session, conversation_id: int, message_id: int,
     for block in blocks:
         latest = session.exec(
             select(CodeRevision).where(CodeRevision.conversation_id == conversation_id, CodeRevision.key == block.key)
-            .order_by(CodeRevision.number.desc()).limit(1)
+            .order_by(col(CodeRevision.number).desc()).limit(1)
         ).first()
         revision = CodeRevision(
             conversation_id=conversation_id, message_id=message_id, key=block.key,
