@@ -52,11 +52,11 @@ LINK_BATCH = 5000
 _FIELDS = ("at", "actor", "actor_role", "action", "conversation_id", "review_request_id", "content_hash", "details")
 
 
-def pending_head(session: Session) -> tuple[int, str] | None:
+def pending_head(session: OrmSession) -> tuple[int, str] | None:
     return session.info.get(PENDING_HEAD)
 
 
-def forget_pending_head(session: Session) -> tuple[int, str] | None:
+def forget_pending_head(session: OrmSession) -> tuple[int, str] | None:
     return session.info.pop(PENDING_HEAD, None)
 
 
