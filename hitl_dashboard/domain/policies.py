@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -109,7 +110,7 @@ class GatePolicy:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> GatePolicy:
+    def from_dict(cls, data: Mapping[str, Any] | None) -> GatePolicy:
         data = dict(data or {})
         unknown = set(data) - set(cls.__dataclass_fields__)
         if unknown:
