@@ -14,9 +14,11 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import cast
 
 from sqlalchemy import event
 from sqlalchemy.orm import Session, SessionTransaction
+from sqlmodel import Session as SqlModelSession
 
 from hitl_dashboard.db.audit import forget_pending_head, link_pending, pending_head
 from hitl_dashboard.db.models import utcnow
@@ -49,8 +51,8 @@ def publish(head: PublishedHead) -> None:
     and a failed publication must not read as a failed change. It is logged as an error."""
     settings = get_settings()
     sinks = settings.anchor_sinks()
-    if "file" in sinks:
-        path = settings.anchor_file()
+    path = settings.anchor_file()  # None unless the file sink is on
+    if path is not None:
         try:
             append_head_line(path, head)
         except Exception:  # noqa: BLE001
@@ -67,7 +69,8 @@ def _before_commit(session: Session) -> None:
     from hitl_dashboard.services.webhooks.webhooks import enqueue_event  # webhooks imports the audit writer
 
     seq, hash_ = head
-    enqueue_event(session, WEBHOOK_EVENT, f"{WEBHOOK_EVENT}:{seq}",
+    # A head is pending only in a session that append_audit wrote to: one of our sqlmodel Sessions.
+    enqueue_event(cast(SqlModelSession, session), WEBHOOK_EVENT, f"{WEBHOOK_EVENT}:{seq}",
                   {"seq": seq, "hash": hash_, "at": utcnow().isoformat()})
 
 
