@@ -16,7 +16,7 @@ from datetime import timedelta
 
 import httpx
 from sqlalchemy import update
-from sqlmodel import select
+from sqlmodel import col, select
 
 from hitl_dashboard.db.models import Webhook, WebhookDelivery, utcnow
 from hitl_dashboard.domain.text_cuts import cut_visibly
@@ -92,15 +92,15 @@ def _claim_due(limit: int) -> list[_Job]:
     jobs: list[_Job] = []
     with transaction() as uow:
         due = uow.session.exec(
-            select(WebhookDelivery, Webhook).join(Webhook, Webhook.id == WebhookDelivery.webhook_id)
+            select(WebhookDelivery, Webhook).join(Webhook, col(Webhook.id) == WebhookDelivery.webhook_id)
             .where(WebhookDelivery.status == "pending", WebhookDelivery.next_attempt_at <= now)
-            .order_by(WebhookDelivery.next_attempt_at, WebhookDelivery.id).limit(limit)
+            .order_by(col(WebhookDelivery.next_attempt_at), col(WebhookDelivery.id)).limit(limit)
         ).all()
         for delivery, hook in due:
             won = uow.session.exec(
                 update(WebhookDelivery)
-                .where(WebhookDelivery.id == delivery.id, WebhookDelivery.status == "pending",
-                       WebhookDelivery.attempts == delivery.attempts, WebhookDelivery.next_attempt_at <= now)
+                .where(col(WebhookDelivery.id) == delivery.id, col(WebhookDelivery.status) == "pending",
+                       col(WebhookDelivery.attempts) == delivery.attempts, col(WebhookDelivery.next_attempt_at) <= now)
                 .values(attempts=delivery.attempts + 1, next_attempt_at=claim_until)
                 .execution_options(synchronize_session=False)
             ).rowcount == 1
@@ -149,8 +149,8 @@ def _record(job: _Job, status_code: int | None, error: str | None, report: Deliv
         # Only while our claim holds: if it ran out and another worker took over, its result counts.
         recorded = uow.session.exec(
             update(WebhookDelivery)
-            .where(WebhookDelivery.id == job.delivery_id, WebhookDelivery.attempts == job.attempt,
-                   WebhookDelivery.status == "pending")
+            .where(col(WebhookDelivery.id) == job.delivery_id, col(WebhookDelivery.attempts) == job.attempt,
+                   col(WebhookDelivery.status) == "pending")
             .values(**values).execution_options(synchronize_session=False)
         ).rowcount == 1
     if recorded:
