@@ -16,6 +16,7 @@ import atexit
 import logging
 import os
 import threading
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry import propagate, trace
@@ -108,7 +109,7 @@ def carrier_of(span: trace.Span) -> dict[str, str]:
     return headers
 
 
-def context_from(next_input: dict[str, Any] | None) -> Context | None:
+def context_from(next_input: Mapping[str, Any] | None) -> Context | None:
     """The context stored with a conversation's next input, or None."""
     stored = (next_input or {}).get(CARRIER_KEY)
     if not isinstance(stored, dict) or not stored:
