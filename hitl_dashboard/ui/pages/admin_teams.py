@@ -8,6 +8,7 @@ import reflex as rx
 
 from hitl_dashboard.ui.components.access import guarded
 from hitl_dashboard.ui.components.layout import page_layout
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.admin_teams import AdminTeamsState as Teams
 from hitl_dashboard.ui.states.admin_teams import TeamRow, TrialRow
 from hitl_dashboard.ui.states.app_state import AppState
@@ -20,8 +21,9 @@ GATE_MODES = {"after_agent": "After a turn of the gated agents", "on_done": "Whe
 
 
 def problem(path: str | rx.Var) -> rx.Component:
-    return rx.cond(Teams.errors.contains(path),
-                   rx.text(Teams.errors[path], size="1", color_scheme="red", class_name="field-error", role="alert"))
+    # Teams.errors: a dict state var, an ObjectVar when read on the class; mypy sees a dict.
+    return rx.cond(Teams.errors.contains(path),  # type: ignore[attr-defined]
+                   rx.text(Teams.errors[path], size="1", color_scheme="red", class_name="field-error", role="alert"))  # type: ignore[index]
 
 
 def field(label: str, control: rx.Component, path: str | rx.Var, hint: str = "") -> rx.Component:
@@ -47,7 +49,7 @@ def options(values, value, on_change, id_, label) -> rx.Component:
                           value=value, on_change=on_change, size="2")
 
 
-def team_row(row: TeamRow) -> rx.Component:
+def team_row(row: RowVar[TeamRow]) -> rx.Component:
     return rx.table.row(
         rx.table.row_header_cell(rx.button(row.name, variant=rx.cond(Teams.selected == row.name, "solid", "ghost"),
                                            size="1", on_click=Teams.select(row.name), class_name="team-pick")),
@@ -64,7 +66,7 @@ def team_row(row: TeamRow) -> rx.Component:
     )
 
 
-def agent_card(agent: AgentRow, index: rx.Var[int]) -> rx.Component:
+def agent_card(agent: RowVar[AgentRow], index: rx.Var[int]) -> rx.Component:
     path = "agents." + index.to_string()
     return rx.card(rx.vstack(
         rx.hstack(rx.text(agent.name, weight="bold", size="2"), rx.spacer(),
@@ -81,7 +83,7 @@ def agent_card(agent: AgentRow, index: rx.Var[int]) -> rx.Component:
     ), size="1", width="100%", class_name="agent-card")
 
 
-def tool_card(tool: ToolRow, index: rx.Var[int]) -> rx.Component:
+def tool_card(tool: RowVar[ToolRow], index: rx.Var[int]) -> rx.Component:
     path = "tools." + tool.name
     return rx.card(rx.vstack(
         rx.hstack(
@@ -110,14 +112,14 @@ def tool_card(tool: ToolRow, index: rx.Var[int]) -> rx.Component:
     ), size="1", width="100%")
 
 
-def chain_row(chain: ChainRow, index: rx.Var[int]) -> rx.Component:
+def chain_row(chain: RowVar[ChainRow], index: rx.Var[int]) -> rx.Component:
     return field("Sign-off chain for " + chain.task_type + " (producer " + chain.producer + ")",
                  rx.input(value=chain.roles, on_change=lambda v: Teams.set_chain(index, v), size="2", width="100%",
                           id="chain-" + chain.task_type),
                  "task_types." + chain.task_type + ".sign_off", "Roles in order, comma separated")
 
 
-def sla_row(row: SlaRow, index: rx.Var[int]) -> rx.Component:
+def sla_row(row: RowVar[SlaRow], index: rx.Var[int]) -> rx.Component:
     return field(rx.match(row.role, *ROLE_LABELS.items(), row.role),
                  rx.input(value=row.hours, on_change=lambda v: Teams.set_sla(index, v), size="2", width="100%",
                           placeholder="server default", id="sla-" + row.role, inputmode="decimal"),
@@ -197,7 +199,7 @@ def editor() -> rx.Component:
     ), size="2", width="100%")
 
 
-def trial_row(row: TrialRow) -> rx.Component:
+def trial_row(row: RowVar[TrialRow]) -> rx.Component:
     return rx.box(
         rx.hstack(rx.badge(row.agent, variant="soft"), rx.cond(row.kind != "text", rx.badge(row.kind, size="1")),
                   rx.cond(row.stop != "", rx.badge("stops for a human: ", row.stop, color_scheme="amber",

@@ -75,9 +75,10 @@ class AdminTeamsState(AppState):
     view: str = "form"  # form | yaml
     yaml_text: str = ""
     errors: dict[str, str] = {}  # field path -> problem ("" : the team as a whole)
-    problems: list[str] = []  # every problem, as the service named them
+    problems: rx.Field[list[str]] = rx.field(default_factory=list)  # every problem, as the service named them
     saved_message: str = ""
-    saved_problems: list[str] = []  # the selected team's newest version fails today's checks (it still runs)
+    # The selected team's newest version fails today's checks (it still runs).
+    saved_problems: rx.Field[list[str]] = rx.field(default_factory=list)
     saving: bool = False
     # The form (ui/views/team_form.py), flattened into the state.
     gate_mode: str = "after_agent"
@@ -85,16 +86,16 @@ class AdminTeamsState(AppState):
     regex: str = ""
     min_confidence: str = ""
     max_turns: str = ""
-    gate_tools: list[str] = []
+    gate_tools: rx.Field[list[str]] = rx.field(default_factory=list)
     tool_approver: str = "security_reviewer"
     agents: list[AgentRow] = []
     models: list[str] = []
-    tools: list[ToolRow] = []
+    tools: rx.Field[list[ToolRow]] = rx.field(default_factory=list)
     chains: list[ChainRow] = []
     sla: list[SlaRow] = []
     # "Try it": the draft on the scripted model (services/teams/trial.py); nothing is stored.
     trial_task: str = ""
-    trial: list[TrialRow] = []
+    trial: rx.Field[list[TrialRow]] = rx.field(default_factory=list)
     trying: bool = False
     _document: dict[str, Any] = {}  # the selected team's newest version, as saved
 

@@ -104,20 +104,21 @@ def apply_form(document: dict[str, Any], form: TeamForm) -> tuple[dict[str, Any]
     for index, row in enumerate(form.agents):
         agent = out["agents"][index]
         agent["model"], agent["system_prompt"] = row.model, row.prompt
-    for row in form.tools:
-        tool = out["tools"][row.name]
-        tool["approval"] = row.approval
-        if row.approval == "when":
-            tool["when"] = {"argument": row.when_argument.strip(), "equals": _scalar(row.when_equals.strip())}
+    for tool_row in form.tools:
+        tool = out["tools"][tool_row.name]
+        tool["approval"] = tool_row.approval
+        if tool_row.approval == "when":
+            tool["when"] = {"argument": tool_row.when_argument.strip(),
+                            "equals": _scalar(tool_row.when_equals.strip())}
         else:
             tool["when"] = None
-    for row in form.chains:
-        out["task_types"][row.task_type]["sign_off"] = [r.strip() for r in row.roles.split(",") if r.strip()]
+    for chain in form.chains:
+        out["task_types"][chain.task_type]["sign_off"] = [r.strip() for r in chain.roles.split(",") if r.strip()]
     sla: dict[str, float] = {}
-    for row in form.sla:
-        hours = _number(row.hours, f"sla_hours.{row.role}", problems)
+    for sla_row in form.sla:
+        hours = _number(sla_row.hours, f"sla_hours.{sla_row.role}", problems)
         if hours is not None:
-            sla[row.role] = hours
+            sla[sla_row.role] = hours
     out["sla_hours"] = sla
     return out, problems
 
