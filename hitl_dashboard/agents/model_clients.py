@@ -124,6 +124,7 @@ def build_declared_client(model: ModelDef, agent_role: str, defaults: ModelSpec)
 
 def _seconds(value: object, default: float) -> float:
     try:
+        # Whatever the team file holds: float() refuses what is not a number, caught below.
         return float(value) if value else default  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return default

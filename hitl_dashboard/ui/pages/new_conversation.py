@@ -109,6 +109,7 @@ def policy_section() -> rx.Component:
 
 
 def model_row(agent: StringVar) -> rx.Component:
+    # New.providers, New.models: dict state vars indexed by a Var (ObjectVars on the class; dicts to mypy).
     return rx.table.row(
         rx.table.row_header_cell(rx.text(agent, weight="medium")),
         rx.table.cell(rx.select.root(
