@@ -7,6 +7,7 @@ error's location and message only, and any input value that still shows up is bl
 from __future__ import annotations
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 HIDDEN = "<hidden>"
 # Shorter values are words like "false" that our own messages legitimately contain.
@@ -21,7 +22,7 @@ def env_name(field: str) -> str:
     return field.upper()  # the settings have no env prefix and are case-insensitive
 
 
-def _line(error: dict) -> str:
+def _line(error: ErrorDetails) -> str:
     message = error["msg"]
     if error["type"] == "value_error":
         # Our validators phrase the whole line (the problem and what to do).

@@ -7,6 +7,7 @@ matters. The CLI maps the same errors to its own exit codes (cli.py)."""
 from __future__ import annotations
 
 import sys
+from typing import NoReturn
 
 from hitl_dashboard.domain.errors import ConfigurationError
 from hitl_dashboard.settings import Settings, get_settings
@@ -52,7 +53,7 @@ def teams_or_exit() -> None:
         exit_with(str(exc).splitlines(), prefix="team file error", code=EXIT_CONFIGURATION)
 
 
-def exit_with(lines: list[str], *, prefix: str, code: int):
+def exit_with(lines: list[str], *, prefix: str, code: int) -> NoReturn:
     for line in lines:
         print(f"{prefix}: {line}", file=sys.stderr)
     sys.stderr.flush()

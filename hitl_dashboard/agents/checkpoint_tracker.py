@@ -21,6 +21,11 @@ from autogen_core import AgentId
 from hitl_dashboard.domain.checkpoints import DELTA
 
 
+def _reader(owner: Any, attribute: str) -> Callable[[], list[Any]]:
+    """Reads owner.<attribute> at each call: load_state replaces the list objects."""
+    return lambda: getattr(owner, attribute)
+
+
 @dataclass
 class _TrackedList:
     path: list[str]
@@ -60,17 +65,17 @@ class CheckpointTracker:
         runtime = team._runtime
         self._lists = []
         for name, agent_type in zip(team._participant_names, team._participant_topic_types, strict=True):
-            container = await runtime.try_get_underlying_agent_instance(AgentId(agent_type, team._team_id))
+            container: Any = await runtime.try_get_underlying_agent_instance(AgentId(agent_type, team._team_id))
             context = container._agent._model_context
             self._lists.append(_TrackedList(["agent_states", name, "agent_state", "llm_context", "messages"],
-                                            lambda c=context: c._messages, _dump_model))
+                                            _reader(context, "_messages"), _dump_model))
             self._lists.append(_TrackedList(["agent_states", name, "message_buffer"],
-                                            lambda c=container: c._message_buffer, _dump_message))
+                                            _reader(container, "_message_buffer"), _dump_message))
         manager_name = team._group_chat_manager_name
         self._manager = await runtime.try_get_underlying_agent_instance(
             AgentId(team._group_chat_manager_topic_type, team._team_id))
         self._lists.append(_TrackedList(["agent_states", manager_name, "message_thread"],
-                                        lambda m=self._manager: m._message_thread, _dump_message))
+                                        _reader(self._manager, "_message_thread"), _dump_message))
         self._manager_name = manager_name
         for tracked in self._lists:
             tracked.mark()

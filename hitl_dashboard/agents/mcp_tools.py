@@ -15,7 +15,7 @@ import concurrent.futures
 import json
 import os
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autogen_core import CancellationToken
 from autogen_ext.tools.mcp import (
@@ -33,6 +33,9 @@ from hitl_dashboard.domain.bounded_input import MAX_DEPTH, check_depth
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.text_cuts import cut_visibly
 from hitl_dashboard.teams.model import McpServerDef, ToolDef
+
+if TYPE_CHECKING:  # the three adapters' common base; autogen_ext does not export it
+    from autogen_ext.tools.mcp._base import McpToolAdapter
 
 CONNECT_TIMEOUT_S = 20.0
 _adapters: dict[str, Any] = {}
@@ -65,7 +68,8 @@ def _params(server: McpServerDef):
     return StreamableHttpServerParams(url=server.url, headers=headers)
 
 
-_ADAPTERS = {"stdio": StdioMcpToolAdapter, "sse": SseMcpToolAdapter, "streamable_http": StreamableHttpMcpToolAdapter}
+_ADAPTERS: dict[str, type[McpToolAdapter[Any]]] = {
+    "stdio": StdioMcpToolAdapter, "sse": SseMcpToolAdapter, "streamable_http": StreamableHttpMcpToolAdapter}
 
 
 async def prepare(name: str, definition: ToolDef) -> None:

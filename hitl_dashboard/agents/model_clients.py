@@ -82,9 +82,9 @@ def build_declared_client(model: ModelDef, agent_role: str, defaults: ModelSpec)
         # `plays`: the built-in role whose script an agent of another name follows (planner, coder,
         # copywriter, operator); by default the agent's own name.
         agent_role = str(model.config.get("plays", agent_role))
-        client = ScriptedChatCompletionClient(agent_role, delay_ms=model.config.get("delay_ms", defaults.delay_ms),
-                                              chunk_delay_ms=model.config.get("chunk_delay_ms",
-                                                                              defaults.chunk_delay_ms))
+        client: ChatCompletionClient = ScriptedChatCompletionClient(
+            agent_role, delay_ms=model.config.get("delay_ms", defaults.delay_ms),
+            chunk_delay_ms=model.config.get("chunk_delay_ms", defaults.chunk_delay_ms))
         return client, "scripted"
     config = dict(model.config)
     openai_sdk = is_openai_sdk(model.provider)
@@ -124,6 +124,7 @@ def build_declared_client(model: ModelDef, agent_role: str, defaults: ModelSpec)
 
 def _seconds(value: object, default: float) -> float:
     try:
+        # Whatever the team file holds: float() refuses what is not a number, caught below.
         return float(value) if value else default  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return default

@@ -212,6 +212,8 @@ class RetryingChatCompletionClient(DelegatingChatCompletionClient):
             return stream, first
 
         # Retried only up to the first item: once a chunk reached the caller, a retry would repeat text.
+        stream: AsyncGenerator[str | CreateResult, None]
+        first: str | CreateResult
         try:
             stream, first = await self._retrying()(open_stream)
         except Exception as exc:

@@ -113,13 +113,13 @@ class TeamRun:
         if self._tracking:
             kind, checkpoint = self._tracker.delta()
         else:  # the first turn of a new team: its whole state is one turn's worth
-            kind, checkpoint = FULL, await self.team.save_state()
+            kind, checkpoint = FULL, dict(await self.team.save_state())
             await self._tracker.start()
             self._tracking = True
         return TurnResult(produced, kind, checkpoint, stop_reason, task)
 
     async def save_state(self) -> dict[str, Any]:
-        return await self.team.save_state()
+        return dict(await self.team.save_state())  # a dict already; typed Mapping by autogen
 
     async def close(self) -> None:
         for client in self._clients.values():

@@ -4,9 +4,10 @@ prompts and tools, and its speaker order. No team knowledge here: it is all in t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.base import ChatAgent, Team
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
 from autogen_agentchat.teams import SelectorGroupChat
 from autogen_core.models import ChatCompletionClient
@@ -32,7 +33,7 @@ def make_selector(team: TeamDefinition, task_type: str) -> Selector:
         found = [m for m in _MENTION.findall(_text(last)) if m in agents]
         return found[0] if found else None
 
-    def planner_then_producer(thread: Sequence[BaseAgentEvent | BaseChatMessage]) -> str:
+    def planner_then_producer(thread: Sequence[BaseAgentEvent | BaseChatMessage]) -> str | None:
         route = task_type
         for message in thread:
             if getattr(message, "source", None) == order.planner:
@@ -64,14 +65,14 @@ def _text(message: BaseAgentEvent | BaseChatMessage) -> str:
 def build_team(
     team: TeamDefinition,
     task_type: str,
-    clients: dict[str, ChatCompletionClient],
+    clients: Mapping[str, ChatCompletionClient],
     selector_client: ChatCompletionClient,
     *,
     stream: bool = True,
 ) -> SelectorGroupChat:
     """Fresh agent objects for every team: a shared agent leaks text between conversations.
     Always a SelectorGroupChat, whatever the speaker order, so a saved state loads into any rebuild."""
-    participants = [
+    participants: list[ChatAgent | Team] = [
         AssistantAgent(
             agent.name,
             model_client=clients[agent.name],

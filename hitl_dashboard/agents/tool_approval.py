@@ -20,7 +20,9 @@ PENDING_MARKER = "PENDING_APPROVAL"
 __all__ = ["ApprovalRequiredTool", "PENDING_MARKER", "agent_tool"]
 
 
-class ApprovalRequiredTool(BaseTool[BaseModel, str]):
+# BaseTool bounds the result type to BaseModel, yet passes a str result through as it is
+# (return_value_as_string): the agent reads this tool's str results as the real tool's.
+class ApprovalRequiredTool(BaseTool[BaseModel, str]):  # type: ignore[type-var]
     """Same name and schema as the real tool; runs it only when the approval mode lets it."""
 
     def __init__(self, spec: ToolSpec):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -28,20 +29,24 @@ class ErrorBody(BaseModel):
     detail: str
 
 
-def _doc(description: str) -> dict:
+# What FastAPI's `responses=` takes: the documented answers by status code.
+Responses = dict[int | str, dict[str, Any]]
+
+
+def _doc(description: str) -> dict[str, Any]:
     return {"model": ErrorBody, "description": description}
 
 
 # Documented on every authenticated route (422 is FastAPI's own validation schema).
-COMMON_RESPONSES = {
+COMMON_RESPONSES: Responses = {
     400: _doc("The body is not readable JSON: not UTF-8, a byte order mark, a key given twice, nested too deep"),
     401: _doc("Missing, unknown, revoked or expired token"),
     403: _doc("The token's user lacks the role"),
     413: _doc("Request body too large"),
     429: _doc("Rate limit exceeded; see Retry-After"),
 }
-NOT_FOUND = {404: _doc("No such resource")}
-CONFLICT = {409: _doc("Changed under you: stale version, already claimed or decided")}
+NOT_FOUND: Responses = {404: _doc("No such resource")}
+CONFLICT: Responses = {409: _doc("Changed under you: stale version, already claimed or decided")}
 
 
 def _domain_error(request: Request, exc: DomainError) -> JSONResponse:
@@ -79,7 +84,9 @@ def _unexpected(request: Request, exc: Exception) -> JSONResponse:
 
 
 def install_error_handlers(api: FastAPI) -> None:
-    api.add_exception_handler(DomainError, _domain_error)
-    api.add_exception_handler(RequestValidationError, _invalid_request)
-    api.add_exception_handler(OperationalError, _database_unavailable)
+    # Starlette types every handler as taking any Exception; each of these is registered for, and
+    # only called with, the class it names.
+    api.add_exception_handler(DomainError, _domain_error)  # type: ignore[arg-type]
+    api.add_exception_handler(RequestValidationError, _invalid_request)  # type: ignore[arg-type]
+    api.add_exception_handler(OperationalError, _database_unavailable)  # type: ignore[arg-type]
     api.add_exception_handler(Exception, _unexpected)

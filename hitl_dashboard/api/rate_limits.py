@@ -39,7 +39,8 @@ class RateLimiter:
         for item in items:
             try:
                 allowed = self._strategy.hit(item, scope, key)
-                reset_at = None if allowed else self._strategy.get_window_stats(item, scope, key).reset_time
+                # Read only when refused (0.0 is never used).
+                reset_at = 0.0 if allowed else self._strategy.get_window_stats(item, scope, key).reset_time
             except Exception:  # noqa: BLE001 - storage unreachable: fail open, loudly
                 self._warn_unavailable()
                 return

@@ -22,13 +22,13 @@ import logging
 import os
 import threading
 import weakref
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Integer, String, event, func, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import SessionTransaction
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.models import AuditEvent, AuditOutbox, utcnow
 from hitl_dashboard.domain.audit_chain import GENESIS, event_hash
@@ -52,11 +52,11 @@ LINK_BATCH = 5000
 _FIELDS = ("at", "actor", "actor_role", "action", "conversation_id", "review_request_id", "content_hash", "details")
 
 
-def pending_head(session: Session) -> tuple[int, str] | None:
+def pending_head(session: OrmSession) -> tuple[int, str] | None:
     return session.info.get(PENDING_HEAD)
 
 
-def forget_pending_head(session: Session) -> tuple[int, str] | None:
+def forget_pending_head(session: OrmSession) -> tuple[int, str] | None:
     return session.info.pop(PENDING_HEAD, None)
 
 
@@ -93,7 +93,7 @@ def append_audit(
     return audit_event
 
 
-def link_pending(session: Session) -> None:
+def link_pending(session: OrmSession) -> None:
     """Just before the commit: SQLite links the transaction's events; PostgreSQL puts them in the
     outbox (linked after the commit). Idempotent."""
     events = session.info.pop(PENDING_EVENTS, None)
@@ -108,9 +108,10 @@ def link_pending(session: Session) -> None:
     _chain(session, events)
 
 
-def _chain(session: Session, events: list[AuditEvent], head: tuple[int, str] | None = None) -> None:
+def _chain(session: OrmSession, events: list[AuditEvent], head: tuple[int, str] | None = None) -> None:
     if head is None:
-        last = session.execute(select(AuditEvent.seq, AuditEvent.hash).order_by(AuditEvent.seq.desc()).limit(1)).first()
+        last = session.execute(select(AuditEvent.seq, AuditEvent.hash).order_by(col(AuditEvent.seq).desc())
+                               .limit(1)).first()
         head = (last[0], last[1]) if last else (0, GENESIS)
     seq, prev = head
     for audit_event in events:
@@ -162,7 +163,7 @@ def link_outbox(engine: Engine, *, own_ids: list[int] | None = None) -> int:
                 # statement, so it sees what the linker we waited for committed.
                 session.execute(text(f"SELECT pg_advisory_xact_lock_shared({_AUDIT_LOCK_KEY})"))
                 left = session.execute(select(func.count()).select_from(AuditOutbox)
-                                       .where(AuditOutbox.id.in_(own_ids))).scalar()
+                                       .where(col(AuditOutbox.id).in_(own_ids or []))).scalar()  # not None: wait is off
                 if not left:
                     return linked
                 # Missed (committed while that linker was taking): queue for the lock rather than try
@@ -251,7 +252,7 @@ def link_after_commit(session: Session) -> None:
     if not own:
         return
     try:
-        engine = session.get_bind()
+        engine = cast(Engine, session.get_bind())  # a unit of work binds its session to an Engine
         _rounds_for(engine).link(engine, own)
     except Exception:  # noqa: BLE001 - the change is committed; its events wait for the next link
         log.exception("could not link audit events into the chain yet; the next commit will")

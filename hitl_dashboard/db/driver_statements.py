@@ -14,13 +14,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy.engine import Connection, Dialect
-from sqlalchemy.sql import Executable
+from sqlalchemy.sql.dml import UpdateBase
 
 _Plan = tuple[str, list[tuple[str, Any, Callable[[Any], Any] | None]]]
 
 
 class DriverStatement:
-    def __init__(self, statement: Executable, column_keys: Sequence[str] | None = None):
+    def __init__(self, statement: UpdateBase, column_keys: Sequence[str] | None = None):
         self.statement = statement
         self.column_keys = list(column_keys) if column_keys is not None else None
         self._plans: dict[str, _Plan] = {}
@@ -47,16 +47,19 @@ class DriverStatement:
             cursor.execute(sql, _parameters(binds, values))
 
     @staticmethod
-    def _cursor(connection: Connection):
+    def _cursor(connection: Connection) -> Any:
         if not connection.in_transaction():
             raise RuntimeError("a DriverStatement runs inside the connection's transaction")
-        return connection.connection.driver_connection.cursor()
+        # A checked-out connection always has its driver connection (None only once invalidated).
+        return connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
 
     def _plan(self, dialect: Dialect) -> _Plan:
         plan = self._plans.get(dialect.name)
         if plan is None:
             compiled = self.statement.compile(dialect=dialect, column_keys=self.column_keys)
-            binds = []
+            binds: list[tuple[str, Any, Callable[[Any], Any] | None]] = []
+            if compiled.positiontup is None:  # the SQLite dialect's paramstyle (qmark) is positional
+                raise RuntimeError(f"{dialect.name}: a DriverStatement needs a positional paramstyle")
             for name in compiled.positiontup:
                 bind = compiled.binds[name]
                 processor = bind.type.dialect_impl(dialect).bind_processor(dialect)

@@ -9,6 +9,7 @@ import os
 import time
 import weakref
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any, LiteralString
 
 from sqlalchemy import event, exc
 from sqlalchemy.engine import Connection, Engine
@@ -19,6 +20,9 @@ from sqlmodel import create_engine
 from hitl_dashboard.db.pool_plan import PoolPlan, plan_pool
 from hitl_dashboard.domain.errors import ConfigurationError
 from hitl_dashboard.settings import get_settings
+
+if TYPE_CHECKING:
+    import psycopg
 
 log = logging.getLogger(__name__)
 
@@ -130,10 +134,10 @@ def _server_limits(url: str) -> tuple[int | None, int]:
     dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
     try:
         with psycopg.connect(dsn, connect_timeout=5) as conn:
-            max_connections = int(conn.execute("SHOW max_connections").fetchone()[0])
-            reserved = int(conn.execute("SHOW superuser_reserved_connections").fetchone()[0])
+            max_connections = _show_int(conn, "max_connections")
+            reserved = _show_int(conn, "superuser_reserved_connections")
             with contextlib.suppress(psycopg.Error):  # PostgreSQL 16+: reserved for pg_use_reserved_connections
-                reserved += int(conn.execute("SHOW reserved_connections").fetchone()[0])
+                reserved += _show_int(conn, "reserved_connections")
             return max_connections, reserved
     except psycopg.Error:
         # Unreachable now: the first query will say so, in the caller's own words (one line at the
@@ -141,6 +145,15 @@ def _server_limits(url: str) -> tuple[int | None, int]:
         # max_connections before serving, so its pools are sized when the server is up.
         log.debug("could not read max_connections from PostgreSQL", exc_info=True)
         return None, 3
+
+
+def _show_int(conn: psycopg.Connection[Any], setting: LiteralString) -> int:
+    row = conn.execute("SHOW " + setting).fetchone()
+    if row is None:  # SHOW always answers one row
+        import psycopg
+
+        raise psycopg.InterfaceError(f"SHOW {setting} returned no row")
+    return int(row[0])
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -161,7 +174,8 @@ def _configure_sqlite(engine: Engine) -> None:
         # one never writes: deferred, it reads its snapshot without waiting for the writer.
         # Straight to the driver: exec_driver_sql's statement machinery cost more than the BEGIN itself,
         # on every transaction (every agent turn among them).
-        conn.connection.driver_connection.execute(
+        # A checked-out connection always has its driver connection (None only once invalidated).
+        conn.connection.driver_connection.execute(  # type: ignore[union-attr]
             "BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE")
 
 

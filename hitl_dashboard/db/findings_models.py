@@ -32,7 +32,7 @@ class CodeAnalysis(SQLModel, table=True):
 class CodeFinding(SQLModel, table=True):
     __tablename__ = "code_findings"
     __table_args__ = (Index("ix_code_findings_hash_line", "content_hash", "line"),)
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     content_hash: str = Field(max_length=64)
     analyser: str = Field(max_length=16)
     rule: str = Field(max_length=32)

@@ -2,7 +2,12 @@
 
 The core tables. Later features keep theirs in *_models.py modules, which import this one (for
 utcnow and the tables they name in foreign keys) and are never imported by it: db/tables.py loads
-them all when something needs the whole metadata (Alembic, the migration tests)."""
+them all when something needs the whole metadata (Alembic, the migration tests).
+
+Primary keys are typed `id: int` with default None (here and in the *_models.py files): the database
+assigns the id at the first flush, and every row the code reads an id from has been flushed or
+loaded. Typed `int | None`, each of about ninety readers would have to narrow a value that is never
+None there. The column is the same (a primary key is NOT NULL either way)."""
 
 from __future__ import annotations
 
@@ -37,7 +42,7 @@ def _json(nullable: bool = True) -> Any:
 
 class User(SQLModel, table=True):
     __tablename__ = "users"
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     username: str = Field(index=True, unique=True, max_length=64)
     display_name: str = Field(default="", max_length=128)
     password_hash: str
@@ -53,7 +58,7 @@ class Conversation(SQLModel, table=True):
         Index("ix_conversations_status_lease", "status", "lease_expires_at"),
         Index("ix_conversations_created", "created_at"),
     )
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     title: str = Field(max_length=200)
     task: str = Field(sa_column=Column(Text, nullable=False))
     task_type: str = Field(max_length=16)
@@ -101,7 +106,7 @@ class TurnCheckpoint(SQLModel, table=True):
 
     __tablename__ = "turn_checkpoints"
     __table_args__ = (UniqueConstraint("conversation_id", "turn", name="uq_turn_checkpoints_conversation_turn"),)
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id")
     turn: int
     kind: str = Field(max_length=8)  # full | delta
@@ -120,7 +125,7 @@ class Message(SQLModel, table=True):
         # Tokens per day (audit_stats): the window's rows read from the index alone, no table scan.
         Index("ix_messages_created_tokens", "created_at", "prompt_tokens", "completion_tokens"),
     )
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id", index=True)
     seq: int
     source: str = Field(max_length=64)
@@ -138,7 +143,7 @@ class CodeRevision(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("conversation_id", "key", "number", name="uq_revisions_conversation_key_number"),
     )
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id", index=True)
     message_id: int = Field(foreign_key="messages.id")
     key: str = Field(max_length=255)
@@ -153,7 +158,7 @@ class ToolCall(SQLModel, table=True):
     """A tool call an agent asked for; it runs only after approval, at most once."""
 
     __tablename__ = "tool_calls"
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id", index=True)
     call_id: str = Field(max_length=128)
     tool_name: str = Field(max_length=64)
@@ -186,7 +191,7 @@ class ReviewRequest(SQLModel, table=True):
         Index("ix_reviews_breached", "closed_at", "status",
               sqlite_where=BREACHED_REVIEW_CLAUSE, postgresql_where=BREACHED_REVIEW_CLAUSE),
     )
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id")
     kind: str = Field(max_length=16)
     required_role: str = Field(max_length=32)
@@ -220,7 +225,7 @@ class Decision(SQLModel, table=True):
         # Analytics read the decisions of a period.
         Index("ix_decisions_created", "created_at"),
     )
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     review_request_id: int = Field(foreign_key="review_requests.id", index=True)
     conversation_id: int = Field(foreign_key="conversations.id", index=True)
     action: str = Field(max_length=16)
@@ -245,7 +250,7 @@ class AuditEvent(SQLModel, table=True):
 
     __tablename__ = "audit_events"
     __table_args__ = (Index("ix_audit_conversation", "conversation_id", "seq"),)
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     seq: int = Field(unique=True)
     at: datetime = Field(default_factory=utcnow, index=True)
     actor: str = Field(max_length=64, index=True)
@@ -278,7 +283,7 @@ class AuditOutbox(SQLModel, table=True):
     lock), so the chain lock is never held across a change's own commit."""
 
     __tablename__ = "audit_outbox"
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     at: datetime = Field(default_factory=utcnow)
     actor: str = Field(max_length=64)
     actor_role: str | None = Field(default=None, max_length=32)
@@ -295,7 +300,7 @@ class AuditVerification(SQLModel, table=True):
     first_bad_seq and problem are that last run's answer; full says whether it started at event 1."""
 
     __tablename__ = "audit_verification"
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     seq: int = 0
     hash: str = Field(max_length=64)
     verified_at: datetime = Field(default_factory=utcnow)
@@ -310,7 +315,7 @@ class ApiToken(SQLModel, table=True):
     Only the sha256 of the token is stored; the plaintext is shown once, at creation."""
 
     __tablename__ = "api_tokens"
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="users.id", index=True)
     name: str = Field(default="", max_length=100)
     kind: str = Field(default="api", max_length=16)  # api | session
@@ -326,7 +331,7 @@ class ApiToken(SQLModel, table=True):
 
 class Webhook(SQLModel, table=True):
     __tablename__ = "webhooks"
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     url: str = Field(max_length=2000)
     events: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     # Kept readable: every delivery is signed with it (HMAC needs the key itself).
@@ -345,7 +350,7 @@ class WebhookDelivery(SQLModel, table=True):
         UniqueConstraint("webhook_id", "event_id", name="uq_webhook_deliveries_webhook_event"),
         Index("ix_webhook_deliveries_due", "status", "next_attempt_at"),
     )
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     webhook_id: int = Field(foreign_key="webhooks.id")
     event: str = Field(max_length=48)
     event_id: str = Field(max_length=120)

@@ -17,7 +17,7 @@ class ReviewQuestion(SQLModel, table=True):
 
     __tablename__ = "review_questions"
     __table_args__ = (Index("ix_review_questions_status", "status", "claim_expires_at"),)
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     review_request_id: int = Field(foreign_key="review_requests.id", index=True)
     conversation_id: int = Field(foreign_key="conversations.id")
     asker_id: int = Field(foreign_key="users.id")

@@ -14,7 +14,7 @@ from hitl_dashboard.db.models import utcnow
 class TeamVersion(SQLModel, table=True):
     __tablename__ = "team_versions"
     __table_args__ = (UniqueConstraint("team", "number", name="uq_team_versions_team_number"),)
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)
     team: str = Field(max_length=40, index=True)
     number: int  # 1, 2, 3... per team
     definition: str = Field(sa_column=Column(Text, nullable=False))  # the team file (YAML), as saved

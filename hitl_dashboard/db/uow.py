@@ -21,28 +21,32 @@ class UnitOfWork:
     def __init__(self, engine: Engine | None = None, *, read_only: bool = False):
         self.engine = engine or get_engine()
         self.read_only = read_only
-        self.session: Session | None = None
+        self._session: Session | None = None
         self.dialect = self.engine.dialect.name
+
+    @property
+    def session(self) -> Session:
+        """The open session; using it outside the `with` block is a bug, so it raises."""
+        if self._session is None:
+            raise RuntimeError("the unit of work is not open: use it inside its `with` block")
+        return self._session
 
     def __enter__(self) -> UnitOfWork:
         bind = read_only_engine(self.engine) if self.read_only else self.engine
-        self.session = Session(bind, expire_on_commit=False)
+        self._session = Session(bind, expire_on_commit=False)
         return self
 
-    def __exit__(self, *exc_info) -> None:
-        assert self.session is not None
+    def __exit__(self, *exc_info: object) -> None:
         # close() rolls back whatever was not committed, and (unlike rollback()) leaves the
         # loaded objects readable after the block.
         self.session.close()
-        self.session = None
+        self._session = None
 
     def commit(self) -> None:
-        assert self.session is not None
         self.session.commit()
         link_after_commit(self.session)  # PostgreSQL: this commit's audit events into the chain
 
     def rollback(self) -> None:
-        assert self.session is not None
         self.session.rollback()
 
 
@@ -53,24 +57,29 @@ class CoreUnitOfWork:
 
     def __init__(self, engine: Engine | None = None):
         self.engine = engine or get_engine()
-        self.connection: Connection | None = None
-        self._after_commit: list[tuple[Callable[..., Any], tuple]] = []
+        self._connection: Connection | None = None
+        self._after_commit: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
+
+    @property
+    def connection(self) -> Connection:
+        """The open connection; using it outside the `with` block is a bug, so it raises."""
+        if self._connection is None:
+            raise RuntimeError("the unit of work is not open: use it inside its `with` block")
+        return self._connection
 
     def __enter__(self) -> CoreUnitOfWork:
-        self.connection = self.engine.connect()
-        self.connection.begin()  # SQLite: BEGIN IMMEDIATE (db/engine.py)
+        self._connection = self.engine.connect()
+        self._connection.begin()  # SQLite: BEGIN IMMEDIATE (db/engine.py)
         return self
 
-    def __exit__(self, *exc_info) -> None:
-        assert self.connection is not None
+    def __exit__(self, *exc_info: object) -> None:
         self.connection.close()  # rolls back whatever was not committed
-        self.connection = None
+        self._connection = None
 
     def on_commit(self, callback: Callable[..., Any], *args: Any) -> None:
         self._after_commit.append((callback, args))
 
     def commit(self) -> None:
-        assert self.connection is not None
         self.connection.commit()
         callbacks, self._after_commit = self._after_commit, []
         for callback, args in callbacks:

@@ -76,6 +76,12 @@ def _fits_one(value: Any, parameter: dict[str, Any]) -> bool:
     return any(_of_type(value, kind) for kind in (kinds if isinstance(kinds, list) else [kinds]))
 
 
+def _types_of(option: dict[str, Any]) -> list[Any]:
+    """The option's "type": one name or a list of them (None when it names none)."""
+    kinds = option.get("type")
+    return kinds if isinstance(kinds, list) else [kinds]
+
+
 def _of_type(value: Any, kind: str) -> bool:
     if kind == "string":
         return isinstance(value, str)
@@ -92,7 +98,7 @@ def _describe(parameter: dict[str, Any], root: dict[str, Any], value: Any) -> st
     options = _alternatives(parameter, root)
     allowed = [v for o in options for v in ([o["const"]] if "const" in o else o.get("enum", []))]
     kinds = [_TYPE_NAMES.get(k, k) for o in options if "const" not in o and "enum" not in o
-             for k in (o.get("type") if isinstance(o.get("type"), list) else [o.get("type")]) if k]
+             for k in _types_of(o) if k]
     said = []
     if allowed:
         said.append(f"its values are {listed(allowed)}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -86,11 +87,10 @@ class GatePolicy:
             except TimeoutError:
                 # A pathological pattern must not hang the runner; fail closed: a human looks.
                 hits.append(GateHit("regex", f"/{self.regex}/ took too long on {turn.agent}'s message"))
-        confidence = turn.confidence if self.min_confidence is not None else None  # a regex: only when asked
-        if confidence is not None and confidence < self.min_confidence:
-            hits.append(
-                GateHit("confidence", f"{turn.agent} reports confidence {confidence:.2f} < {self.min_confidence:.2f}")
-            )
+        minimum = self.min_confidence
+        confidence = turn.confidence if minimum is not None else None  # a regex: only when asked
+        if minimum is not None and confidence is not None and confidence < minimum:
+            hits.append(GateHit("confidence", f"{turn.agent} reports confidence {confidence:.2f} < {minimum:.2f}"))
         return hits
 
     def evaluate_findings(self, findings: FindingsView | None) -> list[GateHit]:
@@ -110,7 +110,7 @@ class GatePolicy:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> GatePolicy:
+    def from_dict(cls, data: Mapping[str, Any] | None) -> GatePolicy:
         data = dict(data or {})
         unknown = set(data) - set(cls.__dataclass_fields__)
         if unknown:

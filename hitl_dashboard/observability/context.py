@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 request_id: ContextVar[str | None] = ContextVar("hitl_request_id", default=None)
 conversation_id: ContextVar[int | None] = ContextVar("hitl_conversation_id", default=None)
 review_id: ContextVar[int | None] = ContextVar("hitl_review_id", default=None)
-_VARS = {"request_id": request_id, "conversation_id": conversation_id, "review_id": review_id}
+_VARS: dict[str, ContextVar[Any]] = {"request_id": request_id, "conversation_id": conversation_id,
+                                     "review_id": review_id}
 
 
 @contextmanager

@@ -16,10 +16,14 @@ import atexit
 import logging
 import os
 import threading
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry import propagate, trace
 from opentelemetry.context import Context
+
+if TYPE_CHECKING:  # the SDK is imported only once traces are on
+    from opentelemetry.sdk.trace import TracerProvider as SdkTracerProvider
 
 log = logging.getLogger(__name__)
 TRACER_NAME = "hitl_dashboard"
@@ -57,13 +61,13 @@ def configure(service_name: str) -> bool:
         return True
 
 
-def use_provider(provider: trace.TracerProvider) -> None:
+def use_provider(provider: SdkTracerProvider) -> None:
     """Trace with a provider built elsewhere (benchmarks, an embedding application)."""
     with _lock:
         _install(provider)
 
 
-def _install(provider: trace.TracerProvider) -> None:
+def _install(provider: SdkTracerProvider) -> None:
     global _configured
     # AutoGen's runtime makes a span for every message it routes (each streamed chunk too):
     # thousands per conversation. Its agent and tool spans stay; the operator can opt back in.
@@ -105,7 +109,7 @@ def carrier_of(span: trace.Span) -> dict[str, str]:
     return headers
 
 
-def context_from(next_input: dict[str, Any] | None) -> Context | None:
+def context_from(next_input: Mapping[str, Any] | None) -> Context | None:
     """The context stored with a conversation's next input, or None."""
     stored = (next_input or {}).get(CARRIER_KEY)
     if not isinstance(stored, dict) or not stored:

@@ -6,7 +6,7 @@ default gate policy, and per task type it serves: the producer and the ordered s
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
@@ -18,7 +18,7 @@ from hitl_dashboard.domain.revisions import CodeAuthors
 from hitl_dashboard.teams.providers import implicit_key_problem
 from hitl_dashboard.teams.references import bad_references
 
-FORMAT_VERSION = 1
+FORMAT_VERSION: Final = 1
 # AutoGen agent names must be Python identifiers; they are also what @mentions name.
 AgentName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
 ToolName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]
@@ -202,6 +202,7 @@ class GatesDef(_Strict):
     min_confidence: float | None = Field(default=None, ge=0, le=1)
     tools: list[ToolName] = Field(default_factory=list, description="tools whose calls need approval")
     max_turns_without_review: int = Field(default=12, ge=1)
+    # Literal of domain's tuple, built at run time (one list of severities): not a type to mypy.
     min_finding_severity: Literal[SEVERITIES] | None = None  # type: ignore[valid-type]
 
     @model_validator(mode="after")
@@ -228,6 +229,7 @@ class TeamDefinition(_Strict):
     sla_hours: dict[ReviewRole, Annotated[float, Field(gt=0)]] = Field(
         default_factory=dict, description="review deadline per role; roles not listed use the server setting")
     # Optional, so versions saved before it existed load unchanged (format 1 still): the default.
+    # Literal of domain's tuple, built at run time (one list of versions): not a type to mypy.
     python_version: Literal[PYTHON_VERSIONS] = Field(  # type: ignore[valid-type]
         default=DEFAULT_PYTHON_VERSION,
         description="the Python the team's code is written for: the analysers parse its code as this version "
@@ -281,6 +283,7 @@ class TeamDefinition(_Strict):
         return task_type in self.task_types
 
     def producer(self, task_type: str) -> str:
+        # Keys are the TaskType literals; any other string simply finds nothing.
         spec = self.task_types.get(task_type)  # type: ignore[call-overload]
         return spec.producer if spec else self.agent_names[-1]
 
@@ -290,6 +293,7 @@ class TeamDefinition(_Strict):
         return CodeAuthors(self.speaker_order.planner, self.producer("copy") if self.serves("copy") else None)
 
     def sign_off(self, task_type: str) -> tuple[str, ...]:
+        # Keys are the TaskType literals; any other string simply finds nothing.
         spec = self.task_types.get(task_type)  # type: ignore[call-overload]
         return tuple(spec.sign_off) if spec else ("final_approver",)
 

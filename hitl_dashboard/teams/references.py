@@ -47,8 +47,8 @@ def bad_references(team: TeamDefinition) -> list[BadReference]:
         check(f"task_types.{task_type}.producer", spec.producer, "agent", agents, True)
     if team.speaker_order.planner is not None:
         check("speaker_order.planner", team.speaker_order.planner, "agent", agents, True)
-    for agent in team.gates.agents or ():
-        check("gates.agents", agent, "agent", agents, True)
+    for gated in team.gates.agents or ():
+        check("gates.agents", gated, "agent", agents, True)
     for tool in team.gates.tools:
         check("gates.tools", tool, "tool", tools, False)
     for name, model in team.models.items():

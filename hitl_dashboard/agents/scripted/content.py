@@ -131,7 +131,8 @@ def revise_copy(previous: str, instruction: str) -> tuple[str, list[str]]:
         words = target.strip()
         kept = [s for s in _sentences(body) if words not in s.lower()]
         headline = re.sub(rf"\s*\b{re.escape(words)}\b", "", headline, flags=re.I).strip(" :,-") or headline
-        body, _ = " ".join(kept), done.append(f"removed '{words}'")
+        body = " ".join(kept)
+        done.append(f"removed '{words}'")
     if re.search(r"short|concise|trim|brief", lowered):
         body, headline = _sentences(body)[0] if body else body, " ".join(headline.split()[:6])
         done.append("made it shorter")
@@ -149,7 +150,8 @@ def revise_copy(previous: str, instruction: str) -> tuple[str, list[str]]:
         done.append(f"mentioned {mention.strip()}")
     new_headline = re.search(r"headline\s*(?:to|:)\s*[\"']?([^\"'\n]+)", instruction, re.I)
     if new_headline:
-        headline, _ = new_headline.group(1).strip(), done.append("replaced the headline")
+        headline = new_headline.group(1).strip()
+        done.append("replaced the headline")
     text = _render_copy(headline, body, cta)
     if not done or text == previous:
         text += f"\n\n_Revised per review: {cut_visibly(' '.join(instruction.split()), 160)}_"

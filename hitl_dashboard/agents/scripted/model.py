@@ -217,6 +217,7 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
             requested = {}
         # The latest word on this call wins: its tool result, or a reviewer message after it.
         outcome, detail, who = None, "", "the reviewer"
+        said: str | None
         for message in messages[index + 1 :]:
             if isinstance(message, FunctionExecutionResultMessage):
                 for result in message.content:

@@ -65,12 +65,14 @@ def revise_code(code: str, instruction: str, path: str = "") -> tuple[str, list[
     for old, new in renames(instruction):
         renamed = apply_renames(code, [(old, new)])
         if renamed != code:
-            code, _ = renamed, done.append(f"renamed {old} to {new}")
+            code = renamed
+            done.append(f"renamed {old} to {new}")
     for keyword, edit, phrase in _KEYWORD_EDITS:
         if re.search(keyword, lowered):
             changed = edit(code)
             if changed is not None and changed != code:
-                code, _ = changed, done.append(phrase)
+                code = changed
+                done.append(phrase)
     if not done:
         code = _review_note(code, instruction)
         done.append("added a review note and bumped the revision marker")

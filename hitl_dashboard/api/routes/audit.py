@@ -11,13 +11,13 @@ from fastapi.responses import StreamingResponse
 from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES
 from hitl_dashboard.api.schemas.audit import AuditEventPublic, AuditPage, ChainReportPublic
-from hitl_dashboard.api.schemas.common import MAX_ID, Limit, Text, UtcDatetime
+from hitl_dashboard.api.schemas.common import MAX_ID, Limit, UtcDatetime, text_rules
 from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.services.audit import audit, audit_queries, audit_verification
 
 router = APIRouter(prefix="/audit", tags=["audit"], responses=COMMON_RESPONSES, route_class=StrictJsonRoute)
 MEDIA_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson"}
-Name = Text(64)
+Name = Annotated[str, *text_rules(64)]
 
 
 @router.get("", response_model=AuditPage)

@@ -27,7 +27,7 @@ def _public(view: ApprovalView, waited: float = 0) -> ApprovalPublic:
                }.get(outcome.status, f"still pending after {waited:g} s; ask again" if waited else "pending")
     return ApprovalPublic(
         id=view.id, request_id=view.request_id, conversation_id=view.conversation_id, review_id=view.review_id,
-        kind=view.kind, title=view.title, status=outcome.status,  # type: ignore[arg-type]
+        kind=view.kind, title=view.title, status=outcome.status,
         arguments=outcome.arguments, reason=outcome.reason, instructions=outcome.instructions,
         decided_by=outcome.decided_by, created=view.created, url=view.url, callback_secret=view.callback_secret,
         result_status=view.result_status, message=message,

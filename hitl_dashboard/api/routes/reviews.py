@@ -25,6 +25,7 @@ from hitl_dashboard.services.reviews.decide import decide
 
 router = APIRouter(prefix="/reviews", tags=["reviews"], responses=COMMON_RESPONSES, route_class=StrictJsonRoute)
 
+# A Literal of the service's own tuple of filters, built at run time: one list of names, unknown to mypy.
 StatusFilter = Literal[review_queries.STATUS_FILTERS]  # type: ignore[valid-type]
 ConversationFilter = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only this conversation's reviews")]
 

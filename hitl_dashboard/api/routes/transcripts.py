@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 
 from hitl_dashboard.api.deps import CurrentActor
-from hitl_dashboard.api.errors import COMMON_RESPONSES, NOT_FOUND
+from hitl_dashboard.api.errors import COMMON_RESPONSES, NOT_FOUND, Responses
 from hitl_dashboard.api.schemas.common import MAX_ID, IdPath, Limit, Seq
 from hitl_dashboard.api.schemas.conversations import (
     MessagePublic,
@@ -24,7 +24,8 @@ from hitl_dashboard.services.conversations import conversation_queries, revision
 
 router = APIRouter(prefix="/conversations/{conversation_id}", tags=["transcripts"],
                    responses={**COMMON_RESPONSES, **NOT_FOUND}, route_class=StrictJsonRoute)
-JSONL_DOC = {200: {"content": {"application/x-ndjson": {}}, "description": "with format=jsonl: one message per line"}}
+JSONL_DOC: Responses = {
+    200: {"content": {"application/x-ndjson": {}}, "description": "with format=jsonl: one message per line"}}
 
 
 @router.get("/transcript", response_model=TranscriptPage, responses=JSONL_DOC)

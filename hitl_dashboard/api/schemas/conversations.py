@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from hitl_dashboard.api.schemas.common import AgentName, Text
+from hitl_dashboard.api.schemas.common import AgentName, text_rules
 from hitl_dashboard.api.schemas.findings import RevisionAnalysisPublic
 from hitl_dashboard.api.schemas.reviews import ReviewPublic
 
@@ -23,8 +23,8 @@ class GatePolicyCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     mode: Literal["after_agent", "on_done", "never"] = "after_agent"
     agents: list[AgentName] = Field(default_factory=list, max_length=32)
-    keywords: list[Text(100, 1)] = Field(default_factory=list, max_length=20)
-    regex: Text(200) | None = None
+    keywords: list[Annotated[str, *text_rules(100, 1)]] = Field(default_factory=list, max_length=20)
+    regex: Annotated[str, *text_rules(200)] | None = None
     min_confidence: float | None = Field(default=None, ge=0, le=1, strict=True)
     tools: list[ToolNameIn] = Field(default_factory=list, max_length=10)
     max_turns_without_review: int = Field(default=12, ge=1, le=1000, strict=True)
@@ -37,7 +37,7 @@ class ModelRouteCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     provider: Literal["scripted", "openai"] = "scripted"
-    model: Text(100, 1) | None = None
+    model: Annotated[str, *text_rules(100, 1)] | None = None
     timeout_s: float | None = Field(default=None, gt=0, le=600, strict=True)
     max_retries: int | None = Field(default=None, ge=1, le=10, strict=True)
     delay_ms: float | None = Field(default=None, ge=0, le=60_000, strict=True)
@@ -45,9 +45,9 @@ class ModelRouteCreate(BaseModel):
 
 class ConversationCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    task: Text(20_000, 1)
+    task: Annotated[str, *text_rules(20_000, 1)]
     task_type: TaskTypeIn = "code"
-    title: Text(200) | None = None
+    title: Annotated[str, *text_rules(200)] | None = None
     template: TeamNameIn | None = Field(default=None, description="a team of GET /api/teams; default: the "
                                                                   "team named like the task type")
     gate_policy: GatePolicyCreate | None = None
@@ -59,7 +59,7 @@ class AbortCreate(BaseModel):
     """Why an admin stops the conversation; recorded in the audit trail and shown as its status reason."""
 
     model_config = ConfigDict(extra="forbid")
-    reason: Text(2_000, 1)
+    reason: Annotated[str, *text_rules(2_000, 1)]
 
 
 class ConversationSummaryPublic(BaseModel):

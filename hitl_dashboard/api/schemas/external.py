@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from hitl_dashboard.api.schemas.common import Text
+from hitl_dashboard.api.schemas.common import text_rules
 from hitl_dashboard.domain import external as rules
 
 RequestId = Annotated[str, StringConstraints(pattern=r"^[!-~]{1,200}$")]
@@ -26,8 +26,8 @@ class ToolCallAsk(BaseModel):
 
 class ContentAsk(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    text: Text(rules.MAX_CONTENT, 1)
-    file_name: Text(rules.MAX_FILE_NAME, 1)
+    text: Annotated[str, *text_rules(rules.MAX_CONTENT, 1)]
+    file_name: Annotated[str, *text_rules(rules.MAX_FILE_NAME, 1)]
 
 
 class ApprovalCreate(BaseModel):
@@ -37,13 +37,13 @@ class ApprovalCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     request_id: RequestId = Field(description="Your own id for this request: 1-200 printable ASCII, no spaces")
     team: TeamName = Field(description="The team whose rules apply: roles, sign-off chain, SLAs")
-    title: Text(rules.MAX_TITLE, 1)
+    title: Annotated[str, *text_rules(rules.MAX_TITLE, 1)]
     tool_call: ToolCallAsk | None = None
     content: ContentAsk | None = None
     task_type: Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,15}$")] | None = Field(
         default=None, description="Which of the team's task types (its sign-off chain); default: its first")
     link: Url | None = Field(default=None, description="Back to your run (http/https), shown to reviewers")
-    context: Text(rules.MAX_CONTEXT) | None = Field(
+    context: Annotated[str, *text_rules(rules.MAX_CONTEXT)] | None = Field(
         default=None, description="Markdown for the reviewers; shown sanitized, never as HTML")
     callback_url: Url | None = Field(default=None, description="Receives the outcome as a signed POST")
     on_overdue: Literal["escalate", "abort"] = "escalate"
@@ -58,7 +58,7 @@ class ApprovalCreate(BaseModel):
 class ResultReport(BaseModel):
     model_config = ConfigDict(extra="forbid")
     ok: bool = Field(strict=True, description="false: it ran and failed (result holds the error)")
-    result: Text(rules.MAX_RESULT) = ""
+    result: Annotated[str, *text_rules(rules.MAX_RESULT)] = ""
 
 
 class ApprovalPublic(BaseModel):

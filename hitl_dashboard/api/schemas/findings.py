@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hitl_dashboard.api.schemas.common import Text
+from hitl_dashboard.api.schemas.common import text_rules
 
 
 class FindingPublic(BaseModel):
@@ -55,8 +55,8 @@ class QuestionCreate(BaseModel):
     """A question to the agent that produced the work under review; key and line for a line of the diff."""
 
     model_config = ConfigDict(extra="forbid")
-    question: Text(20_000, 1)
-    key: Text(255, 1) | None = None
+    question: Annotated[str, *text_rules(20_000, 1)]
+    key: Annotated[str, *text_rules(255, 1)] | None = None
     line: int | None = Field(default=None, ge=1, le=1_000_000, strict=True)
 
 

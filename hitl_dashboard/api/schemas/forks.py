@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from hitl_dashboard.api.schemas.common import AgentName, Text
+from hitl_dashboard.api.schemas.common import AgentName, text_rules
 
 
 class ForkCreate(BaseModel):
@@ -14,9 +16,9 @@ class ForkCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     turn: int = Field(ge=1, le=1_000_000, strict=True)
-    instructions: Text(20_000) | None = None
+    instructions: Annotated[str, *text_rules(20_000)] | None = None
     target_agent: AgentName | None = None
-    edited_message: Text(100_000, 1) | None = None
+    edited_message: Annotated[str, *text_rules(100_000, 1)] | None = None
 
 
 class ReplayCreate(BaseModel):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from hitl_dashboard.api.schemas.common import MAX_ID, AgentName, Text
+from hitl_dashboard.api.schemas.common import MAX_ID, AgentName, text_rules
 from hitl_dashboard.api.schemas.findings import ReviewFindingsPublic
 from hitl_dashboard.domain.enums import Action
 
@@ -65,9 +65,9 @@ class ReviewListItemPublic(BaseModel):
 
 class LineCommentCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    key: Text(255, 1)
+    key: Annotated[str, *text_rules(255, 1)]
     line: int = Field(ge=1, le=1_000_000, strict=True)
-    text: Text(20_000, 1)
+    text: Annotated[str, *text_rules(20_000, 1)]
 
 
 class DecisionCreate(BaseModel):
@@ -77,15 +77,15 @@ class DecisionCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     action: Action
-    reason: Text(20_000) | None = None
-    instructions: Text(20_000) | None = None
+    reason: Annotated[str, *text_rules(20_000)] | None = None
+    instructions: Annotated[str, *text_rules(20_000)] | None = None
     target_agent: AgentName | None = Field(
         default=None, description="revise: the agent of the conversation's team that gets the instructions "
                                   "(default: the one producing the work); another name is refused (422)")
     edited_args: dict[str, Any] | None = Field(default=None, description="Tool call reviews: approved arguments")
     line_comments: list[LineCommentCreate] = Field(default_factory=list, max_length=200)
     expected_version: int | None = Field(default=None, ge=1, le=MAX_ID, strict=True)
-    override_reason: Text(20_000) | None = None
+    override_reason: Annotated[str, *text_rules(20_000)] | None = None
     expected_content_hash: str | None = Field(
         default=None, pattern=r"^[0-9a-f]{64}$",
         description="The content_hash of the review you read: refused with 409 if the review is about other content",

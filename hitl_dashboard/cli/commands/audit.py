@@ -32,8 +32,8 @@ def register(sub: Any) -> None:
 def _audit_verify(args) -> int:
     if args.anchor is None:
         report = audit.verify(None)  # always the full check, from event 1
-        data = {"ok": report.ok, "checked": report.checked, "first_bad_seq": report.first_bad_seq,
-                "problem": report.problem}
+        data: dict[str, Any] = {"ok": report.ok, "checked": report.checked, "first_bad_seq": report.first_bad_seq,
+                                "problem": report.problem}
         emit(args, data, f"audit chain OK ({report.checked} events)" if report.ok
              else f"audit chain BROKEN at event {report.first_bad_seq}: {report.problem}")
         return 0 if report.ok else CHAIN_BROKEN
@@ -41,11 +41,13 @@ def _audit_verify(args) -> int:
     heads = list(read_heads(path))  # every published head is checked, not only the newest
     chain, anchor = verify_anchored(None, heads)
     ok = chain.ok and anchor is not None and anchor.ok
-    data = {"ok": ok, "checked": chain.checked,
-            "first_bad_seq": chain.first_bad_seq if not chain.ok else anchor.first_bad_seq,
-            "problem": chain.problem if not chain.ok else anchor.problem,
-            "anchor": {"file": str(path), **dataclasses.asdict(anchor)} if anchor is not None else None}
-    if not chain.ok:
+    # No anchor report exactly when the chain itself is broken (verify_anchored).
+    data = {
+        "ok": ok, "checked": chain.checked,
+        "first_bad_seq": chain.first_bad_seq if anchor is None else anchor.first_bad_seq,
+        "problem": chain.problem if anchor is None else anchor.problem,
+        "anchor": {"file": str(path), **dataclasses.asdict(anchor)} if anchor is not None else None}
+    if anchor is None:
         text = f"audit chain BROKEN at event {chain.first_bad_seq}: {chain.problem}"
     elif not anchor.ok:
         text = f"audit chain BROKEN against the heads published in {path}: {anchor.problem}"

@@ -46,9 +46,10 @@ def _tokens_revoke(args) -> int:
 @command("tokens list")
 def _tokens_list(args) -> int:
     rows = tokens.list_tokens(username=args.user)
-    data = [{"id": t.id, "user": who, "name": t.name, "kind": t.kind, "scope": t.scope, "prefix": t.prefix,
-             "created_at": t.created_at, "last_used_at": t.last_used_at, "expires_at": t.expires_at,
-             "revoked": t.revoked_at is not None} for t, who in rows]
+    data: list[dict[str, Any]] = [
+        {"id": t.id, "user": who, "name": t.name, "kind": t.kind, "scope": t.scope, "prefix": t.prefix,
+         "created_at": t.created_at, "last_used_at": t.last_used_at, "expires_at": t.expires_at,
+         "revoked": t.revoked_at is not None} for t, who in rows]
     emit(args, data, table([[d["id"], d["user"], d["name"], d["kind"], d["scope"], d["prefix"] + "...",
                              "revoked" if d["revoked"] else "active"] for d in data],
                            ["id", "user", "name", "kind", "scope", "prefix", "state"]) if data else "no tokens")

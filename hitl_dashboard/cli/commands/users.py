@@ -39,7 +39,8 @@ def _users_add(args) -> int:
 @command("users list")
 def _users_list(args) -> int:
     rows = users.list_users(None)  # None: the operator
-    data = [{"id": u.id, "username": u.username, "roles": u.roles, "active": u.is_active} for u in rows]
+    data: list[dict[str, Any]] = [{"id": u.id, "username": u.username, "roles": u.roles, "active": u.is_active}
+                                  for u in rows]
     emit(args, data, table([[u.id, u.username, ", ".join(u.roles), "active" if u.is_active else "deactivated"]
                             for u in rows], ["id", "user", "roles", "state"]))
     return 0

@@ -39,7 +39,8 @@ def _webhooks_add(args) -> int:
 @command("webhooks list")
 def _webhooks_list(args) -> int:
     rows = webhooks.list_webhooks(None)
-    data = [{"id": h.id, "url": h.url, "events": h.events, "format": h.format, "active": h.active} for h in rows]
+    data: list[dict[str, Any]] = [{"id": h.id, "url": h.url, "events": h.events, "format": h.format,
+                                   "active": h.active} for h in rows]
     emit(args, data, table([[d["id"], d["url"], ", ".join(d["events"]), d["format"],
                              "active" if d["active"] else "off"] for d in data],
                            ["id", "url", "events", "format", "state"]) if data else "no webhooks")

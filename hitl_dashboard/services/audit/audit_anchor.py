@@ -44,8 +44,8 @@ def publish(head: PublishedHead) -> None:
     and a failed publication must not read as a failed change. It is logged as an error."""
     settings = get_settings()
     sinks = settings.anchor_sinks()
-    if "file" in sinks:
-        path = settings.anchor_file()
+    path = settings.anchor_file()  # None unless the file sink is on
+    if path is not None:
         try:
             append_head_line(path, head)
         except Exception:  # noqa: BLE001

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.models import AuditEvent, CodeRevision, Message, ReviewRequest, ToolCall
 from hitl_dashboard.db.uow import UnitOfWork
@@ -83,7 +83,7 @@ def revisions_under_review(session: Session, request: ReviewRequest) -> tuple[li
     candidates = list(session.exec(
         select(CodeRevision)
         .where(CodeRevision.conversation_id == request.conversation_id, CodeRevision.id >= request.subject_id)
-        .order_by(CodeRevision.id).limit(MAX_FILES_PER_REVIEW)
+        .order_by(col(CodeRevision.id)).limit(MAX_FILES_PER_REVIEW)
     ))
     for end in range(1, len(candidates) + 1):
         chosen = candidates[:end]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import text
-from sqlmodel import select
+from sqlmodel import col, select
 
 from hitl_dashboard.db.models import AuditEvent
 from hitl_dashboard.db.uow import UnitOfWork
@@ -79,7 +79,7 @@ def _known_actions(uow: UnitOfWork) -> list[str]:
 
 
 def _events(uow: UnitOfWork, f: AuditFilters, limit: int) -> list[AuditEvent]:
-    query = select(AuditEvent).order_by(AuditEvent.seq.desc()).limit(limit)
+    query = select(AuditEvent).order_by(col(AuditEvent.seq).desc()).limit(limit)
     if f.user:
         query = query.where(AuditEvent.actor == f.user)
     if f.role:
@@ -87,7 +87,7 @@ def _events(uow: UnitOfWork, f: AuditFilters, limit: int) -> list[AuditEvent]:
     if f.action:
         query = query.where(AuditEvent.action == f.action)
     elif f.hidden_actions:
-        query = query.where(AuditEvent.action.not_in(f.hidden_actions))
+        query = query.where(col(AuditEvent.action).not_in(f.hidden_actions))
     if f.conversation_id is not None:
         query = query.where(AuditEvent.conversation_id == f.conversation_id)
     if f.since is not None:

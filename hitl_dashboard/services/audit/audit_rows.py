@@ -8,7 +8,9 @@ the way their column types would (UTCDateTime, JSON). Keyset pages by seq keep m
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import json.encoder
+import json.scanner
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,12 +25,13 @@ _PAGE_SQL = ("SELECT seq, at, actor, actor_role, action, conversation_id, review
              "LIMIT {size:d}")
 
 
-def pages(uow: UnitOfWork, *, after: int = 0, size: int | None = None) -> Iterator[list[Any]]:
+def pages(uow: UnitOfWork, *, after: int = 0, size: int | None = None) -> Iterator[Sequence[Any]]:
     """Rows (seq, at, actor, actor_role, action, conversation_id, review_request_id, content_hash,
     details, prev_hash, hash) with seq > after, oldest first, `size` (PAGE) at a time."""
     size = size or PAGE
     while True:
-        cursor = uow.session.connection().connection.dbapi_connection.cursor()
+        # A checked-out connection always has its driver connection (None only once invalidated).
+        cursor = uow.session.connection().connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         try:
             cursor.execute(_PAGE_SQL.format(after=int(after), size=int(size)))
             page = cursor.fetchall()
@@ -56,11 +59,14 @@ def at_text(value: Any) -> str:
 
 # json.loads and JSONEncoder.encode build their C scanner and encoder on every call, which costs more
 # than the work at this size; these are built once (same C code, so the same values and bytes).
-_scan = json.scanner.c_make_scanner(json.JSONDecoder()) if json.scanner.c_make_scanner else None
+# The C accelerators are private (None without the C module): typeshed does not declare them.
+_c_make_scanner = getattr(json.scanner, "c_make_scanner", None)
+_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+_scan = _c_make_scanner(json.JSONDecoder()) if _c_make_scanner else None
 _JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
-_encode = (json.encoder.c_make_encoder(None, _JSON.default, json.encoder.encode_basestring, None, _JSON.key_separator,
-                                       _JSON.item_separator, True, False, True)
-           if json.encoder.c_make_encoder else None)
+_encode = (_c_make_encoder(None, _JSON.default, json.encoder.encode_basestring, None, _JSON.key_separator,
+                           _JSON.item_separator, True, False, True)
+           if _c_make_encoder else None)
 
 
 def details_of(value: Any) -> Any:

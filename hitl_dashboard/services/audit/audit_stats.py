@@ -12,7 +12,7 @@ from datetime import UTC, date, datetime, timedelta
 from statistics import median
 
 from sqlalchemy import func
-from sqlmodel import select
+from sqlmodel import col, select
 
 from hitl_dashboard.db.models import BREACHED_REVIEW_CLAUSE, Decision, Message, ReviewRequest, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
@@ -117,7 +117,7 @@ def _sla_breaches_per_day(uow: UnitOfWork, since: datetime) -> list[DayCount]:
         select(day, ReviewRequest.status, func.count())
         # The statuses as literals (BREACHED_REVIEW_CLAUSE): only then may the partial index
         # ix_reviews_breached serve it (bound parameters do not prove its predicate).
-        .where(BREACHED_REVIEW_CLAUSE, ReviewRequest.closed_at >= since)
+        .where(BREACHED_REVIEW_CLAUSE, col(ReviewRequest.closed_at) >= since)
         .group_by(day, ReviewRequest.status)
         .order_by(day, ReviewRequest.status)
     )

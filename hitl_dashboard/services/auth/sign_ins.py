@@ -11,6 +11,7 @@ from sqlmodel import select
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import ApiToken, User, utcnow
+from hitl_dashboard.db.rows import get_existing
 from hitl_dashboard.domain.errors import PermissionDenied, TooManyAttempts
 from hitl_dashboard.services.auth.sign_in_throttle import get_sign_in_throttle
 from hitl_dashboard.services.auth.tokens import hash_token, issue_token, token_facts
@@ -67,4 +68,5 @@ def sign_out(token: str) -> None:
             return
         row.revoked_at = utcnow()
         uow.session.add(row)
-        append_audit(uow.session, actor=uow.session.get(User, row.user_id).username, action="user.signed_out")
+        append_audit(uow.session, actor=get_existing(uow.session, User, row.user_id).username,
+                     action="user.signed_out")

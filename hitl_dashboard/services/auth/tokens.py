@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import timedelta
+from typing import Any
 
 from sqlalchemy import func, update
 from sqlmodel import col, select
@@ -106,15 +107,18 @@ def resolve_token(plaintext: str, kind: str | None = None) -> Actor:
         actor, token_to_touch = _resolve(uow, plaintext, kind)
     if token_to_touch is not None:
         with transaction() as uow:
-            uow.session.exec(update(ApiToken).where(ApiToken.id == token_to_touch).values(last_used_at=utcnow()))
+            uow.session.exec(update(ApiToken).where(col(ApiToken.id) == token_to_touch).values(last_used_at=utcnow()))
     return actor
 
 
 def _resolve(uow: UnitOfWork, plaintext: str, kind: str | None) -> tuple[Actor, int | None]:
     """The actor, and the token's id when its last_used_at is due."""
     # The columns it needs, not two whole entities: every API request pays for this read.
-    token = uow.session.exec(
-        select(ApiToken.id, ApiToken.kind, ApiToken.scope, ApiToken.name, ApiToken.revoked_at, ApiToken.expires_at,
+    # sqlmodel's select() is typed for at most 4 columns; it takes any number. The row's columns are
+    # read by name, which its typing (a plain tuple) does not know: Any.
+    token: Any = uow.session.exec(
+        select(ApiToken.id, ApiToken.kind, ApiToken.scope, ApiToken.name,  # type: ignore[call-overload]
+               ApiToken.revoked_at, ApiToken.expires_at,
                ApiToken.last_used_at, ApiToken.user_id, User.username, User.roles, User.is_active)
         .join(User, User.id == ApiToken.user_id)
         .where(ApiToken.token_hash == hash_token(plaintext))
@@ -194,7 +198,8 @@ def list_tokens(*, username: str | None = None, kind: str | None = None) -> list
 
 
 def _tokens(uow: UnitOfWork, *, user_id: int | None, kind: str | None) -> list[tuple[ApiToken, str]]:
-    query = select(ApiToken, User.username).join(User, User.id == ApiToken.user_id).order_by(ApiToken.id.desc())
+    query = (select(ApiToken, User.username).join(User, col(User.id) == ApiToken.user_id)
+             .order_by(col(ApiToken.id).desc()))
     if user_id is not None:
         query = query.where(ApiToken.user_id == user_id)
     if kind is not None:

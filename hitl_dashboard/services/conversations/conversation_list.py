@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from sqlalchemy import func, or_
-from sqlmodel import select
+from sqlalchemy import ColumnElement, func, or_
+from sqlmodel import col, select
 
 from hitl_dashboard.db.models import Conversation, User, without_checkpoint
 from hitl_dashboard.domain.permissions import Actor
@@ -57,34 +57,34 @@ class ConversationPage:
 
 
 def _conditions(filters: ConversationFilter) -> list:
-    conditions = []
+    conditions: list[ColumnElement[bool]] = []
     if filters.status:
-        conditions.append(Conversation.status == filters.status)
+        conditions.append(col(Conversation.status) == filters.status)
     if filters.task_type:
-        conditions.append(Conversation.task_type == filters.task_type)
+        conditions.append(col(Conversation.task_type) == filters.task_type)
     if filters.initiator:
-        conditions.append(User.username == filters.initiator)
+        conditions.append(col(User.username) == filters.initiator)
     for word in filters.words():
         conditions.append(or_(func.lower(Conversation.title).contains(word, autoescape=True),
                               func.lower(Conversation.task).contains(word, autoescape=True)))
     if filters.created_from:
-        conditions.append(Conversation.created_at >= datetime.combine(filters.created_from, time.min, UTC))
+        conditions.append(col(Conversation.created_at) >= datetime.combine(filters.created_from, time.min, UTC))
     if filters.created_to:
         next_day = filters.created_to + timedelta(days=1)
-        conditions.append(Conversation.created_at < datetime.combine(next_day, time.min, UTC))
+        conditions.append(col(Conversation.created_at) < datetime.combine(next_day, time.min, UTC))
     return conditions
 
 
 def _summaries(session, conditions: list, *, limit: int, offset: int = 0,  # noqa: ANN001
                before: int | None = None, after: int | None = None) -> list[ConversationSummary]:
-    query = (select(Conversation, User.username).join(User, User.id == Conversation.initiator_id)
+    query = (select(Conversation, User.username).join(User, col(User.id) == Conversation.initiator_id)
              .options(*without_checkpoint()).where(*conditions))
     if after is not None:  # the page above: read upwards from the cursor, then show newest first
-        query = query.where(Conversation.id > after).order_by(Conversation.id.asc())
+        query = query.where(Conversation.id > after).order_by(col(Conversation.id).asc())
     else:
         if before is not None:
             query = query.where(Conversation.id < before)
-        query = query.order_by(Conversation.id.desc())
+        query = query.order_by(col(Conversation.id).desc())
     rows = [
         ConversationSummary(c.id, c.title, c.task_type, c.status, c.status_reason,
                             c.prompt_tokens + c.completion_tokens, c.created_at, username)
@@ -94,7 +94,7 @@ def _summaries(session, conditions: list, *, limit: int, offset: int = 0,  # noq
 
 
 def _count(session, conditions: list) -> int:  # noqa: ANN001
-    query = select(func.count()).select_from(Conversation).join(User, User.id == Conversation.initiator_id)
+    query = select(func.count()).select_from(Conversation).join(User, col(User.id) == Conversation.initiator_id)
     return session.exec(query.where(*conditions)).one()
 
 

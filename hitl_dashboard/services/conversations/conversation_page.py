@@ -4,6 +4,7 @@ and tool call), recently closed reviews and the code revisions."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest, ToolCall, User
@@ -36,7 +37,7 @@ class ConversationPage:
     open_reviews: list[OpenReview]
     outcomes: list[ReviewOutcome]
     revisions: list[CodeRevision]  # by key, then number
-    findings: list[RevisionFindings] = ()  # one per revision, same order (services/findings)
+    findings: Sequence[RevisionFindings] = ()  # one per revision, same order (services/findings)
     questions: dict | None = None  # open review id -> its questions to the agent, oldest first
     team_version: int | None = None  # the number of the team version it runs on (None: before versions)
     review_findings: dict | None = None  # open code review id -> ReviewFindings (the queue's flag)

@@ -50,7 +50,7 @@ def load_messages(session: Session, conversation_id: int, *, after_seq: int = 0,
     query = (
         select(Message)
         .where(Message.conversation_id == conversation_id, Message.seq > after_seq)
-        .order_by(Message.seq)
+        .order_by(col(Message.seq))
         .limit(limit)
     )
     return list(session.exec(query))
@@ -77,7 +77,7 @@ def load_detail(session: Session, conversation_id: int) -> ConversationDetail:
     steps, open_requests = load_progress(session, conversation)
     revisions = list(session.exec(
         select(CodeRevision).where(CodeRevision.conversation_id == conversation_id)
-        .order_by(CodeRevision.key, CodeRevision.number)
+        .order_by(CodeRevision.key, col(CodeRevision.number))
     ))
     version = session.get(TeamVersion, conversation.team_version_id) if conversation.team_version_id else None
     return ConversationDetail(conversation, steps, open_requests, revisions, version.number if version else None)

@@ -120,7 +120,7 @@ def fork_tree(actor: Actor | None, conversation_id: int) -> ForkTree:
                                 row.status)
         children = [Branch(c.id, c.title, c.origin or FORK, c.parent_turn or 0, c.status)
                     for c in uow.session.exec(select(Conversation).where(Conversation.parent_id == conversation_id)
-                                              .order_by(Conversation.parent_turn, Conversation.id))]
+                                              .order_by(col(Conversation.parent_turn), col(Conversation.id)))]
     return ForkTree(parent, children)
 
 
@@ -131,7 +131,7 @@ def turn_of_message(actor: Actor | None, conversation_id: int, seq: int) -> int:
         turn = uow.session.exec(
             select(TurnCheckpoint.turn).where(TurnCheckpoint.conversation_id == conversation_id,
                                               TurnCheckpoint.last_seq >= seq)
-            .order_by(TurnCheckpoint.turn).limit(1)
+            .order_by(col(TurnCheckpoint.turn)).limit(1)
         ).first()
     if turn is None:
         raise InvalidInput(f"message #{seq} of conversation {conversation_id} belongs to no stored turn", "seq")
@@ -161,9 +161,12 @@ def _branch(session: Session, actor: Actor, parent: Conversation, turn: int, ori
     except CheckpointError as exc:
         raise Conflict(f"the team state after turn {turn} of conversation {parent.id} cannot be rebuilt "
                        f"(turns stored before forks existed keep only their latest state): {exc}") from exc
-    last_seq = turn_row(session, parent.id, turn).last_seq if turn else 1
+    checkpoint = turn_row(session, parent.id, turn) if turn else None
+    if turn and checkpoint is None:  # state_at has just read it: gone means a concurrent change
+        raise Conflict(f"turn {turn} of conversation {parent.id} has no checkpoint any more")
+    last_seq = checkpoint.last_seq if checkpoint is not None else 1
     messages = list(session.exec(select(Message).where(Message.conversation_id == parent.id,
-                                                       Message.seq <= last_seq).order_by(Message.seq)))
+                                                       Message.seq <= last_seq).order_by(col(Message.seq))))
     edited_seq = None
     if edited_message is not None:
         edited_seq = _edit_turn_message(session, parent, turn, state, edited_message.strip())
@@ -183,7 +186,7 @@ def _branch(session: Session, actor: Actor, parent: Conversation, turn: int, ori
     copies = {}
     for m in messages:
         edited = m.seq == edited_seq
-        content = edited_message.strip() if edited else m.content
+        content = edited_message.strip() if edited and edited_message is not None else m.content
         copy = Message(conversation_id=child.id, seq=m.seq, source=m.source, kind=m.kind, content=content,
                        prompt_tokens=m.prompt_tokens, completion_tokens=m.completion_tokens, created_at=m.created_at,
                        model=None if edited else m.model)  # an edited message was not written by that model
@@ -193,10 +196,10 @@ def _branch(session: Session, actor: Actor, parent: Conversation, turn: int, ori
     _copy_revisions(session, parent.id, child.id,
                     {old: new.id for old, (new, seq) in copies.items() if seq != edited_seq})
     if edited_seq is not None:  # the edited copy proposes what its own text says, numbered after the earlier ones
-        edited = next(copy for copy, seq in copies.values() if seq == edited_seq)
+        edited_copy = next(copy for copy, seq in copies.values() if seq == edited_seq)
         session.flush()
-        blocks = proposed_code(pinned(child).code_authors, edited.source, edited.content)
-        enqueue_analysis(session, add_revisions(session, child.id, edited.id, blocks))
+        blocks = proposed_code(pinned(child).code_authors, edited_copy.source, edited_copy.content)
+        enqueue_analysis(session, add_revisions(session, child.id, edited_copy.id, blocks))
     if state is not None:
         session.add(TurnCheckpoint(conversation_id=child.id, turn=turn, kind=FULL, data=state, last_seq=last_seq))
     return child
@@ -227,7 +230,7 @@ def _spoken_in_turn(session: Session, conversation: Conversation, turn: int) -> 
         select(Message).where(Message.conversation_id == conversation.id, Message.seq > before,
                               Message.seq <= row.last_seq, Message.kind == MessageKind.TEXT,
                               col(Message.source).in_(pinned(conversation).agent_names))
-        .order_by(Message.seq)))
+        .order_by(col(Message.seq))))
 
 
 def _copy_revisions(session: Session, parent_id: int, child_id: int, message_ids: dict[int, int]) -> None:
@@ -248,7 +251,7 @@ def parent_revisions(actor: Actor | None, conversation_id: int) -> list[CodeRevi
         if conversation.parent_id is None:
             return []
         return list(uow.session.exec(select(CodeRevision).where(CodeRevision.conversation_id == conversation.parent_id)
-                                     .order_by(CodeRevision.key, CodeRevision.number)))
+                                     .order_by(CodeRevision.key, col(CodeRevision.number))))
 
 
 def compare_with_parent(actor: Actor | None, conversation_id: int, parent_revision_id: int,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.lookups import load_conversation
 from hitl_dashboard.db.models import CodeRevision
@@ -60,7 +60,7 @@ def _revisions_of(session: Session, conversation_id: int, *, key: str | None = N
     query = select(CodeRevision).where(CodeRevision.conversation_id == conversation_id)
     if key is not None:
         query = query.where(CodeRevision.key == key)
-    return list(session.exec(query.order_by(CodeRevision.key, CodeRevision.number)))
+    return list(session.exec(query.order_by(CodeRevision.key, col(CodeRevision.number))))
 
 
 def _get_revision(session: Session, conversation_id: int, revision_id: int) -> CodeRevision:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.lookups import load_conversation
 from hitl_dashboard.db.models import AuditEvent, CodeRevision, Decision, ReviewRequest, ToolCall, User
@@ -82,7 +82,7 @@ def _usernames(session: Session) -> dict[int, str]:
 
 def _revisions(session: Session, conversation_id: int, seq_of: dict[int, int]) -> list[dict]:
     rows = session.exec(select(CodeRevision).where(CodeRevision.conversation_id == conversation_id)
-                        .order_by(CodeRevision.key, CodeRevision.number))
+                        .order_by(CodeRevision.key, col(CodeRevision.number)))
     return [{"id": r.id, "key": r.key, "number": r.number, "language": r.language, "content": r.content,
              "content_hash": r.content_hash, "message_seq": seq_of.get(r.message_id), "created_at": _at(r.created_at)}
             for r in rows]
@@ -90,7 +90,7 @@ def _revisions(session: Session, conversation_id: int, seq_of: dict[int, int]) -
 
 def _reviews(session: Session, conversation_id: int, names: dict[int, str]) -> list[dict]:
     rows = session.exec(select(ReviewRequest).where(ReviewRequest.conversation_id == conversation_id)
-                        .order_by(ReviewRequest.id))
+                        .order_by(col(ReviewRequest.id)))
     return [{"id": r.id, "kind": r.kind, "required_role": r.required_role, "rule": r.rule, "reason": r.reason,
              "risk_flags": r.risk_flags, "subject": r.subject_label, "content_hash": r.content_hash,
              "status": r.status, "assignee": names.get(r.assignee_id) if r.assignee_id else None,
@@ -100,7 +100,7 @@ def _reviews(session: Session, conversation_id: int, names: dict[int, str]) -> l
 
 
 def _decisions(session: Session, conversation_id: int, names: dict[int, str]) -> list[dict]:
-    rows = session.exec(select(Decision).where(Decision.conversation_id == conversation_id).order_by(Decision.id))
+    rows = session.exec(select(Decision).where(Decision.conversation_id == conversation_id).order_by(col(Decision.id)))
     return [{"id": d.id, "review_id": d.review_request_id, "action": d.action, "reviewer": names.get(d.reviewer_id),
              "role": d.role, "reason": d.reason, "instructions": d.instructions, "target_agent": d.target_agent,
              "edited_args": d.edited_args, "line_comments": d.line_comments, "is_override": d.is_override,
@@ -109,7 +109,7 @@ def _decisions(session: Session, conversation_id: int, names: dict[int, str]) ->
 
 
 def _tool_calls(session: Session, conversation_id: int) -> list[dict]:
-    rows = session.exec(select(ToolCall).where(ToolCall.conversation_id == conversation_id).order_by(ToolCall.id))
+    rows = session.exec(select(ToolCall).where(ToolCall.conversation_id == conversation_id).order_by(col(ToolCall.id)))
     return [{"id": t.id, "tool": t.tool_name, "arguments": t.arguments, "approved_arguments": t.approved_arguments,
              "status": t.status, "result": t.result, "executed_at": _at(t.executed_at), "created_at": _at(t.created_at)}
             for t in rows]
@@ -117,5 +117,5 @@ def _tool_calls(session: Session, conversation_id: int) -> list[dict]:
 
 def _audit_events(session: Session, conversation_id: int) -> list[dict]:
     rows = session.exec(select(AuditEvent).where(AuditEvent.conversation_id == conversation_id)
-                        .order_by(AuditEvent.seq))
+                        .order_by(col(AuditEvent.seq)))
     return [{**e.payload(), "hash": e.hash} for e in rows]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
 from hitl_dashboard.db.models import Conversation
@@ -45,7 +45,8 @@ async def findings_for_turn(conversation_id: int, code: TurnCode, team: TeamDefi
             await analyse_one(digest, block.key, block.content, team.python_version)
     with reading() as uow:
         analyses = _statuses(uow.session, list(blocks))
-        severities = uow.session.exec(select(CodeFinding.severity).where(CodeFinding.content_hash.in_(list(blocks))))
+        severities = uow.session.exec(select(CodeFinding.severity)
+                                      .where(col(CodeFinding.content_hash).in_(list(blocks))))
         counts = Counter(severities)
     not_analysed = {}
     for digest, block in blocks.items():
@@ -58,5 +59,5 @@ async def findings_for_turn(conversation_id: int, code: TurnCode, team: TeamDefi
 
 def _statuses(session, digests: list[str]) -> dict[str, tuple[str, str | None]]:
     rows = session.exec(select(CodeAnalysis.content_hash, CodeAnalysis.status, CodeAnalysis.reason)
-                        .where(CodeAnalysis.content_hash.in_(digests)))
+                        .where(col(CodeAnalysis.content_hash).in_(digests)))
     return {digest: (status, reason) for digest, status, reason in rows.all()}

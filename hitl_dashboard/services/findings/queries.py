@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
 from hitl_dashboard.db.lookups import load_conversation
@@ -73,9 +73,9 @@ def findings_of(session: Session, revisions: list[CodeRevision]) -> list[Revisio
     statuses, found = {}, defaultdict(list)
     if digests:
         statuses = {a.content_hash: a for a in session.exec(
-            select(CodeAnalysis).where(CodeAnalysis.content_hash.in_(digests)))}
-        for finding in session.exec(select(CodeFinding).where(CodeFinding.content_hash.in_(digests))
-                                    .order_by(CodeFinding.line, CodeFinding.analyser, CodeFinding.id)):
+            select(CodeAnalysis).where(col(CodeAnalysis.content_hash).in_(digests)))}
+        for finding in session.exec(select(CodeFinding).where(col(CodeFinding.content_hash).in_(digests))
+                                    .order_by(col(CodeFinding.line), CodeFinding.analyser, col(CodeFinding.id))):
             found[finding.content_hash].append(finding)
     answers = []
     for r in revisions:

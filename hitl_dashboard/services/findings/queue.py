@@ -12,7 +12,7 @@ from sqlalchemy import update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, or_, select
+from sqlmodel import Session, col, or_, select
 
 from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
 from hitl_dashboard.db.models import CodeRevision, Conversation, utcnow
@@ -78,21 +78,22 @@ def _claim(limit: int) -> list[tuple[str, str, str, str]]:
     with transaction() as uow:
         due = uow.session.exec(
             select(CodeAnalysis).where(or_(CodeAnalysis.status == PENDING,
-                                           (CodeAnalysis.status == RUNNING) & (CodeAnalysis.claim_expires_at < now)))
-            .order_by(CodeAnalysis.created_at).limit(limit)
+                                           (col(CodeAnalysis.status) == RUNNING)
+                                           & (col(CodeAnalysis.claim_expires_at) < now)))
+            .order_by(col(CodeAnalysis.created_at)).limit(limit)
         ).all()
         for row in due:
             if row.attempts >= MAX_ATTEMPTS:
-                uow.session.exec(update(CodeAnalysis).where(CodeAnalysis.content_hash == row.content_hash,
-                                                            CodeAnalysis.attempts == row.attempts)
+                uow.session.exec(update(CodeAnalysis).where(col(CodeAnalysis.content_hash) == row.content_hash,
+                                                            col(CodeAnalysis.attempts) == row.attempts)
                                  .values(status=NOT_ANALYSED, finished_at=now,
                                          reason=f"the analysis of {row.file} was interrupted {row.attempts} "
                                                 "times"))
                 continue
             won = uow.session.exec(
                 update(CodeAnalysis)
-                .where(CodeAnalysis.content_hash == row.content_hash, CodeAnalysis.attempts == row.attempts,
-                       CodeAnalysis.status.in_([PENDING, RUNNING]))
+                .where(col(CodeAnalysis.content_hash) == row.content_hash, col(CodeAnalysis.attempts) == row.attempts,
+                       col(CodeAnalysis.status).in_([PENDING, RUNNING]))
                 .values(status=RUNNING, attempts=row.attempts + 1, claim_expires_at=until)
             ).rowcount == 1
             source = _source(uow.session, row.content_hash) if won else None
@@ -106,8 +107,8 @@ def _source(session: Session, digest: str) -> tuple[str, str] | None:
     (A text is analysed once, under the first team that proposed it: docs/findings.md.)"""
     found = session.exec(
         select(CodeRevision.content, Conversation.team_version_id, Conversation.template)
-        .join(Conversation, Conversation.id == CodeRevision.conversation_id)
-        .where(CodeRevision.content_hash == digest).order_by(CodeRevision.id).limit(1)
+        .join(Conversation, col(Conversation.id) == CodeRevision.conversation_id)
+        .where(CodeRevision.content_hash == digest).order_by(col(CodeRevision.id)).limit(1)
     ).first()
     if found is None:
         return None
@@ -132,8 +133,8 @@ def _finish(digest: str, key: str, result: AnalysisResult) -> bool:
                 uow.rollback()
                 return False
         elif session.exec(
-            update(CodeAnalysis).where(CodeAnalysis.content_hash == digest,
-                                       CodeAnalysis.status.in_([PENDING, RUNNING]))
+            update(CodeAnalysis).where(col(CodeAnalysis.content_hash) == digest,
+                                       col(CodeAnalysis.status).in_([PENDING, RUNNING]))
             .values(status=result.status, reason=result.reason, finished_at=now, claim_expires_at=None)
         ).rowcount != 1:
             return False

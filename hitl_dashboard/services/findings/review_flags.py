@@ -11,7 +11,7 @@ from collections import defaultdict
 
 from sqlalchemy import func
 from sqlalchemy.orm import aliased
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.findings_models import CodeAnalysis, CodeFinding
 from hitl_dashboard.db.models import CodeRevision, ReviewRequest
@@ -26,22 +26,23 @@ def review_findings(session: Session, review_ids: list[int]) -> dict[int, Review
         return {}
     subject, sibling = aliased(CodeRevision), aliased(CodeRevision)
     files_of_review = (
-        select(ReviewRequest.id.label("review_id"), sibling.key, sibling.language, sibling.content_hash)
-        .join(subject, subject.id == ReviewRequest.subject_id)
-        .join(sibling, (sibling.conversation_id == subject.conversation_id)
-              & (sibling.message_id == subject.message_id))
-        .where(ReviewRequest.id.in_(review_ids), ReviewRequest.subject_type == SubjectType.CODE_REVISION)
+        select(col(ReviewRequest.id).label("review_id"), sibling.key, sibling.language, sibling.content_hash)
+        .join(subject, col(subject.id) == ReviewRequest.subject_id)
+        .join(sibling, (col(sibling.conversation_id) == subject.conversation_id)
+              & (col(sibling.message_id) == subject.message_id))
+        .where(col(ReviewRequest.id).in_(review_ids), ReviewRequest.subject_type == SubjectType.CODE_REVISION)
     ).subquery()
     files = session.exec(
-        select(files_of_review.c.review_id, files_of_review.c.key, files_of_review.c.language,
+        # sqlmodel's select() is typed for at most 4 columns; it takes any number.
+        select(files_of_review.c.review_id, files_of_review.c.key, files_of_review.c.language,  # type: ignore[call-overload]
                CodeAnalysis.status, CodeAnalysis.reason)
         .outerjoin(CodeAnalysis, CodeAnalysis.content_hash == files_of_review.c.content_hash)
         .order_by(files_of_review.c.review_id, files_of_review.c.key)
     ).all()
     counts: dict[int, dict[str, int]] = defaultdict(dict)
     for review_id, severity, count in session.exec(
-        select(files_of_review.c.review_id, CodeFinding.severity, func.count(CodeFinding.id))
-        .join(CodeFinding, CodeFinding.content_hash == files_of_review.c.content_hash)
+        select(files_of_review.c.review_id, CodeFinding.severity, func.count(col(CodeFinding.id)))
+        .join(CodeFinding, col(CodeFinding.content_hash) == files_of_review.c.content_hash)
         .group_by(files_of_review.c.review_id, CodeFinding.severity)
     ).all():
         counts[review_id][severity] = count

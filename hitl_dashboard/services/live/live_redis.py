@@ -76,7 +76,8 @@ async def consume(url: str, on_changed: Callable[[int, tuple[str, ...] | None], 
     client = redis.asyncio.Redis.from_url(url)
     while True:
         try:
-            popped = await client.blpop([QUEUE_KEY], timeout=5)
+            # redis-py types each command for its sync and async clients at once (Awaitable[T] | T).
+            popped = await client.blpop([QUEUE_KEY], timeout=5)  # type: ignore[misc]
             if popped is None:
                 continue
             event = json.loads(popped[1])

@@ -143,7 +143,8 @@ class RedisStreams:
         await pipe.execute()
 
     async def watchers(self, feed: str) -> list[str]:
-        return [token.decode() for token in await self.client.smembers(self._watchers_key(feed))]
+        # redis-py types each command for its sync and async clients at once (Awaitable[T] | T).
+        return [token.decode() for token in await self.client.smembers(self._watchers_key(feed))]  # type: ignore[misc]
 
     async def watched(self, feeds: list[str]) -> set[str]:
         """As LocalStreams.watched, in one round trip: a refresh pass after a burst of decisions asks
@@ -159,7 +160,7 @@ class RedisStreams:
         return {feed for feed, exists in zip(feeds, found, strict=True) if exists}
 
     async def forget(self, feed: str, token: str) -> None:
-        await self.client.srem(self._watchers_key(feed), token)
+        await self.client.srem(self._watchers_key(feed), token)  # type: ignore[misc]  # as in watchers()
 
 
 _stores: dict[int, LocalStreams | RedisStreams] = {}

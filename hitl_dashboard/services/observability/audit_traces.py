@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from opentelemetry.util.types import AttributeValue
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
@@ -23,9 +24,10 @@ _CARRY = "hitl_trace_carriers"
 STARTS_A_CHAIN = (*DECISION_ACTIONS, "conversation.started", "conversation.retried")
 
 
-def attributes(e: AuditEvent | AuditOutbox) -> dict[str, object]:
-    found = {"hitl.audit.action": e.action, "hitl.actor": e.actor, "hitl.actor.role": e.actor_role,
-             "hitl.conversation.id": e.conversation_id, "hitl.review.id": e.review_request_id}
+def attributes(e: AuditEvent | AuditOutbox) -> dict[str, AttributeValue]:
+    found: dict[str, AttributeValue | None] = {
+        "hitl.audit.action": e.action, "hitl.actor": e.actor, "hitl.actor.role": e.actor_role,
+        "hitl.conversation.id": e.conversation_id, "hitl.review.id": e.review_request_id}
     for name in ("rule", "role", "to", "tool", "kind"):
         value = e.details.get(name) if isinstance(e.details, dict) else None
         if isinstance(value, (str, int, float, bool)):
@@ -80,7 +82,7 @@ def _carry(session: Session, conversation_id: int, carrier: dict[str, str]) -> N
     with session.no_autoflush:
         conversation = session.get(Conversation, conversation_id)
     next_input = conversation.next_input if conversation is not None else None
-    if isinstance(next_input, dict) and next_input.get(tracing.CARRIER_KEY) != carrier:
+    if conversation is not None and isinstance(next_input, dict) and next_input.get(tracing.CARRIER_KEY) != carrier:
         # A new dict (not a change inside the old one): the JSON column sees it and the commit writes it.
         conversation.next_input = {**next_input, tracing.CARRIER_KEY: carrier}
 

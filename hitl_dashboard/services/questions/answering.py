@@ -9,13 +9,14 @@ import logging
 from datetime import timedelta
 
 from sqlalchemy import update
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.agents.model_clients import agent_model_specs
 from hitl_dashboard.agents.questions import Answer, QuestionContext, answer_question
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import Conversation, Message, ReviewRequest, User, utcnow
 from hitl_dashboard.db.questions_models import ReviewQuestion
+from hitl_dashboard.db.rows import get_existing
 from hitl_dashboard.domain.enums import SubjectType
 from hitl_dashboard.domain.stored_values import MODEL_CHARS, fit_with_hash, storable_text
 from hitl_dashboard.services.audit.audit_context import revisions_under_review
@@ -54,9 +55,9 @@ def _claim(limit: int) -> list:
         session = uow.session
         due = session.exec(
             select(ReviewQuestion).where(
-                (ReviewQuestion.status == "open")
-                | ((ReviewQuestion.status == "answering") & (ReviewQuestion.claim_expires_at < now)))
-            .order_by(ReviewQuestion.id).limit(limit)
+                (col(ReviewQuestion.status) == "open")
+                | ((col(ReviewQuestion.status) == "answering") & (col(ReviewQuestion.claim_expires_at) < now)))
+            .order_by(col(ReviewQuestion.id)).limit(limit)
         ).all()
         for q in due:
             if q.attempts >= MAX_ATTEMPTS:
@@ -64,12 +65,12 @@ def _claim(limit: int) -> list:
                 session.add(q)
                 continue
             won = session.exec(
-                update(ReviewQuestion).where(ReviewQuestion.id == q.id, ReviewQuestion.attempts == q.attempts)
+                update(ReviewQuestion).where(col(ReviewQuestion.id) == q.id, col(ReviewQuestion.attempts) == q.attempts)
                 .values(status="answering", attempts=q.attempts + 1, claim_expires_at=until)
             ).rowcount == 1
             if not won:
                 continue
-            conversation = session.get(Conversation, q.conversation_id)
+            conversation = get_existing(session, Conversation, q.conversation_id)
             team = pinned(conversation)
             spec = agent_model_specs(team, conversation.model_routing or {})[q.agent]
             claimed.append((q.id, team, spec, _context(session, q, conversation)))
@@ -77,7 +78,7 @@ def _claim(limit: int) -> list:
 
 
 def _context(session: Session, q: ReviewQuestion, conversation: Conversation) -> QuestionContext:
-    request = session.get(ReviewRequest, q.review_request_id)
+    request = get_existing(session, ReviewRequest, q.review_request_id)
     files = []
     if request.subject_type == SubjectType.CODE_REVISION:
         files = [(r.key, r.content) for r in revisions_under_review(session, request)[0]]
@@ -89,7 +90,7 @@ def _context(session: Session, q: ReviewQuestion, conversation: Conversation) ->
     said = session.exec(
         select(Message.source, Message.content)
         .where(Message.conversation_id == conversation.id, Message.created_at < q.created_at)
-        .order_by(Message.seq.desc()).limit(TRANSCRIPT_MESSAGES)
+        .order_by(col(Message.seq).desc()).limit(TRANSCRIPT_MESSAGES)
     ).all()
     return QuestionContext(q.agent, conversation.task, files, q.question,
                            reviewer.username if reviewer else "a reviewer", q.key, q.line,
@@ -107,7 +108,7 @@ def _store(question_id: int, answer: Answer, *, error: str | None) -> bool:
         q.error = storable_text(error) if error else None
         q.model = fit_with_hash(answer.model, MODEL_CHARS) or None
         session.add(q)
-        conversation = session.get(Conversation, q.conversation_id)
+        conversation = get_existing(session, Conversation, q.conversation_id)
         conversation.prompt_tokens += answer.prompt_tokens
         conversation.completion_tokens += answer.completion_tokens
         text = (f"ANSWER to question #{q.id}: {q.answer}" if error is None

@@ -6,12 +6,13 @@ model failed to answer can be asked again (retry_question) by whoever may ask.""
 
 from __future__ import annotations
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.lookups import get_request
 from hitl_dashboard.db.models import Conversation, Message, ReviewRequest
 from hitl_dashboard.db.questions_models import ReviewQuestion
+from hitl_dashboard.db.rows import get_existing
 from hitl_dashboard.domain.decisions import MAX_TEXT
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewKind, ReviewStatus
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
@@ -37,7 +38,7 @@ def ask_question(actor: Actor, review_id: int, text: str, *, key: str | None = N
         session = uow.session
         request = get_request(uow, review_id)
         _check_can_ask(actor, request)
-        conversation = session.get(Conversation, request.conversation_id)
+        conversation = get_existing(session, Conversation, request.conversation_id)
         if is_external(conversation):  # its work was produced elsewhere: no agent of ours knows it
             raise InvalidInput("an external request has no agent here to ask; ask its caller (the link on the "
                                "page) or revise with instructions", "question")
@@ -106,8 +107,8 @@ def note(session: Session, conversation: Conversation, source: str, kind: str, t
 def questions_of(session: Session, review_ids: list[int]) -> dict[int, list[ReviewQuestion]]:
     found: dict[int, list[ReviewQuestion]] = {}
     if review_ids:
-        for q in session.exec(select(ReviewQuestion).where(ReviewQuestion.review_request_id.in_(review_ids))
-                              .order_by(ReviewQuestion.id)):
+        for q in session.exec(select(ReviewQuestion).where(col(ReviewQuestion.review_request_id).in_(review_ids))
+                              .order_by(col(ReviewQuestion.id))):
             found.setdefault(q.review_request_id, []).append(q)
     return found
 

@@ -5,7 +5,8 @@ browsers on the conversation and the queues."""
 
 from __future__ import annotations
 
-from sqlalchemy import update
+from sqlalchemy import ColumnElement, update
+from sqlmodel import col
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.lookups import get_request
@@ -57,9 +58,10 @@ def _claim_if_pending(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewRe
     """The request as the claim left it (RETURNING: no read before or after the write), or None when
     it was not pending or not of the reviewer's roles. Two claims at once: PostgreSQL's UPDATE waits
     for the first and finds the row no longer pending; SQLite's writers already take turns."""
-    conditions = [ReviewRequest.id == review_id, ReviewRequest.status == ReviewStatus.PENDING]
+    conditions: list[ColumnElement[bool]] = [col(ReviewRequest.id) == review_id,
+                                             col(ReviewRequest.status) == ReviewStatus.PENDING]
     if not actor.is_admin:  # the rule of check_can_claim, in the statement
-        conditions.append(ReviewRequest.required_role.in_(sorted(actor.roles)))
+        conditions.append(col(ReviewRequest.required_role).in_(sorted(actor.roles)))
     return uow.session.execute(
         update(ReviewRequest).where(*conditions)
         .values(status=ReviewStatus.CLAIMED, assignee_id=actor.user_id, claimed_at=utcnow(),
@@ -77,7 +79,7 @@ def release_request(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewRequ
         raise PermissionDenied(f"{actor.username} did not claim review request {review_id}")
     result = uow.session.exec(
         update(ReviewRequest)
-        .where(ReviewRequest.id == review_id, ReviewRequest.version == request.version)
+        .where(col(ReviewRequest.id) == review_id, col(ReviewRequest.version) == request.version)
         .values(status=ReviewStatus.PENDING, assignee_id=None, claimed_at=None, version=ReviewRequest.version + 1)
     )
     if result.rowcount != 1:

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from sqlalchemy import exists, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import select
+from sqlmodel import col, select
 
 from hitl_dashboard.agents.tools import validate_tool_args
 from hitl_dashboard.db.audit import append_audit
@@ -25,6 +25,7 @@ from hitl_dashboard.db.models import (
     without_checkpoint,
 )
 from hitl_dashboard.db.questions_models import ReviewQuestion
+from hitl_dashboard.db.rows import get_existing, table_of
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput, render_line_comments, validate_decision
 from hitl_dashboard.domain.enums import (
@@ -103,8 +104,8 @@ def _request_and_locked_conversation(uow: UnitOfWork, review_id: int) -> tuple[R
     conditional UPDATE in _record finds out."""
     found = uow.session.exec(
         select(ReviewRequest, Conversation,
-               exists().where(ReviewQuestion.review_request_id == ReviewRequest.id).label("asked"))
-        .join(Conversation, Conversation.id == ReviewRequest.conversation_id)
+               exists().where(col(ReviewQuestion.review_request_id) == ReviewRequest.id).label("asked"))
+        .join(Conversation, col(Conversation.id) == ReviewRequest.conversation_id)
         .where(ReviewRequest.id == review_id).options(*without_checkpoint())
         .with_for_update(of=Conversation).execution_options(populate_existing=True)
     ).first()
@@ -136,7 +137,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
         raise
     edited = None
     if decision.edited_args is not None:
-        tool_call = uow.session.get(ToolCall, request.subject_id)
+        tool_call = get_existing(uow.session, ToolCall, request.subject_id)
         edited = (validate_external_edit(uow.session, conversation.id, decision.edited_args)
                   if is_external(conversation) else
                   validate_tool_args(pinned(conversation), tool_call.tool_name, decision.edited_args))
@@ -148,9 +149,9 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
     # the rows it changed (a fifth of this function's CPU). The one it changes is `request`, whose
     # new values are set below as loaded ones (the webhook and the metrics read them).
     result = uow.session.connection().execute(
-        update(ReviewRequest.__table__)
-        .where(ReviewRequest.id == review_id, ReviewRequest.version == request.version,
-               ReviewRequest.status.in_(OPEN_REVIEW_STATUSES))
+        update(table_of(ReviewRequest))
+        .where(col(ReviewRequest.id) == review_id, col(ReviewRequest.version) == request.version,
+               col(ReviewRequest.status).in_(OPEN_REVIEW_STATUSES))
         .values(closed)
     )
     if result.rowcount == 1:
@@ -217,11 +218,11 @@ def _earlier(uow: UnitOfWork, key: str | None, fingerprint: str, actor: Actor) -
     if row.request_fingerprint is not None and row.request_fingerprint != fingerprint:
         raise InvalidInput(f"Idempotency-Key '{key}' was already used for a different request; "
                            "send a new key for a new decision", "idempotency_key")
-    conversation = uow.session.get(Conversation, row.conversation_id, options=without_checkpoint())
+    conversation = get_existing(uow.session, Conversation, row.conversation_id, options=without_checkpoint())
     now_open = uow.session.exec(
         select(ReviewRequest.id).where(ReviewRequest.conversation_id == row.conversation_id,
-                                       ReviewRequest.status.in_(OPEN_REVIEW_STATUSES))
-        .order_by(ReviewRequest.id).limit(1)
+                                       col(ReviewRequest.status).in_(OPEN_REVIEW_STATUSES))
+        .order_by(col(ReviewRequest.id)).limit(1)
     ).first()
     return DecisionOutcome(row.id, row.review_request_id, row.conversation_id, row.action, conversation.status,
                            now_open, True)
@@ -256,7 +257,7 @@ def _transcript_note(uow, conversation: Conversation, actor: Actor, request, dec
     if detail:
         text += f": {detail}"
     if request.kind == ReviewKind.TOOL_CALL:
-        call = uow.session.get(ToolCall, request.subject_id)
+        call = get_existing(uow.session, ToolCall, request.subject_id)
         if decision.action == Action.APPROVE:
             text += f"\nApproved to run: {describe_call(call.tool_name, call.arguments, edited)}"
         elif decision.action != Action.ABORT:

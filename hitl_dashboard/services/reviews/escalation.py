@@ -7,10 +7,11 @@ does the work inside a caller's transaction (a test on another process's databas
 from __future__ import annotations
 
 from sqlalchemy import update
-from sqlmodel import select
+from sqlmodel import col, select
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import Conversation, ReviewRequest, review_is_open, utcnow, without_checkpoint
+from hitl_dashboard.db.rows import get_existing
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ConversationStatus, ReviewStatus
 from hitl_dashboard.domain.sla import escalation_target
@@ -31,21 +32,21 @@ def escalate_overdue_in(uow: UnitOfWork, *, limit: int = 200) -> list[int]:
     overdue = uow.session.exec(
         select(ReviewRequest)
         .where(review_is_open(), ReviewRequest.due_at < now)  # ix_reviews_open_due: overdue rows only
-        .order_by(ReviewRequest.due_at).limit(limit)
+        .order_by(col(ReviewRequest.due_at)).limit(limit)
     ).all()
     handled = []
     for request in overdue:
         # The conversation first, then its requests, as a decision and the runner lock them
         # (PostgreSQL: FOR UPDATE), so an escalation and a decision never wait for each other in a cycle.
-        conversation = uow.session.get(Conversation, request.conversation_id, options=without_checkpoint(),
-                                       with_for_update=True)
+        conversation = get_existing(uow.session, Conversation, request.conversation_id,
+                                    options=without_checkpoint(), with_for_update=True)
         target = escalation_target(request.required_role)
         abort = conversation.on_overdue == "abort" or target is None
         new_status = ReviewStatus.EXPIRED if abort else ReviewStatus.ESCALATED
         won = uow.session.exec(
             update(ReviewRequest)
-            .where(ReviewRequest.id == request.id, ReviewRequest.version == request.version,
-                   ReviewRequest.status.in_(OPEN_REVIEW_STATUSES))
+            .where(col(ReviewRequest.id) == request.id, col(ReviewRequest.version) == request.version,
+                   col(ReviewRequest.status).in_(OPEN_REVIEW_STATUSES))
             .values(status=new_status, version=ReviewRequest.version + 1, closed_at=now)
         ).rowcount == 1
         if not won:
@@ -55,7 +56,7 @@ def escalate_overdue_in(uow: UnitOfWork, *, limit: int = 200) -> list[int]:
                      review_request_id=request.id, content_hash=request.content_hash,
                      details={"due_at": request.due_at.isoformat(), "role": request.required_role, "to": target})
         webhooks.review_escalated(uow.session, request, None if abort else target)
-        if abort:
+        if abort or target is None:  # no target: abort already (said again for the type checker)
             dismiss_open_requests(uow.session, conversation.id, actor="sla", why="review deadline passed")
             conversation.status = ConversationStatus.ABORTED
             conversation.status_reason = f"{request.required_role} review was overdue (policy: abort)"

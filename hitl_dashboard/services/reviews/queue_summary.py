@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import func
-from sqlmodel import select
+from sqlmodel import col, select
 
 from hitl_dashboard.db.models import Conversation, ReviewRequest, review_is_open
 from hitl_dashboard.domain.permissions import Actor, check_can_claim
@@ -33,7 +33,7 @@ def open_counts(actor: Actor, roles: tuple[str, ...]) -> dict[str, int]:
     if not roles:
         return {}
     query = (select(ReviewRequest.required_role, func.count())
-             .where(review_is_open(), ReviewRequest.required_role.in_(roles))
+             .where(review_is_open(), col(ReviewRequest.required_role).in_(roles))
              .group_by(ReviewRequest.required_role))
     with reading() as uow:
         found = dict(uow.session.exec(query).all())
@@ -45,10 +45,11 @@ def newest_open(actor: Actor, roles: tuple[str, ...], limit: int = NEWEST) -> li
         check_can_claim(actor, role)
     if not roles:
         return []
-    query = (select(ReviewRequest.id, ReviewRequest.required_role, ReviewRequest.conversation_id,
+    # sqlmodel's select() is typed for at most 4 columns; it takes any number.
+    query = (select(ReviewRequest.id, ReviewRequest.required_role, ReviewRequest.conversation_id,  # type: ignore[call-overload]
                     Conversation.title, ReviewRequest.created_at)
              .join(Conversation, Conversation.id == ReviewRequest.conversation_id)
-             .where(review_is_open(), ReviewRequest.required_role.in_(roles))
-             .order_by(ReviewRequest.id.desc()).limit(limit))
+             .where(review_is_open(), col(ReviewRequest.required_role).in_(roles))
+             .order_by(col(ReviewRequest.id).desc()).limit(limit))
     with reading() as uow:
         return [Arrival(*row) for row in uow.session.exec(query).all()]

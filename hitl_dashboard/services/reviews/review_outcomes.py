@@ -3,9 +3,11 @@ what and when, an override with its reason, and for a tool call what really ran.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from hitl_dashboard.db.models import AuditEvent, Decision, ReviewRequest, ToolCall, User
 from hitl_dashboard.db.uow import UnitOfWork
@@ -31,33 +33,35 @@ def recent_outcomes(uow: UnitOfWork, conversation_id: int, *, limit: int = 6) ->
     session = uow.session
     closed = session.exec(
         select(ReviewRequest).where(ReviewRequest.conversation_id == conversation_id,
-                                    ReviewRequest.status.not_in(OPEN_REVIEW_STATUSES))
-        .order_by(ReviewRequest.closed_at.desc(), ReviewRequest.id.desc()).limit(limit)
+                                    col(ReviewRequest.status).not_in(OPEN_REVIEW_STATUSES))
+        .order_by(col(ReviewRequest.closed_at).desc(), col(ReviewRequest.id).desc()).limit(limit)
     ).all()
     if not closed:
         return []
     ids = [r.id for r in closed]
     latest: dict[int, Decision] = {}
-    for decision in session.exec(select(Decision).where(Decision.review_request_id.in_(ids)).order_by(Decision.id)):
+    for decision in session.exec(select(Decision).where(col(Decision.review_request_id).in_(ids))
+                                 .order_by(col(Decision.id))):
         latest[decision.review_request_id] = decision  # ascending ids: the last one wins
     reviewers = {d.reviewer_id for d in latest.values()}
-    names = dict(session.exec(select(User.id, User.username).where(User.id.in_(reviewers))).all()) if reviewers else {}
+    names = (dict(session.exec(select(User.id, User.username).where(col(User.id).in_(reviewers))).all())
+             if reviewers else {})
     dismissed = [r.id for r in closed if r.status == ReviewStatus.DISMISSED]
-    dismissals: dict[int, tuple[str, dict | None]] = {}
+    dismissals: dict[int | None, tuple[str, Mapping[str, Any] | None]] = {}
     if dismissed:
         for request_id, actor, details in session.exec(
             select(AuditEvent.review_request_id, AuditEvent.actor, AuditEvent.details)
-            .where(AuditEvent.review_request_id.in_(dismissed), AuditEvent.action == "review.dismissed")
-            .order_by(AuditEvent.seq)
+            .where(col(AuditEvent.review_request_id).in_(dismissed), AuditEvent.action == "review.dismissed")
+            .order_by(col(AuditEvent.seq))
         ):
             dismissals[request_id] = (actor, details)
     call_ids = [r.subject_id for r in closed if r.kind == ReviewKind.TOOL_CALL]
-    calls = {c.id: c for c in session.exec(select(ToolCall).where(ToolCall.id.in_(call_ids)))} if call_ids else {}
+    calls = {c.id: c for c in session.exec(select(ToolCall).where(col(ToolCall.id).in_(call_ids)))} if call_ids else {}
     return [_outcome(r, latest.get(r.id), names, dismissals.get(r.id), calls) for r in closed]
 
 
 def _outcome(request: ReviewRequest, decision: Decision | None, names: dict[int, str],
-             dismissal: tuple[str, dict | None] | None, calls: dict[int, ToolCall]) -> ReviewOutcome:
+             dismissal: tuple[str, Mapping[str, Any] | None] | None, calls: dict[int, ToolCall]) -> ReviewOutcome:
     override = decision.override_reason if decision is not None and decision.is_override else ""
     tool = ""
     if request.kind == ReviewKind.TOOL_CALL and request.subject_id in calls:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy.orm import aliased
-from sqlmodel import or_, select
+from sqlmodel import col, or_, select
 
 from hitl_dashboard.db.lookups import get_request
 from hitl_dashboard.db.models import Conversation, ReviewRequest, User, review_is_open, utcnow
@@ -92,9 +92,11 @@ def query_reviews(uow: UnitOfWork, roles, statuses, conversation_id, limit, offs
     """The step behind every review list: the caller has checked which roles the actor may see.
     One role and the open statuses (the queue) read ix_reviews_open_role_due in order: no sort."""
     assignee = aliased(User)
-    role_term = ReviewRequest.required_role == roles[0] if len(roles) == 1 else ReviewRequest.required_role.in_(roles)
+    role_term = (ReviewRequest.required_role == roles[0] if len(roles) == 1
+                 else col(ReviewRequest.required_role).in_(roles))
     query = (
-        select(ReviewRequest, Conversation.title, Conversation.task_type,
+        # sqlmodel's select() is typed for at most 4 columns; it takes any number.
+        select(ReviewRequest, Conversation.title, Conversation.task_type,  # type: ignore[call-overload]
                Conversation.prompt_tokens + Conversation.completion_tokens, assignee.username, Conversation.origin)
         .join(Conversation, Conversation.id == ReviewRequest.conversation_id)
         .outerjoin(assignee, assignee.id == ReviewRequest.assignee_id)
@@ -105,12 +107,12 @@ def query_reviews(uow: UnitOfWork, roles, statuses, conversation_id, limit, offs
     if statuses is not None and set(statuses) == OPEN_STATUS_VALUES:
         query = query.where(review_is_open())
     elif statuses is not None:
-        query = query.where(ReviewRequest.status.in_(statuses))
+        query = query.where(col(ReviewRequest.status).in_(statuses))
     if conversation_id is not None:
         query = query.where(ReviewRequest.conversation_id == conversation_id)
     if search:
         pattern = f"%{search.strip()[:100]}%"
-        query = query.where(or_(Conversation.title.ilike(pattern), ReviewRequest.reason.ilike(pattern)))
+        query = query.where(or_(col(Conversation.title).ilike(pattern), col(ReviewRequest.reason).ilike(pattern)))
     return [
         ReviewListItem(r.id, r.version, r.required_role, r.conversation_id, title, task_type, r.kind,
                        r.subject_type, r.subject_label, r.rule, r.reason, list(r.risk_flags), tokens, r.status,

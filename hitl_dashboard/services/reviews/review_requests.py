@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import AuditEvent, Conversation, Decision, ReviewRequest, User, utcnow
@@ -87,7 +89,7 @@ def dismiss_open_requests(session: Session, conversation_id: int, *, actor: str,
     open_requests = session.exec(
         select(ReviewRequest).where(
             ReviewRequest.conversation_id == conversation_id,
-            ReviewRequest.status.in_(OPEN_REVIEW_STATUSES),
+            col(ReviewRequest.status).in_(OPEN_REVIEW_STATUSES),
         )
     ).all()
     count = 0
@@ -108,7 +110,7 @@ def signoff_approvals(session: Session, conversation_id: int) -> list[Approval]:
     """Every approval of a sign-off request in the conversation, with the content it approved."""
     rows = session.exec(
         select(Decision.role, Decision.content_hash)
-        .join(ReviewRequest, ReviewRequest.id == Decision.review_request_id)
+        .join(ReviewRequest, col(ReviewRequest.id) == Decision.review_request_id)
         .where(Decision.conversation_id == conversation_id, Decision.action == Action.APPROVE,
                ReviewRequest.kind == ReviewKind.SIGNOFF)
     ).all()
@@ -118,22 +120,22 @@ def signoff_approvals(session: Session, conversation_id: int) -> list[Approval]:
 def closed_how(session: Session, request: ReviewRequest) -> str:
     """Why a request is no longer open, for the reviewer who lost a race: who did what, when."""
     decision = session.exec(
-        select(Decision).where(Decision.review_request_id == request.id).order_by(Decision.id.desc()).limit(1)
+        select(Decision).where(Decision.review_request_id == request.id).order_by(col(Decision.id).desc()).limit(1)
     ).first()
-    decided = decision is not None and request.status == ReviewStatus.DECIDED
-    who = session.get(User, decision.reviewer_id) if decided else None
+    decided = decision if decision is not None and request.status == ReviewStatus.DECIDED else None
+    who = session.get(User, decided.reviewer_id) if decided else None
     dismissal = None
     if request.status == ReviewStatus.DISMISSED:
         dismissal = session.exec(
             select(AuditEvent.actor, AuditEvent.details)
             .where(AuditEvent.review_request_id == request.id, AuditEvent.action == "review.dismissed")
-            .order_by(AuditEvent.seq.desc()).limit(1)
+            .order_by(col(AuditEvent.seq).desc()).limit(1)
         ).first()
     return describe_closed(request, decision, who.username if who else None, dismissal)
 
 
 def describe_closed(request: ReviewRequest, decision: Decision | None, reviewer: str | None,
-                    dismissal: tuple[str, dict | None] | None) -> str:
+                    dismissal: tuple[str, Mapping[str, Any] | None] | None) -> str:
     """closed_how's wording, from rows the caller read: the request's latest decision, its
     reviewer's name, and the (actor, details) of its latest review.dismissed event."""
     if decision is not None and request.status == ReviewStatus.DECIDED:
@@ -149,4 +151,4 @@ def describe_closed(request: ReviewRequest, decision: Decision | None, reviewer:
 
 def _sla_hours(conversation: Conversation) -> dict[str, float]:
     """The server's SLA per role, overridden by what the conversation's team (its version) declares."""
-    return {**get_settings().sla_hours(), **pinned(conversation).sla_hours}
+    return get_settings().sla_hours() | pinned(conversation).sla_hours

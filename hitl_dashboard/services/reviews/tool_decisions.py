@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.models import Conversation, ReviewRequest, ToolCall
+from hitl_dashboard.db.rows import get_existing
 from hitl_dashboard.domain.enums import (
     OPEN_REVIEW_STATUSES,
     Action,
@@ -28,7 +29,7 @@ def record_tool_decision(session: Session, actor: Actor, conversation: Conversat
     """Runs after the request itself was marked decided, in the same transaction, which holds the
     conversation's lock (record_decision): a decision of another call of the turn committed before
     this one, or waits until this one has, so exactly one of them finds none left open."""
-    call = session.get(ToolCall, request.subject_id)
+    call = get_existing(session, ToolCall, request.subject_id)
     if action == Action.APPROVE:
         call.status = ToolCallStatus.APPROVED
         call.approved_arguments = edited if edited is not None else call.arguments
@@ -55,7 +56,7 @@ def _still_open(session: Session, conversation_id: int) -> bool:
     return session.exec(
         select(ReviewRequest.id).where(ReviewRequest.conversation_id == conversation_id,
                                        ReviewRequest.kind == ReviewKind.TOOL_CALL,
-                                       ReviewRequest.status.in_(OPEN_REVIEW_STATUSES)).limit(1)
+                                       col(ReviewRequest.status).in_(OPEN_REVIEW_STATUSES)).limit(1)
     ).first() is not None
 
 
@@ -64,7 +65,7 @@ def turn_call_ids(session: Session, call: ToolCall) -> list[int]:
         return [call.id]
     return list(session.exec(
         select(ToolCall.id).where(ToolCall.conversation_id == call.conversation_id, ToolCall.turn == call.turn)
-        .order_by(ToolCall.id)
+        .order_by(col(ToolCall.id))
     ))
 
 

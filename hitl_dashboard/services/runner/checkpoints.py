@@ -12,6 +12,7 @@ from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.driver_statements import DriverStatement
 from hitl_dashboard.db.models import Conversation, Message, TurnCheckpoint, utcnow
+from hitl_dashboard.db.rows import table_of
 from hitl_dashboard.domain.checkpoints import (
     FULL,
     CheckpointError,
@@ -43,7 +44,7 @@ def insert_turn_checkpoint(connection: Connection, *, conversation_id: int, turn
     })
 
 
-_INSERT_CHECKPOINT = DriverStatement(insert(TurnCheckpoint.__table__),
+_INSERT_CHECKPOINT = DriverStatement(insert(table_of(TurnCheckpoint)),
                                      ["conversation_id", "turn", "kind", "data", "input", "last_seq", "created_at"])
 
 
@@ -63,11 +64,11 @@ def state_at(session: Session, conversation_id: int, turn: int) -> dict[str, Any
         select(TurnCheckpoint.turn, TurnCheckpoint.kind, TurnCheckpoint.data)
         .where(TurnCheckpoint.conversation_id == conversation_id, TurnCheckpoint.turn >= base,
                TurnCheckpoint.turn <= turn)
-        .order_by(TurnCheckpoint.turn)
+        .order_by(col(TurnCheckpoint.turn))
     ).all()
-    if rows[-1].turn != turn or len(rows) != turn - base + 1:
+    if rows[-1][0] != turn or len(rows) != turn - base + 1:  # rows: (turn, kind, data)
         raise CheckpointError(f"conversation {conversation_id} is missing turns between {base} and {turn}")
-    chain = [(r.kind, r.data) for r in rows]
+    chain = [(kind, data) for _, kind, data in rows]
     seqs = set().union(*(referenced_message_ids(data) for _, data in chain))
     texts = dict(session.exec(select(Message.seq, Message.content).where(
         Message.conversation_id == conversation_id, col(Message.seq).in_(seqs))).all()) if seqs else {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from sqlalchemy import or_, update
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.models import Conversation, utcnow
 from hitl_dashboard.domain.enums import ConversationStatus
@@ -20,9 +20,9 @@ def runnable_ids(session: Session, limit: int = 20) -> list[int]:
         select(Conversation.id)
         .where(
             Conversation.status == ConversationStatus.RUNNING,
-            or_(Conversation.lease_expires_at.is_(None), Conversation.lease_expires_at < now),
+            or_(col(Conversation.lease_expires_at).is_(None), col(Conversation.lease_expires_at) < now),
         )
-        .order_by(Conversation.updated_at)
+        .order_by(col(Conversation.updated_at))
         .limit(limit)
     )
     return list(session.exec(query))
@@ -34,9 +34,9 @@ def try_take(session: Session, conversation_id: int, owner: str, seconds: float)
     result = session.exec(
         update(Conversation)
         .where(
-            Conversation.id == conversation_id,
-            Conversation.status == ConversationStatus.RUNNING,
-            or_(Conversation.lease_expires_at.is_(None), Conversation.lease_expires_at < now),
+            col(Conversation.id) == conversation_id,
+            col(Conversation.status) == ConversationStatus.RUNNING,
+            or_(col(Conversation.lease_expires_at).is_(None), col(Conversation.lease_expires_at) < now),
         )
         .values(lease_owner=owner, lease_expires_at=now + timedelta(seconds=seconds))
     )
@@ -49,8 +49,8 @@ def renew(session: Session, conversation_id: int, owner: str, seconds: float) ->
     """False once the lease is gone: expired and taken over, or cleared by an admin's abort."""
     result = session.exec(
         update(Conversation)
-        .where(Conversation.id == conversation_id, Conversation.lease_owner == owner,
-               Conversation.status == ConversationStatus.RUNNING)
+        .where(col(Conversation.id) == conversation_id, col(Conversation.lease_owner) == owner,
+               col(Conversation.status) == ConversationStatus.RUNNING)
         .values(lease_expires_at=utcnow() + timedelta(seconds=seconds))
     )
     return result.rowcount == 1
@@ -69,7 +69,7 @@ def renew_held(conversation: Conversation | None, owner: str, seconds: float) ->
 def release(session: Session, conversation_id: int, owner: str) -> None:
     session.exec(
         update(Conversation)
-        .where(Conversation.id == conversation_id, Conversation.lease_owner == owner)
+        .where(col(Conversation.id) == conversation_id, col(Conversation.lease_owner) == owner)
         .values(lease_owner=None, lease_expires_at=None)
     )
 
@@ -79,7 +79,7 @@ def any_running(session: Session) -> bool:
     (no owner, expiry in the future), which `run_turns_until_idle` must not wait minutes for."""
     query = select(Conversation.id).where(
         Conversation.status == ConversationStatus.RUNNING,
-        or_(Conversation.lease_owner.is_not(None), Conversation.lease_expires_at.is_(None),
-            Conversation.lease_expires_at < utcnow()),
+        or_(col(Conversation.lease_owner).is_not(None), col(Conversation.lease_expires_at).is_(None),
+            col(Conversation.lease_expires_at) < utcnow()),
     ).limit(1)
     return session.exec(query).first() is not None

@@ -22,6 +22,7 @@ from sqlalchemy import Text, bindparam, cast, insert, update
 
 from hitl_dashboard.db.driver_statements import DriverStatement
 from hitl_dashboard.db.models import Conversation, Message, utcnow
+from hitl_dashboard.db.rows import table_of
 from hitl_dashboard.db.uow import CoreUnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
 from hitl_dashboard.domain.findings import FindingsView
@@ -38,12 +39,12 @@ from hitl_dashboard.teams.model import TeamDefinition
 if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGen
     from hitl_dashboard.agents.team_run import TurnResult
 
-_C = Conversation.__table__.c
+_C = table_of(Conversation).c
 # One statement takes the lock (PostgreSQL: the row; SQLite: BEGIN IMMEDIATE already has the write
 # lock), checks and renews the lease, and writes the turn's changes to the conversation; RETURNING
 # gives what the gate needs (gate_policy as its JSON text: parsed once per distinct policy).
 _CLAIM = DriverStatement(
-    update(Conversation.__table__)
+    update(table_of(Conversation))
     .where(_C.id == bindparam("conversation_id"), _C.lease_owner == bindparam("owner"),
            _C.status == ConversationStatus.RUNNING.value)
     .values(checkpoint_version=_C.checkpoint_version + 1, next_seq=_C.next_seq + bindparam("messages"),
@@ -55,7 +56,7 @@ _CLAIM = DriverStatement(
     .returning(_C.template, _C.team_version_id, cast(_C.gate_policy, Text), _C.checkpoint_version, _C.next_seq,
                _C.turns_since_review)
 )
-_INSERT_MESSAGES = DriverStatement(insert(Message.__table__), [
+_INSERT_MESSAGES = DriverStatement(insert(table_of(Message)), [
     "conversation_id", "seq", "source", "kind", "content", "prompt_tokens", "completion_tokens", "created_at",
     "model"])
 

@@ -5,7 +5,7 @@ what the parent's message said)."""
 
 from __future__ import annotations
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.models import CodeRevision
 from hitl_dashboard.domain.revisions import ProposedCode
@@ -17,7 +17,7 @@ def add_revisions(session: Session, conversation_id: int, message_id: int,
     for block in blocks:
         latest = session.exec(
             select(CodeRevision).where(CodeRevision.conversation_id == conversation_id, CodeRevision.key == block.key)
-            .order_by(CodeRevision.number.desc()).limit(1)
+            .order_by(col(CodeRevision.number).desc()).limit(1)
         ).first()
         revision = CodeRevision(
             conversation_id=conversation_id, message_id=message_id, key=block.key,

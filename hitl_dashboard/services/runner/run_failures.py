@@ -57,7 +57,8 @@ def mark_failed(conversation_id: int, runner_id: str, reason: str) -> None:
     aborted it, or the lease ran out and another runner took it): their state stands."""
     with UnitOfWork() as uow:
         conversation = _locked(uow, conversation_id)
-        if conversation.lease_owner != runner_id or conversation.status != ConversationStatus.RUNNING:
+        if (conversation is None or conversation.lease_owner != runner_id
+                or conversation.status != ConversationStatus.RUNNING):
             raise LeaseLost()
         _fail(uow, conversation, "runner", reason)
         uow.commit()

@@ -139,7 +139,7 @@ def _store_turn(conversation_id: int, runner_id: str, turn: TurnResult, code: Tu
     # Any other turn (code, tools, a gate, the end): the ORM path, in a transaction of its own.
     with UnitOfWork() as uow:
         conversation = uow.session.get(Conversation, conversation_id, with_for_update=True)
-        if not leases.renew_held(conversation, runner_id, lease_seconds):
+        if conversation is None or not leases.renew_held(conversation, runner_id, lease_seconds):
             raise LeaseLost()
         outcome = apply_turn(uow.session, conversation, turn, findings, code)
         conversation.crash_count = 0  # a stored turn is progress: crashes before it no longer count

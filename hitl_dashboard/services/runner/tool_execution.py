@@ -9,6 +9,7 @@ from __future__ import annotations
 from hitl_dashboard.agents.tools import execute_tool
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import Conversation, Message, ToolCall, utcnow, without_checkpoint
+from hitl_dashboard.db.rows import get_existing
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import MessageKind, ToolCallStatus
 from hitl_dashboard.services.reviews.tool_decisions import describe_arguments
@@ -28,7 +29,7 @@ async def run_approved_tools(conversation_id: int, ids: list[int], runner_id: st
     reports = [await _run_one(conversation_id, call_id, runner_id) for call_id in ids]
     message = {"source": SOURCE, "content": "\n".join(reports)}
     with UnitOfWork() as uow:
-        conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint())
+        conversation = get_existing(uow.session, Conversation, conversation_id, options=without_checkpoint())
         conversation.next_input = message
         uow.session.add(conversation)
         uow.commit()
@@ -37,9 +38,9 @@ async def run_approved_tools(conversation_id: int, ids: list[int], runner_id: st
 
 async def _run_one(conversation_id: int, tool_call_id: int, runner_id: str) -> str:
     with UnitOfWork() as uow:
-        call = uow.session.get(ToolCall, tool_call_id)
+        call = get_existing(uow.session, ToolCall, tool_call_id)
         status, name, args = call.status, call.tool_name, dict(call.approved_arguments or {})
-        team = pinned(uow.session.get(Conversation, conversation_id, options=without_checkpoint()))
+        team = pinned(get_existing(uow.session, Conversation, conversation_id, options=without_checkpoint()))
         if status == ToolCallStatus.APPROVED:
             call.status = ToolCallStatus.EXECUTING
             uow.session.add(call)
@@ -54,8 +55,8 @@ async def _run_one(conversation_id: int, tool_call_id: int, runner_id: str) -> s
     else:
         result = None
     with UnitOfWork() as uow:
-        call = uow.session.get(ToolCall, tool_call_id)
-        conversation = uow.session.get(Conversation, conversation_id, options=without_checkpoint())
+        call = get_existing(uow.session, ToolCall, tool_call_id)
+        conversation = get_existing(uow.session, Conversation, conversation_id, options=without_checkpoint())
         if result is not None and call.status in (ToolCallStatus.EXECUTING, ToolCallStatus.APPROVED):
             call.status, call.result, call.executed_at = status, result, utcnow()
             uow.session.add(call)
@@ -70,7 +71,8 @@ async def _run_one(conversation_id: int, tool_call_id: int, runner_id: str) -> s
 
 
 def _verb(status: str) -> str:
-    return {ToolCallStatus.EXECUTED: "Ran", ToolCallStatus.FAILED: "Tried to run"}.get(status, "Did not run")
+    verbs: dict[str, str] = {ToolCallStatus.EXECUTED: "Ran", ToolCallStatus.FAILED: "Tried to run"}
+    return verbs.get(status, "Did not run")
 
 
 def _report(call: ToolCall) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.findings_models import CodeAnalysis
 from hitl_dashboard.db.models import WebhookDelivery, utcnow
@@ -102,9 +102,9 @@ def _held_elsewhere(session: Session) -> bool:
     """An analysis or a question that another runner has claimed and may still finish."""
     now = utcnow()
     analysing = select(CodeAnalysis.content_hash).where(CodeAnalysis.status == RUNNING,
-                                                        CodeAnalysis.claim_expires_at >= now).limit(1)
+                                                        col(CodeAnalysis.claim_expires_at) >= now).limit(1)
     answering = select(ReviewQuestion.id).where(ReviewQuestion.status == "answering",
-                                                ReviewQuestion.claim_expires_at >= now).limit(1)
+                                                col(ReviewQuestion.claim_expires_at) >= now).limit(1)
     return session.exec(analysing).first() is not None or session.exec(answering).first() is not None
 
 
@@ -113,7 +113,7 @@ def _left_over(session: Session) -> LeftOver:
         select(func.count(), func.min(WebhookDelivery.next_attempt_at)).where(WebhookDelivery.status == "pending")
     ).one()
     analyses = session.exec(select(func.count()).select_from(CodeAnalysis)
-                            .where(CodeAnalysis.status.in_([PENDING, RUNNING]))).one()
+                            .where(col(CodeAnalysis.status).in_([PENDING, RUNNING]))).one()
     questions = session.exec(select(func.count()).select_from(ReviewQuestion)
-                             .where(ReviewQuestion.status.in_(["open", "answering"]))).one()
+                             .where(col(ReviewQuestion.status).in_(["open", "answering"]))).one()
     return LeftOver(waiting, next_at, analyses, questions)

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import object_session
-from sqlmodel import Session, func, select
+from sqlmodel import Session, col, func, select
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.engine import get_engine
@@ -54,7 +54,9 @@ class VersionInfo:
 def pinned(conversation: Conversation) -> TeamDefinition:
     """The team a conversation runs on: the version it started on (its file's, before 0012). Read
     in the conversation's own session when it has one: its database, its transaction."""
-    return team_of(conversation.team_version_id, conversation.template, object_session(conversation))
+    # Every session of ours is a sqlmodel Session (UnitOfWork); object_session is typed for any.
+    return team_of(conversation.team_version_id, conversation.template,
+                   cast("Session | None", object_session(conversation)))
 
 
 def team_of(version_id: int | None, template: str, session: Session | None = None) -> TeamDefinition:
@@ -62,7 +64,7 @@ def team_of(version_id: int | None, template: str, session: Session | None = Non
 
 
 def definition(version_id: int, session: Session | None = None) -> TeamDefinition:
-    database = str(session.get_bind().url) if session is not None else _database()
+    database = str(session.get_bind().engine.url) if session is not None else _database()
     found = _definitions.get((database, version_id))
     if found is not None:
         return found
@@ -92,7 +94,7 @@ def current_teams(session: Session) -> dict[str, tuple[TeamVersion, TeamDefiniti
     newest = (select(TeamVersion.team, func.max(TeamVersion.number).label("number"))
               .group_by(TeamVersion.team).subquery())
     rows = session.exec(select(TeamVersion).join(
-        newest, (TeamVersion.team == newest.c.team) & (TeamVersion.number == newest.c.number))).all()
+        newest, (col(TeamVersion.team) == newest.c.team) & (TeamVersion.number == newest.c.number))).all()
     found = {row.team: (row, _remember(session, row)) for row in rows}
     order = sorted(found, key=lambda n: (found[n][1].fixed_task_type is None, n))
     return {name: found[name] for name in order}
@@ -109,7 +111,7 @@ def list_current(actor: Actor | None) -> dict[str, tuple[VersionInfo, TeamDefini
 def versions(actor: Actor | None, name: str) -> list[VersionInfo]:
     with _synced_reading() as uow:
         rows = uow.session.exec(select(TeamVersion).where(TeamVersion.team == name)
-                                .order_by(TeamVersion.number.desc())).all()
+                                .order_by(col(TeamVersion.number).desc())).all()
         if not rows:
             raise NotFound(f"no team named '{name}'")
         names = _usernames(uow.session, [row.created_by for row in rows])
@@ -147,14 +149,14 @@ def save_team(actor: Actor, text: str, *, origin: str = "api", check=None) -> tu
 def sync_files(session: Session) -> None:
     """Step: the team files not yet stored as their team's newest file version become versions."""
     files = catalogue()
-    key = (files.read, str(session.get_bind().url))
+    key = (files.read, str(session.get_bind().engine.url))
     if key in _synced:
         return
     for name, team in files.teams.items():
         canonical = dump_team(team)
         digest = content_hash(canonical)
         last_file = session.exec(select(TeamVersion).where(TeamVersion.team == name, TeamVersion.origin == "file")
-                                 .order_by(TeamVersion.number.desc()).limit(1)).first()
+                                 .order_by(col(TeamVersion.number).desc()).limit(1)).first()
         if last_file is None or last_file.content_hash != digest:
             _add(session, name, canonical, digest, origin="file", source=files.sources[name], created_by=None)
     _synced.add(key)
@@ -193,7 +195,7 @@ def _synced_reading() -> Iterator[UnitOfWork]:
 
 def _latest(session: Session, name: str) -> TeamVersion | None:
     return session.exec(select(TeamVersion).where(TeamVersion.team == name)
-                        .order_by(TeamVersion.number.desc()).limit(1)).first()
+                        .order_by(col(TeamVersion.number).desc()).limit(1)).first()
 
 
 def _add(session: Session, name: str, canonical: str, digest: str, *, origin: str, source: str,
@@ -213,7 +215,7 @@ def _add(session: Session, name: str, canonical: str, digest: str, *, origin: st
 
 def _remember(session: Session, row: TeamVersion) -> TeamDefinition:
     assert row.id is not None
-    key = (str(session.get_bind().url), row.id)
+    key = (str(session.get_bind().engine.url), row.id)
     found = _definitions.get(key)
     if found is None:
         found = _definitions[key] = parse_team(row.definition, f"team {row.team} version {row.number}")
@@ -228,7 +230,7 @@ def _usernames(session: Session, ids: list[int | None]) -> dict[int, str]:
     wanted = {i for i in ids if i is not None}
     if not wanted:
         return {}
-    return dict(session.exec(select(User.id, User.username).where(User.id.in_(wanted))).all())
+    return dict(session.exec(select(User.id, User.username).where(col(User.id).in_(wanted))).all())
 
 
 def _info(row: TeamVersion, names: dict[int, str]) -> VersionInfo:

@@ -64,7 +64,7 @@ def invalidate() -> None:
 
 
 def _key(session: Session) -> str:
-    return str(session.get_bind().url)
+    return str(session.get_bind().engine.url)
 
 
 def _after_commit(session: OrmSession) -> None:

@@ -102,8 +102,8 @@ def _claim_due(limit: int, delivery_id: int | None = None) -> list[_Job]:
         for delivery, hook in due:
             won = uow.session.exec(
                 update(WebhookDelivery)
-                .where(WebhookDelivery.id == delivery.id, WebhookDelivery.status == "pending",
-                       WebhookDelivery.attempts == delivery.attempts, WebhookDelivery.next_attempt_at <= now)
+                .where(col(WebhookDelivery.id) == delivery.id, col(WebhookDelivery.status) == "pending",
+                       col(WebhookDelivery.attempts) == delivery.attempts, col(WebhookDelivery.next_attempt_at) <= now)
                 .values(attempts=delivery.attempts + 1, next_attempt_at=claim_until)
                 .execution_options(synchronize_session=False)
             ).rowcount == 1
@@ -152,8 +152,8 @@ def _record(job: _Job, status_code: int | None, error: str | None, report: Deliv
         # Only while our claim holds: if it ran out and another worker took over, its result counts.
         recorded = uow.session.exec(
             update(WebhookDelivery)
-            .where(WebhookDelivery.id == job.delivery_id, WebhookDelivery.attempts == job.attempt,
-                   WebhookDelivery.status == "pending")
+            .where(col(WebhookDelivery.id) == job.delivery_id, col(WebhookDelivery.attempts) == job.attempt,
+                   col(WebhookDelivery.status) == "pending")
             .values(**values).execution_options(synchronize_session=False)
         ).rowcount == 1
     if recorded:

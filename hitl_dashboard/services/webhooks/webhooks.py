@@ -62,7 +62,7 @@ def list_webhooks(actor: Actor | None) -> list[Webhook]:
     if actor is not None:
         require_role(actor, Role.ADMIN.value, what="list webhooks")
     with reading() as uow:
-        return list(uow.session.exec(select(Webhook).order_by(Webhook.id)))
+        return list(uow.session.exec(select(Webhook).order_by(col(Webhook.id))))
 
 
 def enqueue_event(session: Session, event: str, event_id: str, data: dict[str, Any]) -> int:

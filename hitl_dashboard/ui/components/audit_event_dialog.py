@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.audit_event import AuditEventState as Event
 from hitl_dashboard.ui.states.audit_event import ContentPartRow
 
@@ -18,7 +19,7 @@ def _code(text, language="text") -> rx.Component:
                          custom_style={"fontSize": "12px", "margin": "0", "maxHeight": "22em"}, width="100%")
 
 
-def content_part(part: ContentPartRow) -> rx.Component:
+def content_part(part: RowVar[ContentPartRow]) -> rx.Component:
     return rx.vstack(
         rx.hstack(rx.icon("file-code", size=14), rx.text(part.title, size="2", weight="medium"), align="center",
                   spacing="1"),

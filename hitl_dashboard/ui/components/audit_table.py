@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.audit import ANY, AuditRow, AuditState
 from hitl_dashboard.ui.states.audit_event import AuditEventState
 from hitl_dashboard.ui.views.formatting import ROLE_LABELS
@@ -69,7 +70,7 @@ def filters() -> rx.Component:
     )
 
 
-def event_row(row: AuditRow) -> rx.Component:
+def event_row(row: RowVar[AuditRow]) -> rx.Component:
     return rx.table.row(
         # data-label: the column name a card shows beside the value below 768 px (assets/app.css).
         rx.table.cell(rx.text(row.seq, color_scheme="gray", size="1"), data_label="Seq"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import StringVar
 
 STATUS_COLORS = {
     "running": "blue",
@@ -15,12 +16,12 @@ URGENCY_COLORS = {"ok": "gray", "soon": "amber", "overdue": "red"}
 KIND_LABELS = {"signoff": "sign-off", "gate": "gate", "tool_call": "tool call"}
 
 
-def status_badge(status: rx.Var[str]) -> rx.Component:
+def status_badge(status: StringVar) -> rx.Component:
     return rx.badge(status.replace("_", " "), color_scheme=rx.match(status, *STATUS_COLORS.items(), "gray"),
                     variant="soft")
 
 
-def due_badge(due: rx.Var[str], urgency: rx.Var[str], due_ms: rx.Var[int]) -> rx.Component:
+def due_badge(due: rx.Var[str], urgency: StringVar, due_ms: rx.Var[int]) -> rx.Component:
     """The SLA countdown. assets/ticking.js counts it down in the browser between refreshes (text,
     colour and urgency class) from data-due-ms; the server's next refresh replaces it."""
     return rx.badge(rx.icon("clock", size=12), rx.el.span(due, class_name="tick-text"),

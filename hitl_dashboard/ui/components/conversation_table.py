@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui.components.badges import STATUS_COLORS
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.conversations import ConversationListState, ConversationRow
 
 
@@ -16,7 +17,7 @@ def status_badge(status: rx.Var[str], label: rx.Var[str]) -> rx.Component:
     )
 
 
-def conversation_row(row: ConversationRow) -> rx.Component:
+def conversation_row(row: RowVar[ConversationRow]) -> rx.Component:
     # data-label: the column name a card shows beside the value below 768 px (assets/app.css).
     return rx.table.row(
         rx.table.cell(rx.text("#", row.id, color_scheme="gray"), data_label="ID"),

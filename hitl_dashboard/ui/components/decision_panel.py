@@ -6,17 +6,19 @@ checks again on submit. Below the cards, the reviews that closed lately say how 
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import StringVar
 
 from hitl_dashboard.ui.components.badges import due_badge, kind_badge
 from hitl_dashboard.ui.components.connection import page_is_stale
 from hitl_dashboard.ui.components.questions import question_thread
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.decision import DecisionState as D
 from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
 from hitl_dashboard.ui.views.conversation_view import OutcomeRow, ReviewRow
 
 
-def may_decide(review: ReviewRow) -> rx.Var[bool]:
+def may_decide(review: RowVar[ReviewRow]) -> rx.Var[bool]:
     return AppState.roles.contains(review.role) | AppState.is_admin
 
 
@@ -24,32 +26,35 @@ def is_initiator() -> rx.Var[bool]:
     return AppState.user_id == Feed.initiator_id
 
 
-def rid(review: ReviewRow) -> rx.Var[str]:
+def rid(review: RowVar[ReviewRow]) -> StringVar:
     return review.review_id.to_string()
 
 
-def form_value(review: ReviewRow, name: str) -> rx.Var[str]:
-    return D.forms[rid(review)].to(dict).get(name, "").to(str)
+def form_value(review: RowVar[ReviewRow], name: str) -> rx.Var[str]:
+    # D.forms, D.errors, D.error_fields: dict state vars, ObjectVars when read on the class; mypy sees dicts.
+    return D.forms[rid(review)].to(dict).get(name, "").to(str)  # type: ignore[index, attr-defined]
 
 
-def set_field(review: ReviewRow, name: str):
+def set_field(review: RowVar[ReviewRow], name: str):
     return lambda value: D.set_field(review.review_id, name, value)
 
 
-def element_id(name: str, review: ReviewRow) -> rx.Var[str]:
+def element_id(name: str, review: RowVar[ReviewRow]) -> rx.Var[str]:
     return f"{name}-" + rid(review)
 
 
-def card_error(review: ReviewRow) -> rx.Var[str]:
-    return D.errors.get(rid(review), "").to(str)
+def card_error(review: RowVar[ReviewRow]) -> rx.Var[str]:
+    # D.forms, D.errors, D.error_fields: dict state vars, ObjectVars when read on the class; mypy sees dicts.
+    return D.errors.get(rid(review), "").to(str)  # type: ignore[call-overload]
 
 
-def field_error(review: ReviewRow, field: str) -> rx.Component:
-    return rx.cond((card_error(review) != "") & (D.error_fields.get(rid(review), "").to(str) == field),
+def field_error(review: RowVar[ReviewRow], field: str) -> rx.Component:
+    # D.forms, D.errors, D.error_fields: dict state vars, ObjectVars when read on the class; mypy sees dicts.
+    return rx.cond((card_error(review) != "") & (D.error_fields.get(rid(review), "").to(str) == field),  # type: ignore[call-overload]
                    rx.text(card_error(review), color_scheme="red", size="1", class_name="field-error"))
 
 
-def action_button(review: ReviewRow, label, action: str, color: str, **props) -> rx.Component:
+def action_button(review: RowVar[ReviewRow], label, action: str, color: str, **props) -> rx.Component:
     busy = (D.submitting != "") | page_is_stale  # never decide on content that may be out of date
     return rx.button(
         label, color_scheme=color, loading=D.submitting == rid(review), disabled=busy,
@@ -58,7 +63,7 @@ def action_button(review: ReviewRow, label, action: str, color: str, **props) ->
     )
 
 
-def tool_arguments(review: ReviewRow) -> rx.Component:
+def tool_arguments(review: RowVar[ReviewRow]) -> rx.Component:
     edited = form_value(review, "args")
     return rx.cond(
         review.kind == "tool_call",
@@ -77,7 +82,7 @@ def tool_arguments(review: ReviewRow) -> rx.Component:
     )
 
 
-def target_select(review: ReviewRow) -> rx.Component:
+def target_select(review: RowVar[ReviewRow]) -> rx.Component:
     target = form_value(review, "target")
     return rx.select.root(
         rx.select.trigger(id=element_id("decision-target", review), aria_label="Send the revision to"),
@@ -89,12 +94,12 @@ def target_select(review: ReviewRow) -> rx.Component:
     )
 
 
-def field_label(text: str, review: ReviewRow, control: str, **props) -> rx.Component:
+def field_label(text: str, review: RowVar[ReviewRow], control: str, **props) -> rx.Component:
     """A visible label tied to its control (a placeholder is no name: it goes away as one types)."""
     return rx.el.label(rx.text(text, size="2", as_="span", **props), html_for=element_id(control, review))
 
 
-def decision_form(review: ReviewRow) -> rx.Component:
+def decision_form(review: RowVar[ReviewRow]) -> rx.Component:
     return rx.vstack(
         tool_arguments(review),
         field_label("Instructions for the agent (for Revise)", review, "decision-instructions", weight="medium"),
@@ -130,14 +135,15 @@ def decision_form(review: ReviewRow) -> rx.Component:
         ),
         rx.cond(is_initiator(), rx.text("You started this conversation, so you cannot approve it.", size="1",
                                         color_scheme="gray")),
-        rx.cond((card_error(review) != "") & (D.error_fields.get(rid(review), "").to(str) == ""),
+        # D.error_fields: a dict state var, an ObjectVar when read on the class; mypy sees a dict.
+        rx.cond((card_error(review) != "") & (D.error_fields.get(rid(review), "").to(str) == ""),  # type: ignore[call-overload]
                 rx.callout(card_error(review), icon="triangle-alert", color_scheme="red", width="100%",
                            class_name="decision-error")),
         spacing="2", width="100%",
     )
 
 
-def review_card(review: ReviewRow) -> rx.Component:
+def review_card(review: RowVar[ReviewRow]) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(
@@ -161,7 +167,7 @@ def review_card(review: ReviewRow) -> rx.Component:
     )
 
 
-def outcome_row(outcome: OutcomeRow) -> rx.Component:
+def outcome_row(outcome: RowVar[OutcomeRow]) -> rx.Component:
     return rx.vstack(
         rx.hstack(rx.text(outcome.title, weight="medium", size="2"), rx.code(outcome.subject, size="1"),
                   align="center", wrap="wrap"),

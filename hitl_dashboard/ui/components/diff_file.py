@@ -12,6 +12,7 @@ from reflex.vars.base import Var
 
 from hitl_dashboard.ui.components.diff_viewer import diff_viewer, narrow_viewport
 from hitl_dashboard.ui.components.findings import render_gutter
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.conversation_page import ConversationPageState as Page
 from hitl_dashboard.ui.states.decision import DecisionState
@@ -20,7 +21,7 @@ from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
 from hitl_dashboard.ui.views.conversation_view import RevisionRow
 
 
-def _before(revision: RevisionRow, field: str, default: str) -> Var:
+def _before(revision: RowVar[RevisionRow], field: str, default: str) -> Var:
     """`field` of the file's previous revision, found in the browser among the revisions it already
     holds (the feed would otherwise carry every file's text twice)."""
     code = (f"((({Feed.revisions} ?? []).filter((r) => r.key === {revision.key} && r.number < {revision.number})"
@@ -29,12 +30,12 @@ def _before(revision: RevisionRow, field: str, default: str) -> Var:
                _var_data=Var.create([Feed.revisions, revision])._get_all_var_data())
 
 
-def _viewed_key(revision: RevisionRow) -> Var:
+def _viewed_key(revision: RowVar[RevisionRow]) -> Var:
     """The mark's key, as DiffFilesState.toggle_viewed builds it: user, revision id, path."""
     return AppState.user_id.to_string() + ":" + revision.id.to_string() + ":" + revision.key
 
 
-def file_header(revision: RevisionRow, viewed: Var, is_open: Var) -> rx.Component:
+def file_header(revision: RowVar[RevisionRow], viewed: Var, is_open: Var) -> rx.Component:
     return rx.hstack(
         rx.button(
             rx.icon(rx.cond(is_open, "chevron-down", "chevron-right"), size=14),
@@ -70,7 +71,7 @@ def titles(old: Var, old_title: Var | str, new_title: Var | str) -> dict:
     return {"left_title": rx.cond(split_view(old), old_title, one_column), "right_title": new_title}
 
 
-def file_diff(revision: RevisionRow) -> rx.Component:
+def file_diff(revision: RowVar[RevisionRow]) -> rx.Component:
     viewer_props = dict(
         on_line_number_click=lambda line_id: DecisionState.pick_line(line_id, revision.key),
         use_dark_theme=rx.color_mode == "dark",
@@ -87,7 +88,7 @@ def file_diff(revision: RevisionRow) -> rx.Component:
     )
 
 
-def file_section(revision: RevisionRow) -> rx.Component:
+def file_section(revision: RowVar[RevisionRow]) -> rx.Component:
     """Only for the newest revision of each file: one section per file."""
     viewed = Files.viewed.contains(_viewed_key(revision))
     is_open = viewed == Files.flipped.contains(revision.key)  # a viewed file starts folded

@@ -9,6 +9,7 @@ import reflex as rx
 from hitl_dashboard.ui.components.diff_file import file_section
 from hitl_dashboard.ui.components.findings import findings_panel
 from hitl_dashboard.ui.components.questions import ask_line_button
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.conversation_page import ConversationPageState as Page
 from hitl_dashboard.ui.states.decision import DecisionState
 from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
@@ -17,7 +18,7 @@ from hitl_dashboard.ui.views.conversation_view import RevisionRow
 CUSTOM = Page.diff_key != ""
 
 
-def revision_item(revision: RevisionRow) -> rx.Component:
+def revision_item(revision: RowVar[RevisionRow]) -> rx.Component:
     return rx.cond(revision.key == Page.diff_key, rx.select.item(revision.label, value=revision.id.to_string()))
 
 

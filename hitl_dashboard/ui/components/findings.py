@@ -11,6 +11,7 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars.base import Var
 
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.conversation_page import ConversationPageState as Page
 from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
 from hitl_dashboard.ui.states.findings import FindingsState
@@ -20,7 +21,7 @@ from hitl_dashboard.ui.views.findings_view import FindingRow
 CUSTOM = Page.diff_key != ""
 
 
-def is_shown(revision: RevisionRow) -> Var:
+def is_shown(revision: RowVar[RevisionRow]) -> Var:
     """Whether the revision is on the right-hand side of its file's diff: the one chosen to compare
     for that file, else the newest of the file (every file of the revision is on the page)."""
     chosen = CUSTOM & (revision.key == Page.diff_key) & (Page.new_id > 0)
@@ -54,7 +55,7 @@ def render_gutter(key: Var) -> Var:
     return Var(_js_expr=code, _var_data=var_data)
 
 
-def finding_item(finding: FindingRow, key: Var) -> rx.Component:
+def finding_item(finding: RowVar[FindingRow], key: Var) -> rx.Component:
     return rx.hstack(
         rx.badge(finding.severity, color_scheme=finding.color, variant="soft", class_name="finding-severity"),
         rx.code("line ", finding.line.to_string(), size="1"),
@@ -70,7 +71,7 @@ def finding_item(finding: FindingRow, key: Var) -> rx.Component:
     )
 
 
-def file_count(revision: RevisionRow) -> rx.Component:
+def file_count(revision: RowVar[RevisionRow]) -> rx.Component:
     return rx.cond(
         revision.latest,
         rx.badge(revision.key, ": ", revision.analysis, variant="outline",
@@ -79,7 +80,7 @@ def file_count(revision: RevisionRow) -> rx.Component:
     )
 
 
-def shown_findings(revision: RevisionRow) -> rx.Component:
+def shown_findings(revision: RowVar[RevisionRow]) -> rx.Component:
     return rx.cond(
         is_shown(revision),
         rx.vstack(rx.foreach(revision.findings, lambda f: finding_item(f, revision.key)),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui.components.diff_viewer import diff_viewer
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.feeds import ConversationFeed
 from hitl_dashboard.ui.states.forks import DEFAULT_TARGET, BranchRow
 from hitl_dashboard.ui.states.forks import ForkState as F
@@ -14,7 +15,7 @@ from hitl_dashboard.ui.states.replays import ReplayState as R
 from hitl_dashboard.ui.views.conversation_view import MessageRow
 
 
-def time_travel_buttons(message: MessageRow) -> rx.Component:
+def time_travel_buttons(message: RowVar[MessageRow]) -> rx.Component:
     """On an agent's message: fork after its turn, or run its turn again."""
     return rx.cond(
         message.is_agent,
@@ -131,7 +132,7 @@ def replay_dialog() -> rx.Component:
     )
 
 
-def _branch_link(row: BranchRow) -> rx.Component:
+def _branch_link(row: RowVar[BranchRow]) -> rx.Component:
     return rx.hstack(
         rx.link(row.label, href=row.href, size="2", class_name="fork-link"),
         rx.badge(row.status, size="1", variant="soft"),

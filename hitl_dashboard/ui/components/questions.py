@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import reflex as rx
 
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
 from hitl_dashboard.ui.states.questions import QuestionsState as Q
 from hitl_dashboard.ui.views.conversation_view import ReviewRow
 from hitl_dashboard.ui.views.findings_view import QuestionRow
 
 
-def question_item(q: QuestionRow, review_id: rx.Var[int], may_ask: rx.Var[bool]) -> rx.Component:
+def question_item(q: RowVar[QuestionRow], review_id: rx.Var[int], may_ask: rx.Var[bool]) -> rx.Component:
     return rx.vstack(
         rx.hstack(rx.icon("circle-help", size=14), rx.text("Question to @", q.agent, size="1", weight="medium"),
                   rx.cond(q.about != "", rx.code(q.about, size="1")), align="center", spacing="1"),
@@ -30,7 +31,7 @@ def question_item(q: QuestionRow, review_id: rx.Var[int], may_ask: rx.Var[bool])
     )
 
 
-def _failure(q: QuestionRow, review_id: rx.Var[int], may_ask: rx.Var[bool]) -> rx.Component:
+def _failure(q: RowVar[QuestionRow], review_id: rx.Var[int], may_ask: rx.Var[bool]) -> rx.Component:
     """The model gave no answer: why (as text), and a retry for whoever may ask."""
     return rx.hstack(
         rx.icon("circle-alert", size=14, color="var(--red-11)"),
@@ -42,7 +43,7 @@ def _failure(q: QuestionRow, review_id: rx.Var[int], may_ask: rx.Var[bool]) -> r
     )
 
 
-def question_thread(review: ReviewRow, may_ask: rx.Var[bool]) -> rx.Component:
+def question_thread(review: RowVar[ReviewRow], may_ask: rx.Var[bool]) -> rx.Component:
     rid = review.review_id.to_string()
     return rx.cond(
         review.kind != "tool_call",
@@ -67,6 +68,8 @@ def ask_line_button() -> rx.Component:
     on the first open review of the conversation."""
     return rx.cond(
         Feed.reviews.length() > 0,
-        rx.button("Ask the agent", on_click=Q.ask_about_line(Feed.reviews[0].review_id), size="2",
+        # mypy resolves an item of an rx.Field list through the wrong Field.__get__ overload (a
+        # BooleanVar); it is the first open review's row.
+        rx.button("Ask the agent", on_click=Q.ask_about_line(Feed.reviews[0].review_id), size="2",  # type: ignore[attr-defined]
                   variant="soft", id="ask-line-question"),
     )

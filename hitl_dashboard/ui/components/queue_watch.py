@@ -43,6 +43,7 @@ def count_badge(role: rx.Var[str]) -> rx.Component:
     """A queue tab's number of open requests (QueueSummary: one grouped count per role set and poll)."""
     return rx.cond(
         QueueSummary.loaded,
-        rx.badge(QueueSummary.counts[role].to_string(), variant="solid", radius="full",
+        # counts: a dict state var, an ObjectVar when read on the class; mypy sees a dict.
+        rx.badge(QueueSummary.counts[role].to_string(), variant="solid", radius="full",  # type: ignore[index, attr-defined]
                  class_name="tab-count"),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui.components.badges import status_badge
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.feeds import ConversationFeed
 from hitl_dashboard.ui.views.conversation_view import StepRow
 
@@ -27,7 +28,7 @@ def banner() -> rx.Component:
     )
 
 
-def step(item: StepRow) -> rx.Component:
+def step(item: RowVar[StepRow]) -> rx.Component:
     return rx.badge(
         rx.icon(rx.cond(item.approved, "circle-check", "circle-dashed"), size=14),
         item.label, " ", rx.cond(item.approved, "approved", "pending"),

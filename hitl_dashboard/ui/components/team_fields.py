@@ -13,9 +13,10 @@ from hitl_dashboard.ui.views.team_form import NONE
 
 
 def problem(key: str | rx.Var) -> rx.Component:
-    return rx.cond(Teams.errors.contains(key),
-                   rx.text(Teams.errors[key], size="1", color_scheme="red", class_name="field-error", role="alert",
-                           data_key=key))
+    # Teams.errors: a dict state var, an ObjectVar when read on the class; mypy sees a dict.
+    return rx.cond(Teams.errors.contains(key),  # type: ignore[attr-defined]
+                   rx.text(Teams.errors[key], size="1", color_scheme="red",  # type: ignore[index]
+                           class_name="field-error", role="alert", data_key=key))
 
 
 def field(label: Any, control: rx.Component, key: str | rx.Var, hint: str = "") -> rx.Component:

@@ -6,8 +6,10 @@ removed here; a problem shows at the row's field it concerns."""
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import StringVar
 
 from hitl_dashboard.teams.references import SCRIPTED_PLAYS
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.components.team_fields import field, problem, remove_button, select, text_input
 from hitl_dashboard.ui.states.admin_teams import AdminTeamsState as Teams
 from hitl_dashboard.ui.views.team_form import APPROVALS, REVIEW_ROLES, TASK_TYPES, AgentRow, ChainRow, ModelRow, ToolRow
@@ -38,7 +40,7 @@ def _choice(section: str, row, index: rx.Var[int], part: str, label: str, choice
                  _key(section, index, part), hint)
 
 
-def _card(section: str, index: rx.Var[int], title: rx.Var, *content: rx.Component) -> rx.Component:
+def _card(section: str, index: rx.Var[int], title: StringVar, *content: rx.Component) -> rx.Component:
     return rx.card(rx.vstack(
         rx.hstack(rx.text(title, weight="bold", size="2"), rx.spacer(),
                   *([_move(index, -1, "arrow-up", "Move up"), _move(index, 1, "arrow-down", "Move down")]
@@ -57,8 +59,8 @@ def _move(index: rx.Var[int], step: int, icon: str, label: str) -> rx.Component:
                           variant="ghost", aria_label=label, title=label, id=_id(f"agent-{icon}", index))
 
 
-def agent_card(agent: AgentRow, index: rx.Var[int]) -> rx.Component:
-    def holds(tool: ToolRow) -> rx.Component:
+def agent_card(agent: RowVar[AgentRow], index: rx.Var[int]) -> rx.Component:
+    def holds(tool: RowVar[ToolRow]) -> rx.Component:
         return rx.checkbox(tool.name, checked=agent.tools.contains(tool.name), size="1",
                            on_change=lambda on: Teams.toggle_agent_tool(index, tool.name, on),
                            id="agent-" + index.to_string() + "-tool-" + tool.name)
@@ -83,7 +85,7 @@ def agent_card(agent: AgentRow, index: rx.Var[int]) -> rx.Component:
     )
 
 
-def model_card(model: ModelRow, index: rx.Var[int]) -> rx.Component:
+def model_card(model: RowVar[ModelRow], index: rx.Var[int]) -> rx.Component:
     return _card("models", index, model.name, rx.grid(
         _text("models", model, index, "name", "Name", "agents choose their model client by this name"),
         _choice("models", model, index, "provider", "Provider", Teams.providers, pairs=True),
@@ -107,7 +109,7 @@ def model_card(model: ModelRow, index: rx.Var[int]) -> rx.Component:
     )
 
 
-def tool_card(tool: ToolRow, index: rx.Var[int]) -> rx.Component:
+def tool_card(tool: RowVar[ToolRow], index: rx.Var[int]) -> rx.Component:
     def on(part: str):
         return lambda v: Teams.set_row("tools", index, part, v)
 
@@ -134,7 +136,7 @@ def tool_card(tool: ToolRow, index: rx.Var[int]) -> rx.Component:
     )
 
 
-def _mcp_fields(tool: ToolRow, index: rx.Var[int]) -> rx.Component:
+def _mcp_fields(tool: RowVar[ToolRow], index: rx.Var[int]) -> rx.Component:
     return rx.vstack(
         rx.grid(
             _choice("tools", tool, index, "transport", "Transport", TRANSPORTS),

@@ -6,7 +6,9 @@ it in one box and stay on their lines. Messages are plain text (they may quote t
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import NumberVar
 
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.admin_teams import AdminTeamsState as Teams
 from hitl_dashboard.ui.views.team_problems import YamlMark
 
@@ -15,11 +17,11 @@ TEXT_STYLE = {"font_family": "var(--code-font-family)", "font_size": "13px", "li
               "padding_top": f"{PAD_PX}px", "padding_bottom": f"{PAD_PX}px", "margin": "0"}
 
 
-def _top(line: rx.Var[int], after: int = 0) -> rx.Var:
+def _top(line: NumberVar, after: int = 0) -> rx.Var:
     return f"calc({PAD_PX}px + " + (line - 1 + after).to_string() + f" * {LINE_PX}px)"
 
 
-def _band(mark: YamlMark) -> rx.Component:
+def _band(mark: RowVar[YamlMark]) -> rx.Component:
     """The highlighted line, with a marker under the column."""
     return rx.box(
         rx.box(class_name="yaml-mark-column", position="absolute", bottom="0", width="1ch", height="3px",
@@ -30,7 +32,7 @@ def _band(mark: YamlMark) -> rx.Component:
     )
 
 
-def _message(mark: YamlMark) -> rx.Component:
+def _message(mark: RowVar[YamlMark]) -> rx.Component:
     return rx.box(
         rx.text(rx.icon("circle-alert", size=12, style={"display": "inline", "vertical_align": "-2px"}),
                 " line ", mark.line, ", column ", mark.column, ": ", mark.message,

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import reflex as rx
+from reflex.vars import NumberVar, StringVar
 
 from hitl_dashboard.ui.components.forks import time_travel_buttons
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.components.transcript_export import message_anchor_id, message_link
 from hitl_dashboard.ui.states.feeds import ConversationFeed
 from hitl_dashboard.ui.states.stream_feed import StreamFeed
@@ -33,7 +37,7 @@ def safe_markdown(text: rx.Var[str]) -> rx.Component:
     return rx.markdown(text, use_raw=False, class_name="message-body", component_map={"pre": _markdown_code_block})
 
 
-def message_body(message: MessageRow) -> rx.Component:
+def message_body(message: RowVar[MessageRow]) -> rx.Component:
     return rx.match(
         message.kind,
         ("tool_call", code_block(message.content, language="json")),
@@ -43,7 +47,7 @@ def message_body(message: MessageRow) -> rx.Component:
     )
 
 
-def message_card(message: MessageRow) -> rx.Component:
+def message_card(message: RowVar[MessageRow]) -> rx.Component:
     return rx.hstack(
         # Not below 768 px: the name is in the card, and the text needs the width more.
         rx.avatar(fallback=message.initials, color_scheme=message.color, size="2", radius="full",
@@ -77,7 +81,7 @@ def message_card(message: MessageRow) -> rx.Component:
     )
 
 
-def _streaming(source: rx.Var[str], text: rx.Var[str], started: rx.Var[float], **props) -> rx.Component:
+def _streaming(source: StringVar, text: StringVar, started: NumberVar, **props) -> rx.Component:
     """A message being streamed, until it is stored: a stream that began before the newest stored
     message is that message, so the stored one replaces it in the same render (no gap, no
     duplicate), whichever of the two updates reaches the browser first."""
@@ -121,7 +125,8 @@ def typing_cards() -> rx.Component:
 def stored_message(message: rx.Var[MessageRow]) -> rx.Component:
     """A React.memo component: when a message is added, the browser keeps the others' objects (Reflex
     applies deltas with structural sharing), so the finished messages are not rendered again."""
-    return message_card(message)
+    # rx.memo reads this function's annotation (rx.Var) to build the component; the value is a row.
+    return message_card(cast("RowVar[MessageRow]", message))
 
 
 def transcript() -> rx.Component:

@@ -9,6 +9,7 @@ import reflex as rx
 
 from hitl_dashboard.ui.components.access import guarded
 from hitl_dashboard.ui.components.layout import page_layout
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.components.team_fields import problem, section_heading
 from hitl_dashboard.ui.components.team_rows import agent_card, chain_row, model_card, tool_card
 from hitl_dashboard.ui.components.team_rules import gate_fields, sla_fields, team_fields
@@ -22,7 +23,7 @@ from hitl_dashboard.ui.states.team_trial import TrialRow
 DENIED = "You need the admin role to manage teams."
 
 
-def team_row(row: TeamRow) -> rx.Component:
+def team_row(row: RowVar[TeamRow]) -> rx.Component:
     return rx.table.row(
         rx.table.row_header_cell(rx.button(row.name, variant=rx.cond(Teams.selected == row.name, "solid", "ghost"),
                                            size="1", on_click=Teams.select(row.name), class_name="team-pick")),
@@ -95,7 +96,7 @@ def editor() -> rx.Component:
     ), size="2", width="100%")
 
 
-def trial_row(row: TrialRow) -> rx.Component:
+def trial_row(row: RowVar[TrialRow]) -> rx.Component:
     return rx.box(
         rx.hstack(rx.badge(row.agent, variant="soft"), rx.cond(row.kind != "text", rx.badge(row.kind, size="1")),
                   rx.cond(row.stop != "", rx.badge("stops for a human: ", row.stop, color_scheme="amber",

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import ArrayVar
 
 from hitl_dashboard.ui.components.access import guarded
 from hitl_dashboard.ui.components.layout import page_layout
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.admin_users import ALL_ROLES, UserRow
 from hitl_dashboard.ui.states.admin_users import AdminUsersState as Users
 from hitl_dashboard.ui.states.app_state import AppState
@@ -21,7 +23,7 @@ def role_badge(role: rx.Var[str]) -> rx.Component:
                     "gray"), variant="soft", size="1", class_name="role-badge", data_role=role)
 
 
-def role_checkboxes(selected: rx.Var[list[str]], on_toggle, prefix: str) -> rx.Component:
+def role_checkboxes(selected: ArrayVar, on_toggle, prefix: str) -> rx.Component:
     return rx.hstack(
         *[rx.checkbox(ROLE_LABELS[role], checked=selected.contains(role),
                       on_change=lambda checked, role=role: on_toggle(role, checked), size="1",
@@ -66,7 +68,7 @@ def add_user_form() -> rx.Component:
     )
 
 
-def user_row(row: UserRow) -> rx.Component:
+def user_row(row: RowVar[UserRow]) -> rx.Component:
     return rx.table.row(
         rx.table.row_header_cell(rx.text(row.username, weight="medium", class_name="username")),
         rx.table.cell(rx.text(row.display_name, size="2", color_scheme="gray")),

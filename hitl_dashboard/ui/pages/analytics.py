@@ -10,6 +10,7 @@ from hitl_dashboard.services.analytics.review_analytics import PERIODS
 from hitl_dashboard.services.conversations import start_options
 from hitl_dashboard.ui.components.access import guarded
 from hitl_dashboard.ui.components.layout import page_layout
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.analytics import ALL
 from hitl_dashboard.ui.states.analytics import AnalyticsState as A
 from hitl_dashboard.ui.states.app_state import AppState
@@ -39,7 +40,7 @@ def filters() -> rx.Component:
     )
 
 
-def figure_row(table: FigureTable, row: FigureRow) -> rx.Component:
+def figure_row(table: RowVar[FigureTable], row: RowVar[FigureRow]) -> rx.Component:
     return rx.table.row(
         rx.foreach(row.cells, lambda cell: rx.table.cell(cell)),
         rx.table.cell(rx.button(row.conversations, size="1", variant="ghost", on_click=A.drill(row.key),
@@ -48,7 +49,7 @@ def figure_row(table: FigureTable, row: FigureRow) -> rx.Component:
     )
 
 
-def figure_table(table: FigureTable) -> rx.Component:
+def figure_table(table: RowVar[FigureTable]) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import StringVar
 
 from hitl_dashboard.services.conversations import start_options
 from hitl_dashboard.ui.components.layout import page_layout
@@ -14,7 +15,8 @@ MODE_LABELS = {"after_agent": "After each turn of the chosen agents", "on_done":
 
 
 def error_for(name: str) -> rx.Component:
-    return rx.cond(New.errors.contains(name),
+    # New.errors, New.providers, New.models: dict state vars, ObjectVars when read on the class; mypy sees dicts.
+    return rx.cond(New.errors.contains(name),  # type: ignore[attr-defined]
                    rx.text(New.errors[name], size="1", color_scheme="red", role="alert", class_name="field-error",
                            id=f"error-{name}"))
 
@@ -106,16 +108,17 @@ def policy_section() -> rx.Component:
     ), size="2", width="100%")
 
 
-def model_row(agent: rx.Var[str]) -> rx.Component:
+def model_row(agent: StringVar) -> rx.Component:
+    # New.providers, New.models: dict state vars indexed by a Var (ObjectVars on the class; dicts to mypy).
     return rx.table.row(
         rx.table.row_header_cell(rx.text(agent, weight="medium")),
         rx.table.cell(rx.select.root(
             rx.select.trigger(width="9em", aria_label="Model provider of " + agent),
             rx.select.content(*[rx.select.item(p, value=p) for p in start_options.PROVIDERS]),
-            value=New.providers[agent], on_change=lambda v: New.set_provider(agent, v), size="1",
+            value=New.providers[agent], on_change=lambda v: New.set_provider(agent, v), size="1",  # type: ignore[index]
         )),
-        rx.table.cell(rx.input(value=New.models[agent], on_change=lambda v: New.set_model(agent, v), size="1",
-                               disabled=New.providers[agent] == "scripted", width="14em",
+        rx.table.cell(rx.input(value=New.models[agent], on_change=lambda v: New.set_model(agent, v), size="1",  # type: ignore[index]
+                               disabled=New.providers[agent] == "scripted", width="14em",  # type: ignore[index]
                                placeholder="model name, e.g. gpt-4o-mini", aria_label="Model of " + agent)),
         class_name="model-row", data_agent=agent,
     )

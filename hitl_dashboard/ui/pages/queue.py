@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import StringVar
 
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.components.badges import age_text, due_badge, kind_badge
 from hitl_dashboard.ui.components.findings import findings_flag_badge
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.components.queue_watch import count_badge, notifications_button
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.feeds import FeedError, QueueFeed
 from hitl_dashboard.ui.states.queue import QueueState
@@ -17,7 +19,7 @@ from hitl_dashboard.ui.views.formatting import ROLE_LABELS
 from hitl_dashboard.ui.views.queue_view import QueueRow
 
 
-def role_tab(role: rx.Var[str]) -> rx.Component:
+def role_tab(role: StringVar) -> rx.Component:
     return rx.button(
         rx.match(role, *ROLE_LABELS.items(), role),
         count_badge(role),
@@ -28,7 +30,7 @@ def role_tab(role: rx.Var[str]) -> rx.Component:
     )
 
 
-def matches(row: QueueRow) -> rx.Var[bool]:
+def matches(row: RowVar[QueueRow]) -> rx.Var[bool]:
     needle = QueueState.search.lower()
     return (needle == "") | row.title.lower().contains(needle) | row.reason.lower().contains(needle)
 
@@ -38,7 +40,7 @@ def cell(label: str, *children: rx.Component, **props) -> rx.Component:
     return rx.table.cell(*children, data_label=label, **props)
 
 
-def queue_row(row: QueueRow) -> rx.Component:
+def queue_row(row: RowVar[QueueRow]) -> rx.Component:
     """A table row from 768 px, a card below it (CSS only: one element per request, so the
     keyboard selection and the live updates work the same at every width)."""
     return rx.cond(

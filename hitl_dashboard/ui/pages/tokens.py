@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui.components.layout import page_layout
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.components.shown_once import shown_once
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.tokens import EXPIRY_DAYS, NEW_TOKEN_FIELD, SCOPE_CHOICES, TokenRow
@@ -44,7 +45,8 @@ def create_form() -> rx.Component:
                 ),
                 rx.cond(Tokens.create_error != "", rx.text(Tokens.create_error, size="2", color_scheme="red",
                                                            role="alert", id="token-error")),
-                rx.text("Send it as ", rx.code("Authorization: Bearer <token>"), ". It acts as you, with your roles, or only asks for approvals (docs/external-approvals.md).",
+                rx.text("Send it as ", rx.code("Authorization: Bearer <token>"),
+                        ". It acts as you, with your roles, or only asks for approvals (docs/external-approvals.md).",
                         size="1", color_scheme="gray"),
                 spacing="3",
             ),
@@ -54,7 +56,7 @@ def create_form() -> rx.Component:
     )
 
 
-def token_row(row: TokenRow) -> rx.Component:
+def token_row(row: RowVar[TokenRow]) -> rx.Component:
     return rx.table.row(
         rx.table.row_header_cell(rx.text(row.name, weight="medium")),
         rx.table.cell(rx.code(row.prefix, size="1")),

@@ -6,6 +6,7 @@ import reflex as rx
 
 from hitl_dashboard.ui.components.access import guarded
 from hitl_dashboard.ui.components.layout import page_layout
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.components.shown_once import shown_once
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.webhooks import EVENTS, FORMATS, SECRET_FIELD, DeliveryRow, WebhookRow
@@ -55,7 +56,7 @@ def add_form() -> rx.Component:
     ), width="100%")
 
 
-def webhook_row(row: WebhookRow) -> rx.Component:
+def webhook_row(row: RowVar[WebhookRow]) -> rx.Component:
     return rx.table.row(
         rx.table.row_header_cell(rx.text(row.url, size="2", class_name="webhook-url", word_break="break-all")),
         rx.table.cell(rx.text(row.events, size="1")),
@@ -75,7 +76,7 @@ def webhook_row(row: WebhookRow) -> rx.Component:
     )
 
 
-def delivery_row(row: DeliveryRow) -> rx.Component:
+def delivery_row(row: RowVar[DeliveryRow]) -> rx.Component:
     return rx.table.row(
         rx.table.cell(rx.text(row.created, size="1")),
         rx.table.cell(rx.text(row.webhook_id, size="1")),

@@ -41,18 +41,19 @@ SCALARS = ("description", "python_version", "speaker_mode", "planner", "gate_mod
 
 
 class AdminTeamsState(AppState):
-    rows: list[TeamRow] = []
+    rows: rx.Field[list[TeamRow]] = rx.field(default_factory=list)
     selected: str = ""
     version: int = 0
     view: str = "form"  # form | yaml
     yaml_text: str = ""
     errors: dict[str, str] = {}  # form key (ui/views/team_problems.py) -> problem; "": the team as a whole
-    problems: list[str] = []  # every problem, as the service named them
-    marks: list[YamlMark] = []  # the problems at their place in the YAML text
+    problems: rx.Field[list[str]] = rx.field(default_factory=list)  # every problem, as the service named them
+    marks: rx.Field[list[YamlMark]] = rx.field(default_factory=list)  # the problems at their place in the YAML text
     saved_message: str = ""
-    saved_problems: list[str] = []  # the selected team's newest version fails today's checks (it still runs)
+    # The selected team's newest version fails today's checks (it still runs).
+    saved_problems: rx.Field[list[str]] = rx.field(default_factory=list)
     saving: bool = False
-    providers: list[list[str]] = []
+    providers: rx.Field[list[list[str]]] = rx.field(default_factory=list)
     # The form (ui/views/team_form.py), flattened into the state.
     description: str = ""
     python_version: str = "3.11"
@@ -65,13 +66,13 @@ class AdminTeamsState(AppState):
     min_confidence: str = ""
     max_turns: str = ""
     min_severity: str = ""
-    gate_tools: list[str] = []
+    gate_tools: rx.Field[list[str]] = rx.field(default_factory=list)
     tool_approver: str = "security_reviewer"
-    agents: list[form_rows.AgentRow] = []
-    models: list[form_rows.ModelRow] = []
-    tools: list[form_rows.ToolRow] = []
-    chains: list[form_rows.ChainRow] = []
-    sla: list[form_rows.SlaRow] = []
+    agents: rx.Field[list[form_rows.AgentRow]] = rx.field(default_factory=list)
+    models: rx.Field[list[form_rows.ModelRow]] = rx.field(default_factory=list)
+    tools: rx.Field[list[form_rows.ToolRow]] = rx.field(default_factory=list)
+    chains: rx.Field[list[form_rows.ChainRow]] = rx.field(default_factory=list)
+    sla: rx.Field[list[form_rows.SlaRow]] = rx.field(default_factory=list)
     _document: dict[str, Any] = {}  # what the form edits: the saved version, or the YAML view's text
     _syntax_error: bool = False  # the problems shown are the YAML error of the text
 

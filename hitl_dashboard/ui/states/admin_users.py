@@ -41,13 +41,13 @@ class AdminUsersState(AppState):
     # The add form.
     new_username: str = ""
     new_password: str = ""
-    new_roles: list[str] = []
+    new_roles: rx.Field[list[str]] = rx.field(default_factory=list)
     add_error: str = ""
     add_error_field: str = ""
     adding: bool = False
     # The roles dialog.
     editing: str = ""
-    edit_roles: list[str] = []
+    edit_roles: rx.Field[list[str]] = rx.field(default_factory=list)
     edit_error: str = ""
     # The deactivate / reactivate confirmation: the username, and which of the two.
     confirming: str = ""

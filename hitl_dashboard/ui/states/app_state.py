@@ -20,9 +20,9 @@ from hitl_dashboard.ui import routes
 
 class AppState(rx.State):
     session_token: str = rx.LocalStorage("", name="hitl_session", sync=True)
-    user_id: int = 0
+    user_id: rx.Field[int] = rx.field(0)
     username: str = ""
-    roles: list[str] = []
+    roles: rx.Field[list[str]] = rx.field(default_factory=list)
 
     @rx.var
     def signed_in(self) -> bool:

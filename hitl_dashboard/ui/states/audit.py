@@ -126,10 +126,10 @@ class AuditState(AppState):
     conversation: str = ""
     since: str = ""
     until: str = ""
-    rows: list[AuditRow] = []
+    rows: rx.Field[list[AuditRow]] = rx.field(default_factory=list)
     actions: list[str] = []
     # before_seq of every page shown so far; the last one is the current page (0 = newest).
-    cursors: list[int] = [0]
+    cursors: rx.Field[list[int]] = rx.field(default_factory=lambda: [0])
     has_older: bool = False
     loading: bool = False
     error: str = ""

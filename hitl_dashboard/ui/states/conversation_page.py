@@ -15,8 +15,8 @@ class ConversationPageState(AppState):
     diff_key: str = ""
     old_id: int = 0
     new_id: int = 0
-    custom_old: str = ""
-    custom_new: str = ""
+    custom_old: rx.Field[str] = rx.field("")
+    custom_new: rx.Field[str] = rx.field("")
     split_view: bool = True
 
     @rx.event

@@ -103,7 +103,7 @@ def _load_page(actor: Actor, filters: dict[str, str], before: int | None, after:
 
 
 class ConversationListState(AppState):
-    rows: list[ConversationRow] = []
+    rows: rx.Field[list[ConversationRow]] = rx.field(default_factory=list)
     loading: bool = False
     error: str = ""
     status_filter: str = ALL

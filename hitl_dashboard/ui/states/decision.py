@@ -34,9 +34,9 @@ class DecisionState(AppState):
     error_fields: dict[str, str] = {}  # review id -> the field the message is about ("" for the form)
     notice: str = ""  # about a card that is gone (decided by someone else a moment ago)
     submitting: str = ""  # the review id being sent
-    comments: list[dict[str, str]] = []
-    comment_key: str = ""
-    comment_line: int = 0
+    comments: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)
+    comment_key: rx.Field[str] = rx.field("")
+    comment_line: rx.Field[int] = rx.field(0)
     comment_text: str = ""
     comment_note: str = ""
 

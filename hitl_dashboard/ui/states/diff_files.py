@@ -25,7 +25,7 @@ def viewed_key(user_id: int, revision_id: int, path: str) -> str:
 class DiffFilesState(AppState):
     viewed_store: str = rx.LocalStorage("[]", name="hitl_viewed", sync=True)
     # Files whose fold the reviewer flipped on this page (a viewed file starts folded).
-    flipped: list[str] = []
+    flipped: rx.Field[list[str]] = rx.field(default_factory=list)
 
     @rx.var
     def viewed(self) -> list[str]:

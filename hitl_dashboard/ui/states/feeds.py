@@ -59,7 +59,7 @@ async def _report(state: rx.State, **errors: str) -> None:
 
 class QueueFeed(rx.State):
     role: str = ""
-    rows: list[QueueRow] = []
+    rows: rx.Field[list[QueueRow]] = rx.field(default_factory=list)
     loaded: bool = False
 
     # Private (underscore): Reflex makes every public method an event any browser may send.
@@ -113,11 +113,11 @@ class ConversationFeed(rx.State):
     title: str = ""
     task: str = ""
     task_type: str = ""
-    status: str = ""
+    status: rx.Field[str] = rx.field("")
     banner: str = ""
     banner_due: str = ""
     banner_due_ms: int = 0
-    initiator_id: int = 0
+    initiator_id: rx.Field[int] = rx.field(0)
     tokens: str = ""
     team: str = ""
     agents: list[str] = []
@@ -127,11 +127,11 @@ class ConversationFeed(rx.State):
     settled_messages: list[MessageRow] = []
     messages: list[MessageRow] = []
     steps: list[StepRow] = []
-    reviews: list[ReviewRow] = []
-    revisions: list[RevisionRow] = []
-    outcomes: list[OutcomeRow] = []
+    reviews: rx.Field[list[ReviewRow]] = rx.field(default_factory=list)
+    revisions: rx.Field[list[RevisionRow]] = rx.field(default_factory=list)
+    outcomes: rx.Field[list[OutcomeRow]] = rx.field(default_factory=list)
     found: bool = False
-    last_message_ms: float = 0.0  # see ConversationView; the message streaming is in StreamFeed
+    last_message_ms: rx.Field[float] = rx.field(0.0)  # see ConversationView; the message streaming is in StreamFeed
 
     # On the server's baseline (ui/fanout.py): the next refresh sends every field, not only the
     # changed ones (a new baseline, or a tab filled its copy from the database since).

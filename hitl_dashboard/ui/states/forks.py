@@ -70,12 +70,12 @@ class ForkState(AppState):
     edited_message: str = ""
     can_edit: bool = False
     _original_message: str = ""  # backend only: what the agent wrote, to tell an edit from no change
-    error: str = ""
-    forking: bool = False
-    parent: list[BranchRow] = []  # none or one
-    children: list[BranchRow] = []
+    error: rx.Field[str] = rx.field("")
+    forking: rx.Field[bool] = rx.field(False)
+    parent: rx.Field[list[BranchRow]] = rx.field(default_factory=list)  # none or one
+    children: rx.Field[list[BranchRow]] = rx.field(default_factory=list)
     # Comparing a revision of this fork with one of its parent's.
-    parent_revisions: list[RevisionOption] = []
+    parent_revisions: rx.Field[list[RevisionOption]] = rx.field(default_factory=list)
     compare_parent_id: str = ""
     compare_own_id: str = ""
     compare_old: str = ""

@@ -61,7 +61,7 @@ def cached_summary(actor: Actor, roles: tuple[str, ...], now: float | None = Non
 
 class QueueSummary(rx.State):
     counts: dict[str, int] = {}
-    arrivals: list[ArrivalRow] = []
+    arrivals: rx.Field[list[ArrivalRow]] = rx.field(default_factory=list)
     loaded: bool = False
 
     @rx.event

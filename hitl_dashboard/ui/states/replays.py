@@ -22,7 +22,7 @@ class ReplayState(AppState):
     replay_open: bool = False
     replay_seq: int = 0
     replay_turn: int = 0  # the turn the message belongs to: the one run again
-    replay_error: str = ""
+    replay_error: rx.Field[str] = rx.field("")
     replaying: bool = False
 
     @rx.event

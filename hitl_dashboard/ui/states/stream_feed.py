@@ -17,15 +17,15 @@ from hitl_dashboard.services.live.streams import Stream
 
 class StreamFeed(rx.State):
     conversation_id: int = 0
-    source: str = ""
-    text: str = ""
+    source: rx.Field[str] = rx.field("")
+    text: rx.Field[str] = rx.field("")
     # When the stream began (ms since the epoch, on the clock of the process running the agent).
     # A stream that began before the newest stored message is that message: it is not shown.
-    started: float = 0.0
+    started: rx.Field[float] = rx.field(0.0)
     # The message streamed just before (services/live/streams.Stream): shown until it is stored.
-    previous_source: str = ""
-    previous_text: str = ""
-    previous_started: float = 0.0
+    previous_source: rx.Field[str] = rx.field("")
+    previous_text: rx.Field[str] = rx.field("")
+    previous_started: rx.Field[float] = rx.field(0.0)
 
     def _show(self, conversation_id: int, stream: Stream | None) -> None:
         stream = stream or Stream("", "", 0.0)

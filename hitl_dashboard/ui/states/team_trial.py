@@ -26,7 +26,7 @@ class TrialRow:
 
 class TeamTrialState(AppState):
     task: str = ""
-    said: list[TrialRow] = []
+    said: rx.Field[list[TrialRow]] = rx.field(default_factory=list)
     trying: bool = False
 
     @rx.event

@@ -61,14 +61,14 @@ def token_rows(actor: Actor) -> list[TokenRow]:
 
 
 class TokensState(AppState):
-    rows: list[TokenRow] = []
+    rows: rx.Field[list[TokenRow]] = rx.field(default_factory=list)
     new_name: str = ""
     new_expiry: str = DEFAULT_EXPIRY
     new_scope: str = FULL_SCOPE
     create_error: str = ""
     creating: bool = False
     # Whether the panel with the new token is open, and the token's prefix; never the token itself.
-    shown_prefix: str = ""
+    shown_prefix: rx.Field[str] = rx.field("")
     revoke_error: str = ""
 
     @rx.event

@@ -60,19 +60,19 @@ def page_rows(actor: Actor) -> tuple[list[WebhookRow], list[DeliveryRow]]:
 
 
 class WebhooksState(AppState):
-    rows: list[WebhookRow] = []
-    deliveries: list[DeliveryRow] = []
+    rows: rx.Field[list[WebhookRow]] = rx.field(default_factory=list)
+    deliveries: rx.Field[list[DeliveryRow]] = rx.field(default_factory=list)
     new_url: str = ""
-    new_events: list[str] = []
+    new_events: rx.Field[list[str]] = rx.field(default_factory=list)
     new_format: str = "json"
     add_error: str = ""
     add_error_field: str = ""
     adding: bool = False
     # The secret panel's title while it is open; never the secret itself.
-    secret_title: str = ""
+    secret_title: rx.Field[str] = rx.field("")
     action_error: str = ""
     testing: int = 0
-    removing: int = 0
+    removing: rx.Field[int] = rx.field(0)
 
     @rx.event
     async def load(self):
