@@ -130,7 +130,8 @@ def tool_card(tool: RowVar[ToolRow], index: rx.Var[int]) -> rx.Component:
             rx.input(value=tool.when_value, on_change=on("when_value"), placeholder="e.g. production (one_of: a, b)",
                      aria_label="When value", size="1", id=_id("tool-when-value", index)),
             align="center", spacing="2", wrap="wrap"), problem(_key("tools", index, "when")), width="100%")),
-        rx.checkbox("In the gate's tool list (gates.tools)", checked=Teams.gate_tools.contains(tool.name), size="1",
+        rx.checkbox("Listed in gates.tools (informational: the approval mode decides)",
+                    checked=Teams.gate_tools.contains(tool.name), size="1",
                     on_change=lambda checked: Teams.toggle_gate_tool(tool.name, checked), id=_id("gate-tool", index)),
         _text("tools", tool, index, "description", "Description", placeholder="optional: the function's docstring"),
     )

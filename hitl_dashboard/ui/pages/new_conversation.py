@@ -101,8 +101,10 @@ def policy_section() -> rx.Component:
                      "min_confidence", hint="Gate when an agent reports less.", for_id="new-min-confidence"),
             columns="3", spacing="3", width="100%", grid_template_columns="2fr 1fr 1fr",
         ),
-        labelled("Tools that need approval", checkbox_row(New.tool_options, New.tools, New.toggle_tool,
-                                                          "tool", "label-tools"), "tools"),
+        # Each tool's approval mode in the team decides which calls wait (a held call always opens a
+        # review): a choice here could not skip one, so none is offered.
+        rx.text("Tool calls wait for approval as the team's tools say (approval: always, or when a rule on the "
+                "arguments matches); the team editor sets that.", size="1", color_scheme="gray", id="tools-note"),
         error_for("gate_policy"),
         spacing="3",
     ), size="2", width="100%")

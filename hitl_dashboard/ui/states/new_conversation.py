@@ -84,10 +84,6 @@ class NewConversationState(AppState):
         self.gate_agents = [a for a in self.agents if a in chosen]
 
     @rx.event
-    def toggle_tool(self, tool: str, checked: bool):
-        self.tools = sorted({t for t in self.tools if t != tool} | ({tool} if checked else set()))
-
-    @rx.event
     def set_provider(self, agent: str, value: str):
         self.providers = {**self.providers, agent: value}
 
