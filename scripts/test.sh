@@ -4,8 +4,9 @@
 # one seed for both, printed first: PYTEST_SEED=<n> replays an order):
 #   1. every test but the browser ones, across the cores (pytest-xdist, PYTEST_WORKERS, default
 #      one per core; --dist loadgroup keeps the tests that share a Redis database on one worker);
-#   2. tests/e2e in one process: its apps share the checkout's .web (a build bakes in the port),
-#      and Playwright's loop must come after every test that calls asyncio.run (tests/e2e/conftest.py).
+#   2. tests/e2e in one process, in a random order too: its apps share the checkout's .web (a build
+#      bakes in the port), and Playwright's loop must come after every test that calls asyncio.run
+#      (tests/e2e/conftest.py).
 # Both runs always run; the exit code is the first failure's.
 # Arguments replace that plan with one plain pytest run: scripts/test.sh tests/e2e -x
 set -euo pipefail
@@ -27,7 +28,5 @@ log "running pytest 1/2: all but tests/e2e, across ${PYTEST_WORKERS:-auto} worke
     --dist loadgroup --ignore=tests/e2e --durations=10 || status=$?
 log "running pytest 2/2: tests/e2e"
 e2e=0
-# Browser tests in their file order for now: random order found an order dependence (the audit
-# chart fails axe once the shared app holds decisions) that is not fixed yet; see the closing note.
-"$PY" -m pytest -p no:randomly tests/e2e --durations=10 || e2e=$?
+"$PY" -m pytest --randomly-seed="$seed" tests/e2e --durations=10 || e2e=$?
 exit $((status ? status : e2e))

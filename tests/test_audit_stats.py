@@ -179,7 +179,7 @@ def test_the_median_chart_reads_in_the_unit_the_team_decides_in(people):
             _set(ReviewRequest, decision.review_request_id, created_at=DAY1)
             _set(Decision, decision.id, created_at=DAY1 + after)
         data = chart_data(flow.actor("dave"), 7)
-        return {"unit": data["median_unit"], **{row["role"]: row["median"] for row in data["medians"]}}
+        return {"unit": data["median_unit"], **{row["reviewer"]: row["median"] for row in data["medians"]}}
 
     assert decided_after(timedelta(minutes=4), timedelta(minutes=8), timedelta(minutes=30)) == \
         {"unit": "minutes", "Security": 6.0, "Final sign-off": 30.0}

@@ -6,13 +6,13 @@ runner in the middle of a turn stops without writing over the abort. Both databa
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from hitl_dashboard.db.engine import get_engine
-from hitl_dashboard.db.models import Conversation, TurnCheckpoint
+from hitl_dashboard.db.models import Conversation, TurnCheckpoint, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, PermissionDenied
 from hitl_dashboard.services.conversations.conversations import abort_conversation, retry_conversation
@@ -22,7 +22,7 @@ from hitl_dashboard.settings import reset_settings_cache
 from tests.conftest import run_cli
 from tests.support import flow
 from tests.support.db_faults import ERROR, accept_revisions_again, refuse_revisions_named
-from tests.support.db_state import audit_events, reviews_of, use_cheap_passwords, wait_for
+from tests.support.db_state import audit_events, reviews_of, use_cheap_passwords
 
 LONG_TASK = "x" * 300
 
@@ -73,8 +73,18 @@ def test_a_turn_the_database_refuses_fails_once_with_a_clear_reason_and_an_admin
     assert [m.source for m in flow.messages(conversation_id)] == ["frank", "planner", "coder"]
 
 
+def _back_off_is_over(conversation_id: int) -> None:
+    """The clock moves past the back-off: its end is put in the past, as time would (no waiting)."""
+    with UnitOfWork() as uow:
+        conversation = uow.session.get(Conversation, conversation_id)
+        conversation.lease_expires_at = utcnow() - timedelta(seconds=1)
+        uow.commit()
+
+
 def test_a_run_that_keeps_crashing_backs_off_then_fails(people, monkeypatch):
-    monkeypatch.setenv("RUNNER_CRASH_BACKOFF_S", "0.2")
+    """Back-offs of minutes, so "not before then" holds however slow the machine is (a back-off of
+    0.2 s once ran out before the next check on a loaded PostgreSQL run); time passing is simulated."""
+    monkeypatch.setenv("RUNNER_CRASH_BACKOFF_S", "60")
     monkeypatch.setenv("RUNNER_MAX_CRASHES", "3")
     reset_settings_cache()
     conversation_id = flow.start("Write a boomerang tracker")
@@ -84,25 +94,31 @@ def test_a_run_that_keeps_crashing_backs_off_then_fails(people, monkeypatch):
                                        data={"type": "TeamState", "agent_states": "?"}))
         uow.commit()
 
-    assert flow.work() == 1
-    c = flow.conversation(conversation_id)
-    assert (c.status, c.crash_count, c.lease_owner) == ("running", 1, None)
-    assert c.lease_expires_at is not None  # backing off: nobody runs it before then
-    assert flow.work() == 0  # not runnable yet, and run_until_idle does not wait for it
+    backed_off_for = []
+    for attempt in (1, 2):
+        assert flow.work() == 1  # one run: the crash's back-off keeps run_until_idle from trying again
+        c = flow.conversation(conversation_id)
+        assert (c.status, c.crash_count, c.lease_owner) == ("running", attempt, None)
+        [crash] = audit_events("runner.crashed", conversation_id=conversation_id)[-1:]
+        backed_off_for.append((_aware(c.lease_expires_at) - _aware(crash.at)).total_seconds())
+        assert flow.work() == 0  # nobody runs it before its back-off is over
+        _back_off_is_over(conversation_id)
+    assert 60 <= backed_off_for[0] < 61 and 120 <= backed_off_for[1] < 121, backed_off_for
 
-    def run_then_check() -> bool:  # a worker polling: runs it whenever its back-off is over
-        flow.work()
-        return flow.conversation(conversation_id).status == "failed"
-
-    wait_for(run_then_check, timeout=30, interval=0.05, what="the conversation to fail after its third crash")
+    assert flow.work() == 1  # the third crash: no more back-off, the conversation fails
     crashes = audit_events("runner.crashed", conversation_id=conversation_id)
     assert [e.details["attempt"] for e in crashes] == [1, 2, 3]
-    assert [e.details["retry_in_s"] for e in crashes] == [0.2, 0.4, None]
-    gaps = [(b.at - a.at).total_seconds() for a, b in itertools.pairwise(crashes)]
-    assert gaps[0] >= 0.2 and gaps[1] >= 0.4, gaps
+    assert [e.details["retry_in_s"] for e in crashes] == [60, 120, None]
     c = flow.conversation(conversation_id)
+    assert c.status == "failed"
     assert c.status_reason.startswith("the runner crashed 3 times in a row; last error: ValueError: Invalid state")
     assert (c.lease_owner, c.lease_expires_at) == (None, None)
+    assert flow.work() == 0
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite hands datetimes back without their zone; they are stored in UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class _AbortWhileTyping:

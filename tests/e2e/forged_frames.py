@@ -5,8 +5,8 @@ Three parts:
   after importing the app module as the server does, so a new handler is covered at once.
 - `forged_calls()`: the arguments an attacker would send to one handler, derived from its
   signature and annotations (ids of rows the attacker has no right to, made-up views).
-- `WireTap`: a page's Reflex websocket routed through Playwright, so the test can inject
-  frames and see every frame the server sends back to that page.
+- `WireTap` and `round_trip_all`: a page's Reflex websocket routed through Playwright, so the test can inject
+  frames, see every frame the server sends back to that page, and know when its frames were handled.
 """
 
 from __future__ import annotations
@@ -263,23 +263,30 @@ class WireTap:
         event = {"name": event_name, "payload": payload, "router_data": self.router_data}
         self.server.send(EVENT_PREFIX + json.dumps(["event", event]))
 
-    def round_trip(self, marker: str, var: str) -> None:
-        """Send the marker event and wait until its state change comes back.
-
-        Reflex runs one browser's (non-background) events in order, so once the marker's delta
-        arrives, every frame injected before it has been handled. If the page opened a new socket
-        meanwhile (a forged handler redirected it), the marker is sent again on the new one."""
-        for _ in range(3):
-            seen, connection = len(self.received), self.connections
-            self.send(marker, {})
-            # Delta keys carry a suffix after the var's name, hence no closing quote.
-            def arrived(seen: int = seen, connection: int = connection) -> bool:
-                return any(f'"{var}' in m for m in self.received[seen:]) or self.connections != connection
-
-            replied = self.pump(arrived, what=f"the reply to {marker}")
-            if self.connections == connection and replied:
-                return
-        raise AssertionError(f"{marker} got no reply: the page keeps reconnecting")
-
     def frames_since(self, mark: int) -> list[str]:
         return self.received[mark:]
+
+
+def round_trip_all(taps: list[WireTap], marker: str, var: str) -> None:
+    """Send the marker event on every tap at once and wait until each one's state change comes back.
+
+    Reflex runs one browser's (non-background) events in order, so once the marker's delta arrives
+    on a tap, every frame injected there before it has been handled. If a page opened a new socket
+    meanwhile (a forged handler redirected it), the marker is sent again on the new one. The taps'
+    browsers are independent, so waiting for all together costs one round trip, not one per tap."""
+    pending = list(taps)
+    for _ in range(3):
+        sent = {id(tap): (len(tap.received), tap.connections) for tap in pending}
+        for tap in pending:
+            tap.send(marker, {})
+
+        def all_answered(waiting: list[WireTap] = pending, sent: dict = sent) -> bool:
+            # Delta keys carry a suffix after the var's name, hence no closing quote.
+            return all(tap.connections != sent[id(tap)][1]
+                       or any(f'"{var}' in m for m in tap.received[sent[id(tap)][0]:]) for tap in waiting)
+
+        pending[0].pump(all_answered, what=f"the reply to {marker}")
+        pending = [tap for tap in pending if tap.connections != sent[id(tap)][1]]  # reconnected: again
+        if not pending:
+            return
+    raise AssertionError(f"{marker} got no reply: {[tap.page.url for tap in pending]} keep reconnecting")

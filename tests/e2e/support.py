@@ -11,9 +11,12 @@ from sqlmodel import select
 
 from hitl_dashboard.db.models import ReviewRequest, User
 from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.decisions import DecisionInput
+from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.services.auth.tokens import issue_token
 from hitl_dashboard.services.auth.users import actor_of, insert_user
 from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
+from hitl_dashboard.services.reviews.decide import record_decision
 from tests.e2e.app_process import RunningApp
 
 PASSWORD = "e2e-password"
@@ -36,6 +39,14 @@ def start(app: RunningApp, username: str, task: str, task_type: str = "code",
         conversation = add_conversation(uow.session, actor_of(user), command)
         uow.commit()
         return conversation.id
+
+
+def decide_as(app: RunningApp, username: str, review: ReviewRequest, action: str, **kw) -> None:
+    """`username` decides `review` in the app's database, as the decide use case's step does."""
+    with UnitOfWork(app.engine) as uow:
+        user = uow.session.exec(select(User).where(User.username == username)).one()
+        record_decision(uow, actor_of(user), review.id, DecisionInput(Action(action), **kw))
+        uow.commit()
 
 
 def api_token(app: RunningApp, username: str) -> str:

@@ -1,6 +1,7 @@
 """Two reviewers watch one conversation. What one tab does alone (typing a revision, its queue
 summary's poll) sends nothing at all to the other tab; what the server stores (the decision and
-the coder's new turn) reaches the other tab as updates of the conversation feed alone.
+the coder's new turn) reaches the other tab as updates of the conversation feed alone, and the
+other tab's own queue poll answers with its queue summary alone.
 
 Before the feeds left Reflex's shared states, every event of a linked tab was fanned out to each
 other linked tab as a `modify_state` of its whole state, with the root state's router data in the
@@ -47,6 +48,10 @@ def _watch_and_type(app_server: RunningApp, browser: Browser, cid: int, names, p
         pages.append(page)
     typing, watching = pages
     quiet_from = len(frames[1])
+    # The watching tab's own queue poll (the script's every 10 s), now, so it always falls in the window:
+    # its answer once carried the whole signed-in user again (AppState re-assigned on every check), and
+    # this test failed only when the timer happened to fire while it watched.
+    watching.evaluate("document.getElementById('queue-watch-refresh').click()")
 
     # One event per keystroke, then the queue summary's poll, all from the typist's tab.
     box = typing.locator("[id^='decision-instructions-']")

@@ -9,26 +9,14 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
-from sqlmodel import select
 
-from hitl_dashboard.db.models import CodeRevision, ReviewRequest, User
+from hitl_dashboard.db.models import CodeRevision, ReviewRequest
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.decisions import DecisionInput
-from hitl_dashboard.domain.enums import Action
-from hitl_dashboard.services.auth.users import actor_of
-from hitl_dashboard.services.reviews.decide import record_decision
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import decide_as, make_user, open_reviews, sign_in, start, wait_for
 
 VIEWPORT = {"width": 1280, "height": 800}
 CODE_TASK = "Add rate limiting to the password reset endpoint"
-
-
-def decide_as(app: RunningApp, username: str, review: ReviewRequest, action: str, **kw) -> None:
-    with UnitOfWork(app.engine) as uow:
-        user = uow.session.exec(select(User).where(User.username == username)).one()
-        record_decision(uow, actor_of(user), review.id, DecisionInput(Action(action), **kw))
-        uow.commit()
 
 
 def approved_code(app: RunningApp, review: ReviewRequest) -> str:

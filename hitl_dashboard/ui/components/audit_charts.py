@@ -99,7 +99,7 @@ def charts() -> rx.Component:
                     data_key="median", fill=rx.color("indigo", 9), name="median " + Insights.median_unit,
                     is_animation_active=False,
                 ),
-                *_axes("role", decimals=True),
+                *_axes("reviewer", decimals=True),
                 data=Insights.medians, height=CHART_HEIGHT, width="100%", layout="horizontal",
             ),
             "chart-medians",

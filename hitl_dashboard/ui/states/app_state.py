@@ -47,7 +47,10 @@ class AppState(rx.State):
         """The signed-in user, checked against the database now. Raises PermissionDenied. Private:
         a public method would be an event any browser could call."""
         actor = await asyncio.to_thread(resolve_token, self.session_token, "session")
-        self.user_id, self.username, self.roles = actor.user_id, actor.username, sorted(actor.roles)
+        # Assigned only when they changed: Reflex sends every assigned field to the browser, equal or
+        # not, and each tab's queue poll checks the user (this state and its computed vars each time).
+        if (self.user_id, self.username, self.roles) != (actor.user_id, actor.username, sorted(actor.roles)):
+            self.user_id, self.username, self.roles = actor.user_id, actor.username, sorted(actor.roles)
         return actor
 
     async def _signed_in_admin(self) -> Actor | None:

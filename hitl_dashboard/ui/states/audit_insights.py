@@ -50,7 +50,9 @@ def chart_data(actor: Actor, days: int) -> dict[str, Any]:
     return {
         "decisions": _pivot(charts.decisions, ACTIONS, first, days),
         "median_unit": unit,
-        "medians": [{"role": role_label(m.role), "median": round(m.median_hours / size, 1), "decisions": m.decisions}
+        # Not "role": recharts copies each row's keys that are SVG attributes onto the bar's <path>,
+        # and role="Security reviewer" is an ARIA role no reader knows (axe: aria-roles, critical).
+        "medians": [{"reviewer": role_label(m.role), "median": round(m.median_hours / size, 1), "decisions": m.decisions}
                     for m in charts.medians],
         "breaches": _pivot(charts.breaches, BREACHES, first, days),
         "tokens": _pivot(charts.tokens, ("tokens",), first, days),

@@ -81,4 +81,5 @@ class QueueSummary(rx.State):
             self.counts = counts
         if self.arrivals != arrivals:
             self.arrivals = arrivals
-        self.loaded = True
+        if not self.loaded:
+            self.loaded = True
