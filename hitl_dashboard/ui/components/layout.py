@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from hitl_dashboard.ui import routes
+from hitl_dashboard.ui.components.post_form import hidden_field, post_form
 from hitl_dashboard.ui.components.queue_watch import queue_watch
 from hitl_dashboard.ui.states.app_state import AppState
 
@@ -44,11 +46,29 @@ def navigation() -> rx.Component:
     ), aria_label="Main")
 
 
+SIGN_OUT, SIGN_OUT_EVERYWHERE = "/auth/sign-out", "/auth/sign-out-everywhere"
+
+
+def sign_out_forms() -> rx.Component:
+    """Posted by the browser itself (the HTTP routes clear the HttpOnly cookie); both menus submit these."""
+    return rx.fragment(*[
+        post_form(hidden_field("csrf", AppState.csrf_token), action=action, id=form_id, display="none")
+        for action, form_id in ((SIGN_OUT, "sign-out-form"), (SIGN_OUT_EVERYWHERE, "sign-out-everywhere-form"))
+    ])
+
+
+def _submit(form_id: str) -> EventSpec:
+    return rx.call_script(f"document.getElementById('{form_id}').requestSubmit()")
+
+
 def user_menu() -> rx.Component:
     return rx.hstack(
         rx.text(AppState.username, size="2", weight="medium", id="signed-in-user"),
-        rx.button("Sign out", on_click=AppState.sign_out, size="1", variant="soft", color_scheme="gray",
+        rx.button("Sign out", type="submit", form="sign-out-form", size="1", variant="soft", color_scheme="gray",
                   id="sign-out"),
+        rx.button("Sign out everywhere", type="submit", form="sign-out-everywhere-form", size="1", variant="ghost",
+                  color_scheme="gray", id="sign-out-everywhere",
+                  title="End your sign-ins in every browser and on every device"),
         align="center",
         spacing="2",
     )
@@ -70,7 +90,9 @@ def narrow_menu() -> rx.Component:
             *[item(*entry) for entry in NAV_ITEMS],
             rx.menu.separator(),
             rx.text("Signed in as ", AppState.username, size="1", color_scheme="gray", padding_x="0.75em"),
-            rx.menu.item("Sign out", on_select=AppState.sign_out, id="menu-sign-out"),
+            rx.menu.item("Sign out", on_select=_submit("sign-out-form"), id="menu-sign-out"),
+            rx.menu.item("Sign out everywhere", on_select=_submit("sign-out-everywhere-form"),
+                         id="menu-sign-out-everywhere"),
             align="end",
         ),
     ), aria_label="Main", display=NARROW_ONLY)
@@ -94,6 +116,7 @@ def header() -> rx.Component:
             rx.color_mode.button(size="2", variant="ghost", aria_label="Switch between light and dark theme",
                                  title="Switch between light and dark theme"),
             rx.cond(AppState.signed_in, narrow_menu()),
+            rx.cond(AppState.signed_in, sign_out_forms()),
             align="center",
             spacing=rx.breakpoints(initial="3", sm="5"),
             width="100%",
