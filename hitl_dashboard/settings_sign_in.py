@@ -47,7 +47,7 @@ class SignInSettings(BaseSettings):
                              "https://keycloak.example.com/realms/acme")
         if parts.scheme == "http" and parts.hostname not in _LOOPBACK_HOSTS:
             raise ValueError("must use https (plain http only for a provider on this machine)")
-        return value.rstrip("/")
+        return value  # exactly as the provider writes it: ID tokens must name it so (some end in "/")
 
     @field_validator("oidc_role_map")
     @classmethod

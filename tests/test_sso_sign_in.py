@@ -22,6 +22,8 @@ from hitl_dashboard.settings import reset_settings_cache
 from tests.support.oidc_provider import CLIENT_ID, OidcProvider, running_provider
 
 APP_URL = "http://testserver"
+# The provider (test-only) still builds its tokens through authlib's deprecated jose module.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 @pytest.fixture(scope="module")

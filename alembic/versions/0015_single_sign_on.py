@@ -55,6 +55,7 @@ def downgrade() -> None:
     op.drop_index(op.f('ix_sso_attempts_created_at'), table_name='sso_attempts')
     op.drop_table('sso_attempts')
     op.drop_index('ux_users_oidc_identity', table_name='users')
-    with op.batch_alter_table('users') as batch:
-        batch.drop_column('oidc_subject')
-        batch.drop_column('oidc_issuer')
+    # A plain DROP COLUMN (SQLite >= 3.35 has it): a batch copy of users would have to drop the table
+    # that every other table's user column refers to.
+    op.execute('ALTER TABLE users DROP COLUMN oidc_subject')
+    op.execute('ALTER TABLE users DROP COLUMN oidc_issuer')

@@ -58,8 +58,8 @@ def discover() -> Provider:
         cached = _cache.get(issuer)
         if cached and time.monotonic() - cached[0] < METADATA_TTL_S:
             return cached[1]
-    document = _get_json(issuer + "/.well-known/openid-configuration")
-    if document.get("issuer", "").rstrip("/") != issuer:
+    document = _get_json(issuer.rstrip("/") + "/.well-known/openid-configuration")
+    if document.get("issuer") != issuer:
         raise SsoRefused("wrong_issuer", "the discovery document names another issuer")
     try:
         provider = Provider(
