@@ -5,7 +5,7 @@ a redirect, which a websocket event could not do."""
 from __future__ import annotations
 
 import reflex as rx
-from reflex.components.el.elements.forms import Form
+from reflex_components_core.el.elements.forms import Form
 
 
 class PostForm(Form):

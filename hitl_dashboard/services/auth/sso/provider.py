@@ -12,9 +12,10 @@ from typing import Any
 
 import httpx
 import httpx2  # authlib's httpx client is built on it (openai's dependency too)
-from authlib.integrations.httpx_client import OAuth2Client
-from authlib.oauth2.rfc6749.errors import OAuth2Error
-from authlib.oidc.core import CodeIDToken
+# authlib ships no type hints (no py.typed marker): these three stay untyped.
+from authlib.integrations.httpx_client import OAuth2Client  # type: ignore[import-untyped]
+from authlib.oauth2.rfc6749.errors import OAuth2Error  # type: ignore[import-untyped]
+from authlib.oidc.core import CodeIDToken  # type: ignore[import-untyped]
 from joserfc import jwt
 from joserfc.errors import ExpiredTokenError, InvalidClaimError, InvalidKeyIdError, JoseError, MissingClaimError
 from joserfc.jwk import KeySet
