@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import httpx2  # authlib's httpx client is built on it (openai's dependency too)
+
 # authlib ships no type hints (no py.typed marker): these three stay untyped.
 from authlib.integrations.httpx_client import OAuth2Client  # type: ignore[import-untyped]
 from authlib.oauth2.rfc6749.errors import OAuth2Error  # type: ignore[import-untyped]
