@@ -29,6 +29,7 @@ ROLE_MAP = '{"hitl-security": ["security_reviewer"], "hitl-product": ["product_r
 class OidcProvider:
     issuer: str
     app: flask.Flask
+    http: httpx.Client  # one client: making one loads the CA bundle, tenths of a second on a busy machine
 
     def settings(self) -> dict[str, str]:
         """The app's environment for single sign-on through this provider."""
@@ -36,13 +37,13 @@ class OidcProvider:
                 "OIDC_ROLES_CLAIM": ROLES_CLAIM, "OIDC_ROLE_MAP": ROLE_MAP, "OIDC_PROVIDER_NAME": "Test IdP"}
 
     def set_user(self, subject: str, **claims: object) -> None:
-        response = httpx.put(f"{self.issuer}/users/{subject}", json=claims, timeout=10)
+        response = self.http.put(f"{self.issuer}/users/{subject}", json=claims)
         response.raise_for_status()
 
     def approve(self, authorization_url: str, subject: str) -> str:
         """Signs `subject` in at the provider's authorization page; returns where it sends the browser
         (the app's callback with code and state)."""
-        response = httpx.post(authorization_url, data={"sub": subject}, timeout=10)
+        response = self.http.post(authorization_url, data={"sub": subject})
         assert response.status_code == 302, response.text[:500]
         return response.headers["location"]
 
@@ -57,7 +58,7 @@ class OidcProvider:
         return jwt.encode({"alg": "RS256", "kid": private["kid"]}, claims, key)
 
     def deny(self, authorization_url: str) -> str:
-        response = httpx.post(authorization_url, data={"action": "deny"}, timeout=10)
+        response = self.http.post(authorization_url, data={"action": "deny"})
         assert response.status_code == 302, response.text[:500]
         return response.headers["location"]
 
@@ -74,7 +75,8 @@ def running_provider(token_lifetime: timedelta = timedelta(hours=1)) -> Iterator
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
-        yield OidcProvider(f"http://127.0.0.1:{server.server_port}", app)
+        with httpx.Client(timeout=10) as http:
+            yield OidcProvider(f"http://127.0.0.1:{server.server_port}", app, http)
     finally:
         server.shutdown()
         server.server_close()

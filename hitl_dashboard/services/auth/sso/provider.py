@@ -1,7 +1,7 @@
 """The OpenID Connect provider, through authlib: discovery, the authorization URL (PKCE S256),
 the code exchange, and the ID token's signature and claims (issuer, audience, expiry, nonce).
 
-Blocking (httpx); callers run it in a worker thread. Every failure is an SsoRefused with a reason."""
+Blocking (authlib's httpx client); callers run it in a worker thread. Every failure is an SsoRefused with a reason."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 import httpx2  # authlib's httpx client is built on it (openai's dependency too)
 
 # authlib ships no type hints (no py.typed marker): these three stay untyped.
@@ -42,6 +41,10 @@ class Provider:
 
 _cache: dict[str, tuple[float, Provider]] = {}
 _keys: dict[str, dict] = {}
+# One HTTP client per configuration, kept: making one loads the CA bundle (tenths of a second on a
+# busy machine), which every sign-in would otherwise pay twice. httpx clients are thread-safe; the
+# token authlib remembers on the client after a code exchange is never sent (withhold_token) nor read.
+_clients: dict[tuple[str, ...], OAuth2Client] = {}
 _lock = threading.Lock()
 
 
@@ -77,35 +80,42 @@ def discover() -> Provider:
 
 
 def forget_provider() -> None:
-    """Drop the cached metadata and keys (settings changed, or a test points elsewhere)."""
+    """Drop the cached metadata, keys and clients (settings changed, or a test points elsewhere)."""
     with _lock:
         _cache.clear()
         _keys.clear()
+        clients = list(_clients.values())
+        _clients.clear()
+    for client in clients:
+        client.close()
 
 
 def _client() -> OAuth2Client:
     settings = get_settings()
-    return OAuth2Client(client_id=settings.oidc_client_id, client_secret=settings.oidc_client_secret,
-                        scope=settings.oidc_scopes, redirect_uri=redirect_uri(), code_challenge_method="S256",
-                        timeout=HTTP_TIMEOUT_S)
+    key = (settings.oidc_client_id or "", settings.oidc_client_secret or "", settings.oidc_scopes, redirect_uri())
+    with _lock:
+        client = _clients.get(key)
+        if client is None:
+            client = _clients[key] = OAuth2Client(
+                client_id=key[0], client_secret=key[1], scope=key[2], redirect_uri=key[3],
+                code_challenge_method="S256", timeout=HTTP_TIMEOUT_S, follow_redirects=False)
+    return client
 
 
 def authorization_url(provider: Provider, *, state: str, nonce: str, code_verifier: str) -> str:
-    with _client() as client:
-        url, _ = client.create_authorization_url(provider.authorization_endpoint, state=state, nonce=nonce,
-                                                 code_verifier=code_verifier)
+    url, _ = _client().create_authorization_url(provider.authorization_endpoint, state=state, nonce=nonce,
+                                                code_verifier=code_verifier)
     return url
 
 
 def exchange_code(provider: Provider, *, code: str, code_verifier: str) -> dict[str, Any]:
     """The token endpoint's answer for this code (with the PKCE verifier): must hold an id_token."""
     try:
-        with _client() as client:
-            token = dict(client.fetch_token(provider.token_endpoint, grant_type="authorization_code", code=code,
-                                            code_verifier=code_verifier))
+        token = dict(_client().fetch_token(provider.token_endpoint, grant_type="authorization_code", code=code,
+                                           code_verifier=code_verifier))
     except OAuth2Error as exc:
         raise SsoRefused("code_refused", str(exc.error or "")) from None
-    except (httpx.HTTPError, httpx2.HTTPError):
+    except httpx2.HTTPError:
         raise SsoRefused("provider_unreachable") from None
     except ValueError:  # not JSON
         raise SsoRefused("code_refused", "the token endpoint's answer is not JSON") from None
@@ -164,10 +174,10 @@ def _key_set(provider: Provider, refresh: bool = False) -> KeySet:
 
 def _get_json(url: str) -> dict[str, Any]:
     try:
-        response = httpx.get(url, timeout=HTTP_TIMEOUT_S, follow_redirects=False)
+        response = _client().request("GET", url, withhold_token=True)
         response.raise_for_status()
         data = response.json()
-    except (httpx.HTTPError, ValueError):
+    except (httpx2.HTTPError, ValueError):
         raise SsoRefused("provider_unreachable") from None
     if not isinstance(data, dict):
         raise SsoRefused("provider_unreachable", "an unexpected answer")
