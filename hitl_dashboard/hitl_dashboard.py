@@ -58,15 +58,13 @@ async def install_live_updates() -> None:
     await install(app)
 
 
-# assets/sign_in_upgrade.js: a browser still holding the old localStorage sign-in drops it, signs in again;
 # assets/ticking.js: ages and SLA countdowns keep counting in the browser between refreshes;
 # assets/keys.js: keyboard shortcuts (? lists them); assets/app.css: visible focus and their styles;
 # assets/queue_watch.js: unread review requests in the tab title, opt-in desktop notifications;
 # assets/diff_scroll.js: long diff lines, which scroll inside their cell, reachable by keyboard.
 app = rx.App(
     api_transformer=api,
-    head_components=[rx.script(src=f"/{name}.js")
-                     for name in ("sign_in_upgrade", "ticking", "keys", "queue_watch", "diff_scroll")],
+    head_components=[rx.script(src=f"/{name}.js") for name in ("ticking", "keys", "queue_watch", "diff_scroll")],
     stylesheets=["/app.css"],
 )
 install_overlay(app)

@@ -20,7 +20,8 @@ def password_form() -> rx.Component:
             rx.input(name="password", placeholder="Password", type="password", id="password", width="100%",
                      size="3", auto_complete="current-password", aria_label="Password"),
             hidden_field("next", LoginState.return_to),
-            rx.button("Sign in", type="submit", width="100%", size="3", id="sign-in"),
+            # Disabled until the page's on_load has run: it fills `next` (the deep link) from the URL.
+            rx.button("Sign in", type="submit", width="100%", size="3", id="sign-in", disabled=~rx.State.is_hydrated),
             spacing="3",
             width="100%",
         ),
@@ -35,7 +36,7 @@ def sso_form() -> rx.Component:
     return post_form(
         rx.cond(LoginState.return_to != "", hidden_field("next", LoginState.return_to)),
         rx.button(rx.icon("key-round", size=16), "Sign in with ", LoginState.sso_label, type="submit", width="100%",
-                  size="3", variant="outline", id="sso-sign-in"),
+                  size="3", variant="outline", id="sso-sign-in", disabled=~rx.State.is_hydrated),
         action=SSO_START,
         method="get",
         width="100%",

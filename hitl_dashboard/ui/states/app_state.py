@@ -44,6 +44,9 @@ class AppState(rx.State):
     # The sign-out forms send it back (api/browser_auth.check_csrf). Derived from the sign-in and
     # worthless without its cookie, so the page may hold it; the sign-in itself it never sees.
     csrf_token: str = ""
+    # Where sign-ins were kept before they moved to the HttpOnly cookie (alembic 0015 ended them all).
+    # Read only to notice such a browser, sign it out once with a message, and empty the key.
+    old_local_sign_in: str = rx.LocalStorage("", name="hitl_session", sync=True)
 
     @rx.var
     def signed_in(self) -> bool:
@@ -81,10 +84,16 @@ class AppState(rx.State):
         return actor
 
     def _to_sign_in(self) -> EventSpec:
-        """To the sign-in page, which brings the browser back to this page afterwards. Says the
-        sign-in ended when this browser had one (idle, expired, signed out elsewhere)."""
+        """To the sign-in page, which brings the browser back to this page afterwards. Says why when
+        this browser had a sign-in: ended (idle, expired, signed out elsewhere), or from before the upgrade."""
         here = self.router.url.path + (f"?{self.router.url.query}" if self.router.url.query else "")
-        return rx.redirect(login_url("expired" if self._sign_in_token() else "", here))
+        return rx.redirect(login_url(self._why_signed_out(), here))
+
+    def _why_signed_out(self) -> str:
+        if self.old_local_sign_in:
+            self.old_local_sign_in = ""  # the browser drops its copy: a page script can read it no more
+            return "upgraded"
+        return "expired" if self._sign_in_token() else ""
 
     async def _signed_in_admin(self) -> Actor | None:
         """The signed-in user if they hold the admin role now; None otherwise (the admin pages)."""
@@ -110,7 +119,7 @@ class AppState(rx.State):
         try:
             await self._signed_in_actor()
         except PermissionDenied:
-            return rx.redirect(routes.LOGIN)
+            return rx.redirect(login_url(self._why_signed_out()))
         return rx.redirect(routes.QUEUE if self.review_roles else routes.CONVERSATIONS)
 
     @rx.event

@@ -54,6 +54,8 @@ class LoginState(AppState):
         query = self.router.url.query_parameters
         self.error = error_text(query.get("error", ""), query.get("retry", ""))
         self.notice = NOTICES.get(query.get("notice", ""), "")
+        if self.old_local_sign_in:  # opened /login directly in a browser from before the upgrade
+            self.old_local_sign_in, self.notice = "", NOTICES["upgraded"]
         self.return_to = safe_return_path(query.get("next", ""))
         settings = get_settings()
         self.password_enabled, self.sso_enabled = settings.password_sign_in, settings.single_sign_on
