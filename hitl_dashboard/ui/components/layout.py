@@ -67,8 +67,9 @@ def user_menu() -> rx.Component:
         rx.menu.root(
             rx.menu.trigger(rx.button(
                 rx.text(AppState.username, size="2", weight="medium", white_space="nowrap", id="signed-in-user"),
+                # Named by the user's name it shows (a different aria-label would hide it from speech input).
                 rx.icon("chevron-down", size=14), variant="ghost", color_scheme="gray", size="1", id="user-menu",
-                aria_label="Your sign-in")),
+                title="Your sign-in")),
             rx.menu.content(
                 rx.menu.item("Sign out everywhere", on_select=_submit("sign-out-everywhere-form"),
                              id="sign-out-everywhere"),
