@@ -78,8 +78,8 @@ def main() -> None:
             return asyncio.run_coroutine_threadsafe(coroutine, loop).result()
 
         conversation.wait_paused()
-        session = run(light.sign_in(base, boot, names, conversation.reviewer, PASSWORD))
-        watchers = run(light.open_watchers(base, boot, names, session, WATCHERS))
+        cookie = light.sign_in(base, conversation.reviewer, PASSWORD)
+        watchers = run(light.open_watchers(base, boot, names, cookie, WATCHERS))
         tokens, registered = {tab_token(w) for w in watchers}, server_watchers(f"conv-{conversation.id}")
         print(f"server's watchers of conv-{conversation.id}: {sorted(registered)}")
         print(f"light watchers' tab tokens: {sorted(tokens)} -> all registered: {tokens <= registered}")

@@ -9,8 +9,9 @@ the bench's machine almost nothing: it stamps each frame on arrival and decodes 
 
 The protocol (Reflex 0.10.1, seen with Playwright's `framesent` on a real page and in .web/utils/state.js):
 a websocket to /_event/?token=<tab token>&EIO=4&transport=websocket with the Reflex version as the
-subprotocol; the tab's first event (`hydrate_and_load`, with the page's route and the LocalStorage values)
-rides in the socket.io CONNECT packet's auth; every update comes back as `42/_event,["event", {delta}]`.
+subprotocol and the browser's sign-in cookie in the handshake (an HttpOnly cookie, set by POST
+/auth/sign-in); the tab's first event (`hydrate_and_load`, with the page's route) rides in the socket.io
+CONNECT packet's auth; every update comes back as `42/_event,["event", {delta}]`.
 The boot event is recorded from a real page of the same run, so hashes and schema are the built app's.
 
 Not a benchmark itself (scripts/bench.sh runs only files that do not start with an underscore)."""
@@ -26,6 +27,7 @@ import time
 import uuid
 
 NAMESPACE = "/_event"  # Reflex's socket.io namespace, also the socket's path
+SIGN_IN_COOKIE = "hitl_sign_in"  # services/auth/browser_sign_ins.py
 READY_TIMEOUT_S = 120
 
 
@@ -52,9 +54,9 @@ class Socket:
     """One tab's websocket: engine.io pings answered, each socket.io event frame kept with its arrival
     time (ms since the epoch, the clock the app stamps created_at with)."""
 
-    def __init__(self, base: str, boot: dict):
+    def __init__(self, base: str, boot: dict, cookie: str):
         self.url = base.replace("http", "ws", 1) + f"{NAMESPACE}/?token={uuid.uuid4()}&EIO=4&transport=websocket"
-        self.boot = boot
+        self.boot, self.cookie = boot, cookie
         self.frames: list[tuple[float, str]] = []
         self.connected = asyncio.Event()
         self.closed = False
@@ -63,7 +65,8 @@ class Socket:
     async def open(self, version: str) -> None:
         import simple_websocket
 
-        self.ws = await simple_websocket.AioClient.connect(self.url, subprotocols=[version], receive_bytes=65536)
+        self.ws = await simple_websocket.AioClient.connect(self.url, subprotocols=[version], receive_bytes=65536,
+                                                           headers={"Cookie": self.cookie})
         self._reader = asyncio.create_task(self._receive())
         await self.ws.send(_socketio(0, self.boot))  # CONNECT, with the boot event as auth
 
@@ -142,39 +145,23 @@ class LightWatcher:
         return record
 
 
-def _boot_for(template: dict, pathname: str, session: str | None, names: dict) -> dict:
-    """The recorded boot auth, for another route and session (the LocalStorage value a tab sends)."""
+def sign_in(base: str, username: str, password: str) -> str:
+    """The sign-in page's form, posted as the browser posts it; returns the Cookie header the tab's
+    websocket carries (the HttpOnly sign-in cookie)."""
+    import httpx
+
+    response = httpx.post(f"{base}/auth/sign-in", data={"username": username, "password": password},
+                          headers={"Origin": base}, timeout=60)
+    cookie = response.cookies.get(SIGN_IN_COOKIE)
+    if response.status_code != 303 or not cookie:
+        raise RuntimeError(f"sign-in refused: {response.status_code} {response.headers.get('location')}")
+    return f"{SIGN_IN_COOKIE}={cookie}"
+
+
+async def open_watchers(base: str, template: dict, names: dict, cookie: str, count: int) -> list[LightWatcher]:
     boot = copy.deepcopy(template)
-    boot["event"]["router_data"] = {"pathname": pathname, "asPath": pathname}
-    payload = boot["event"].setdefault("payload", {})
-    if session is None:
-        payload.pop("vars", None)
-    else:
-        payload["vars"] = {names["session_var"]: session}
-    return boot
-
-
-async def sign_in(base: str, template: dict, names: dict, username: str, password: str) -> str:
-    """The login page's sign-in over the websocket, as the form sends it; returns the session token."""
-    socket = Socket(base, _boot_for(template, "/login", None, names))
-    await socket.open(names["version"])
-    await socket.send_event({"name": names["sign_in"], "router_data": {"pathname": "/login", "asPath": "/login"},
-                             "payload": {"form": {"__reflex_form_data__": [["username", username],
-                                                                          ["password", password]]}}})
-    field = names["session_var"].rsplit(".", 1)[1]
-
-    def session_of(update: dict) -> str:
-        return update.get("delta", {}).get(names["app_state"], {}).get(field, "")
-
-    update = await socket.wait_for(field, session_of, timeout=60)  # the hydrate may carry it empty
-    await socket.close()
-    return session_of(update)
-
-
-async def open_watchers(base: str, template: dict, names: dict, session: str, count: int) -> list[LightWatcher]:
-    boot = copy.deepcopy(template)
-    boot["event"]["payload"]["vars"] = {names["session_var"]: session}
-    watchers = [LightWatcher(Socket(base, boot), names) for _ in range(count)]
+    boot["event"].setdefault("payload", {}).pop("vars", None)  # nothing of the sign-in rides in the boot
+    watchers = [LightWatcher(Socket(base, boot, cookie), names) for _ in range(count)]
     for watcher in watchers:  # one after the other, as the real pages open
         await watcher.socket.open(names["version"])
         # Ready once the page's on_load filled the feed (it registers the tab as a watcher first); the
@@ -201,8 +188,8 @@ async def act_like_a_tab(socket: Socket, router_data: dict, names: dict) -> None
 
 async def _serve(connection, base: str, template: dict, names: dict, user: tuple[str, str],
                  count: int) -> None:
-    session = await sign_in(base, template, names, *user)
-    watchers = await open_watchers(base, template, names, session, count)
+    cookie = await asyncio.to_thread(sign_in, base, *user)
+    watchers = await open_watchers(base, template, names, cookie, count)
     connection.send("open")
     while True:
         command, argument = await asyncio.to_thread(connection.recv)
@@ -272,14 +259,11 @@ def reflex_names() -> dict:
 
     from hitl_dashboard.ui.states.app_state import AppState
     from hitl_dashboard.ui.states.feeds import ConversationFeed
-    from hitl_dashboard.ui.states.login import LoginState
     from hitl_dashboard.ui.states.queue_summary import POLL_MS, QueueSummary
     from hitl_dashboard.ui.states.stream_feed import StreamFeed
     from hitl_dashboard.ui.states.transcript_export import TranscriptExportState
 
     return {"version": constants.Reflex.VERSION, "field_marker": FIELD_MARKER, "app_state": AppState.get_full_name(),
-            "session_var": f"{AppState.get_full_name()}.session_token{FIELD_MARKER}",
-            "sign_in": f"{LoginState.get_full_name()}.sign_in",
             "conversation_feed": ConversationFeed.get_full_name(), "stream_feed": StreamFeed.get_full_name(),
             "queue_refresh": f"{QueueSummary.get_full_name()}.refresh", "poll_ms": POLL_MS,
             "jump_to_message": f"{TranscriptExportState.get_full_name()}.jump_to_linked_message"}

@@ -8,10 +8,11 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 
 from hitl_dashboard.domain.errors import ConfigurationError
 from hitl_dashboard.settings_problems import describe
+from hitl_dashboard.settings_sign_in import SignInSettings
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 ANCHOR_SINKS = ("file", "log", "webhook")
@@ -22,7 +23,7 @@ def _split(names: str) -> list[str]:
 _LOOPBACK_NAMES = ("localhost", "127.0.0.1")
 
 
-class Settings(BaseSettings):
+class Settings(SignInSettings):  # the sign-in's settings: settings_sign_in.py
     model_config = SettingsConfigDict(env_file=None, extra="ignore")
 
     database_url: str = Field(default=f"sqlite:///{PROJECT_ROOT / 'hitl.db'}")

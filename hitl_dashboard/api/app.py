@@ -9,6 +9,7 @@ import hitl_dashboard
 from hitl_dashboard import listeners
 from hitl_dashboard.api import health, metrics
 from hitl_dashboard.api.request_context import RequestContextMiddleware, traced
+from hitl_dashboard.api.routes import sign_in
 from hitl_dashboard.api.wiring import mount_api
 
 API_PREFIX = "/api"
@@ -39,6 +40,7 @@ def create_api() -> FastAPI:
     )
     api.include_router(health.router, prefix=API_PREFIX, tags=["health"])
     api.include_router(metrics.router)  # /metrics, where Prometheus looks by default
+    api.include_router(sign_in.router)  # /auth/...: the browser's sign-in cookie (HTML forms, redirects)
     mount_api(api, API_PREFIX)  # conversations, reviews, audit: routers, errors, body limit
     api.add_middleware(RequestContextMiddleware, prefix=API_PREFIX)  # request ids for logs, a span per request
     return api

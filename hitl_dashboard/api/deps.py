@@ -1,4 +1,4 @@
-"""Request dependencies: the caller (bearer token + rate limits).
+"""Request dependencies: the caller (bearer token, or the browser's sign-in cookie; rate limits).
 
 No dependency holds a unit of work: each service opens and ends its own inside the call. A yield
 dependency would be closed after the response, from the event loop, and on SQLite an open
@@ -12,9 +12,11 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from hitl_dashboard.api.rate_limits import get_rate_limiter
+from hitl_dashboard.api.browser_auth import SAFE_METHODS, CrossSiteRequest, check_csrf, sign_in_token
+from hitl_dashboard.api.rate_limits import RateLimiter, get_rate_limiter
 from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.domain.permissions import Actor, check_full_scope
+from hitl_dashboard.services.auth.browser_sign_ins import signed_in_actor
 from hitl_dashboard.services.auth.tokens import hash_token, resolve_token
 from hitl_dashboard.settings import get_settings
 
@@ -55,12 +57,33 @@ def any_scope_actor(
     limiter = get_rate_limiter()
     limiter.check_address(client_address(request))  # first, so guessing tokens is limited too
     if credentials is None:
-        raise _unauthorized("send an API token as 'Authorization: Bearer <token>'")
+        return _cookie_actor(request, limiter)
     try:
         actor = resolve_token(credentials.credentials)
     except PermissionDenied as exc:
         raise _unauthorized(str(exc)) from None
     limiter.check_token(hash_token(credentials.credentials))
+    return actor
+
+
+def _cookie_actor(request: Request, limiter: RateLimiter) -> Actor:
+    """The browser's own calls (downloads from its pages) carry the sign-in cookie instead of a token;
+    one that changes something must also come from this site with the CSRF token (browser_auth)."""
+    token = sign_in_token(request)
+    if not token:
+        raise _unauthorized("send an API token as 'Authorization: Bearer <token>'")
+    try:
+        actor = signed_in_actor(token)
+    except PermissionDenied as exc:
+        raise _unauthorized(str(exc)) from None
+    if request.method not in SAFE_METHODS:
+        try:
+            check_csrf(request, "")
+        except CrossSiteRequest as reason:
+            raise HTTPException(status.HTTP_403_FORBIDDEN,
+                                detail=f"refused: {reason}; a browser's request must come from this site's pages "
+                                       "with its X-CSRF-Token header") from None
+    limiter.check_token(hash_token(token))
     return actor
 
 

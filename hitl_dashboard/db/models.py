@@ -42,6 +42,8 @@ def _json(nullable: bool = True) -> Any:
 
 class User(SQLModel, table=True):
     __tablename__ = "users"
+    # A single sign-on user is found by the provider's (issuer, subject), never by a name it sends.
+    __table_args__ = (Index("ux_users_oidc_identity", "oidc_issuer", "oidc_subject", unique=True),)
     id: int = Field(default=None, primary_key=True)
     username: str = Field(index=True, unique=True, max_length=64)
     display_name: str = Field(default="", max_length=128)
@@ -50,6 +52,8 @@ class User(SQLModel, table=True):
     is_active: bool = True
     is_demo: bool = False
     created_at: datetime = Field(default_factory=utcnow)
+    oidc_issuer: str | None = Field(default=None, max_length=500)
+    oidc_subject: str | None = Field(default=None, max_length=255)
 
 
 class Conversation(SQLModel, table=True):
@@ -327,6 +331,21 @@ class ApiToken(SQLModel, table=True):
     last_used_at: datetime | None = None
     expires_at: datetime | None = None
     revoked_at: datetime | None = None
+
+
+class SsoAttempt(SQLModel, table=True):
+    """One single sign-on in flight: what the callback must find again (the state, by its hash), the
+    nonce and PKCE verifier it must use, and where the browser goes after. Finished once: a replayed
+    state finds finished_at set."""
+
+    __tablename__ = "sso_attempts"
+    id: int | None = Field(default=None, primary_key=True)
+    state_hash: str = Field(max_length=64, unique=True)
+    nonce: str = Field(max_length=128)
+    code_verifier: str = Field(max_length=128)
+    return_to: str = Field(default="", max_length=2000)
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    finished_at: datetime | None = None
 
 
 class Webhook(SQLModel, table=True):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
+from tests.support.oidc_provider import OidcProvider, running_provider
 from tests.support.openai_stub import OpenAIStub
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -52,7 +53,16 @@ def openai_stub() -> Iterator[OpenAIStub]:
 
 
 @pytest.fixture(scope="session")
-def app_server(tmp_path_factory: pytest.TempPathFactory, openai_stub: OpenAIStub) -> Iterator[RunningApp]:
+def oidc_provider() -> Iterator[OidcProvider]:
+    """A real OpenID Connect provider on 127.0.0.1: the shared app offers single sign-on through it
+    (beside passwords), so its browser tests need no app of their own."""
+    with running_provider() as provider:
+        yield provider
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory: pytest.TempPathFactory, openai_stub: OpenAIStub,
+               oidc_provider: OidcProvider) -> Iterator[RunningApp]:
     workdir = tmp_path_factory.mktemp("e2e-app")
     database_url = f"sqlite:///{workdir / 'e2e.db'}"
     migrate(database_url)
@@ -74,6 +84,10 @@ def app_server(tmp_path_factory: pytest.TempPathFactory, openai_stub: OpenAIStub
         # Every browser here signs in from 127.0.0.1: the per-address count must not end the suite.
         # The per-account limit keeps its default (tests/e2e/test_sign_in.py meets it).
         "SIGN_IN_ADDRESS_LIMIT": "10000/minute",
+        **oidc_provider.settings(),  # tests/e2e/test_single_sign_on.py
+        # The address the browsers use: the provider sends them back to PUBLIC_URL, and the sign-in's
+        # cookies belong to the host they were set on (localhost and 127.0.0.1 are two sites to them).
+        "PUBLIC_URL": app.base_url,
     }
     env.pop("REDIS_URL", None)  # embedded default: one worker, state on disk
     with app.log_path.open("wb") as log:

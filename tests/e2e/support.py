@@ -13,6 +13,7 @@ from hitl_dashboard.db.models import ReviewRequest, User
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
+from hitl_dashboard.services.auth.browser_sign_ins import SIGN_IN_COOKIE
 from hitl_dashboard.services.auth.tokens import issue_token
 from hitl_dashboard.services.auth.users import actor_of, insert_user
 from hitl_dashboard.services.conversations.conversations import StartCommand, add_conversation
@@ -67,6 +68,9 @@ def open_reviews(app: RunningApp, conversation_id: int) -> list[ReviewRequest]:
 
 
 def sign_in(page: Page, app: RunningApp, username: str, lands_on: str = "**/queue*") -> None:
+    """Through the sign-in form (posted by the browser; the HttpOnly cookie comes back). A sign-in this
+    browser still holds is dropped first, or the sign-in page would send it straight on."""
+    page.context.clear_cookies(name=SIGN_IN_COOKIE)
     page.goto(app.base_url + "/login")
     page.fill("#username", username)
     page.fill("#password", PASSWORD)

@@ -212,10 +212,10 @@ def test_no_forged_frame_changes_another_users_view_or_any_row(app_server: Runni
             settle(mallory_tap)
             rows_before, views_before = snapshot()
             continue
-        # A handler that signed mallory out or sent her elsewhere: sign her in again, so every
-        # handler is forged by a signed-in user holding the same (insufficient) rights.
-        session = mallory_page.evaluate("() => window.localStorage.getItem('hitl_session') || ''")
-        if not session or not mallory_page.url.endswith(conversation_path):
+        # A handler that sent mallory elsewhere: start her again, so every handler is forged by a
+        # signed-in user holding the same (insufficient) rights. (No handler can sign her out: that
+        # is an HTTP route now, with her HttpOnly cookie.)
+        if not mallory_page.url.endswith(conversation_path):
             mallory_page.context.close()
             mallory_page, mallory_tap = attacker()
             settle(mallory_tap)

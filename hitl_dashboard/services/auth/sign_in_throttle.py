@@ -31,6 +31,11 @@ _AUDIT_THROTTLED_EVERY = parse("1/minute")
 _WARN_EVERY_S = 60.0
 
 
+# The sign-in page words a refusal it learns of by its code (ui/states/login.py) the same way.
+THROTTLED_MESSAGE = ("Too many failed sign-ins for this account or from this address. "
+                     "Try again in about {seconds} seconds.")
+
+
 def _key(text: str) -> str:
     # Fixed length, no separators: any attempted name (however long or odd) is a safe storage key.
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -62,11 +67,7 @@ class SignInThrottle:
         except Exception:  # noqa: BLE001 - storage unreachable: fail open, loudly
             self._warn_unavailable()
             return
-        raise TooManyAttempts(
-            "Too many failed sign-ins for this account or from this address. "
-            f"Try again in about {seconds} seconds.",
-            retry_after_s=seconds,
-        )
+        raise TooManyAttempts(THROTTLED_MESSAGE.format(seconds=seconds), retry_after_s=seconds)
 
     def record_success(self, username: str) -> None:
         """The right password proves the owner: their account's failure count starts again.

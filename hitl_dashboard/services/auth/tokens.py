@@ -27,6 +27,7 @@ from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, Permi
 from hitl_dashboard.domain.permissions import FULL_SCOPE, TOKEN_SCOPES, Actor
 from hitl_dashboard.services.auth.users import get_user_by_name
 from hitl_dashboard.services.transactions import reading, transaction
+from hitl_dashboard.settings import get_settings
 
 TOKEN_PREFIX = "hitl_"
 TOKEN_KINDS = ("api", "session")
@@ -118,8 +119,8 @@ def _resolve(uow: UnitOfWork, plaintext: str, kind: str | None) -> tuple[Actor, 
     # read by name, which its typing (a plain tuple) does not know: Any.
     token: Any = uow.session.exec(
         select(ApiToken.id, ApiToken.kind, ApiToken.scope, ApiToken.name,  # type: ignore[call-overload]
-               ApiToken.revoked_at, ApiToken.expires_at,
-               ApiToken.last_used_at, ApiToken.user_id, User.username, User.roles, User.is_active)
+               ApiToken.revoked_at, ApiToken.expires_at, ApiToken.last_used_at,
+               ApiToken.created_at, ApiToken.user_id, User.username, User.roles, User.is_active)
         .join(User, User.id == ApiToken.user_id)
         .where(ApiToken.token_hash == hash_token(plaintext))
     ).first()
@@ -130,11 +131,18 @@ def _resolve(uow: UnitOfWork, plaintext: str, kind: str | None) -> tuple[Actor, 
         raise PermissionDenied(_REFUSED)
     if kind is not None and token.kind != kind:
         raise PermissionDenied(_REFUSED)
+    if token.kind == "session" and now - (token.last_used_at or token.created_at) > _sign_in_idle_limit():
+        raise PermissionDenied(_REFUSED)  # a browser sign-in left idle too long (SIGN_IN_IDLE_MINUTES)
     if not token.is_active:
         raise PermissionDenied(f"user '{token.username}' is disabled")
     due = token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION
     actor = Actor(token.user_id, token.username, frozenset(token.roles), scope=token.scope, token_name=token.name)
     return actor, token.id if due else None
+
+
+def _sign_in_idle_limit() -> timedelta:
+    # last_used_at moves once a minute (LAST_USED_RESOLUTION): the idle limit is that precise.
+    return timedelta(minutes=get_settings().sign_in_idle_minutes)
 
 
 def revoke_token(actor: Actor | None, token_id: int) -> ApiToken:

@@ -23,6 +23,7 @@ from hitl_dashboard.services.transactions import reading, transaction
 _hasher = PasswordHasher()
 _USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,63}$")
 VALID_ROLES = {r.value for r in Role}
+WRONG_CREDENTIALS = "unknown user or wrong password"  # one answer for both, so names cannot be probed
 
 
 def actor_of(user: User) -> Actor:
@@ -133,7 +134,7 @@ def get_actor(uow: UnitOfWork, username: str) -> Actor:
 def authenticate(uow: UnitOfWork, username: str, password: str) -> Actor:
     """Same error for unknown user and wrong password, so names cannot be probed."""
     user = uow.session.exec(select(User).where(User.username == (username or ""))).first()
-    refused = PermissionDenied("unknown user or wrong password")
+    refused = PermissionDenied(WRONG_CREDENTIALS)
     if user is None or not user.is_active:
         _hasher.hash("timing-equaliser")
         raise refused

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from hitl_dashboard.ui import routes
+from hitl_dashboard.ui.components.post_form import hidden_field, post_form
 from hitl_dashboard.ui.components.queue_watch import queue_watch
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.session_watch import SessionWatch
@@ -46,16 +48,43 @@ def navigation() -> rx.Component:
     ), aria_label="Main")
 
 
+SIGN_OUT, SIGN_OUT_EVERYWHERE = "/auth/sign-out", "/auth/sign-out-everywhere"
+
+
+def sign_out_forms() -> rx.Component:
+    """Posted by the browser itself (the HTTP routes clear the HttpOnly cookie); both menus submit these."""
+    return rx.fragment(*[
+        post_form(hidden_field("csrf", AppState.csrf_token), action=action, id=form_id, display="none")
+        for action, form_id in ((SIGN_OUT, "sign-out-form"), (SIGN_OUT_EVERYWHERE, "sign-out-everywhere-form"))
+    ])
+
+
+def _submit(form_id: str) -> EventSpec:
+    return rx.call_script(f"document.getElementById('{form_id}').requestSubmit()")
+
+
 def user_menu() -> rx.Component:
+    """The user's name opens a small menu with the rarer "Sign out everywhere"; Sign out stays one click."""
     return rx.hstack(
-        rx.text(AppState.username, size="2", weight="medium", id="signed-in-user"),
         # An icon beside the name (the admins' header is already full): the user's own API tokens.
         rx.link(rx.icon("key-round", size=16), href=routes.TOKENS, color_scheme="gray", high_contrast=True,
                 aria_label="API tokens", title="API tokens", id="nav-tokens", display="flex"),
-        rx.button("Sign out", on_click=AppState.sign_out, size="1", variant="soft", color_scheme="gray",
+        rx.menu.root(
+            rx.menu.trigger(rx.button(
+                rx.text(AppState.username, size="2", weight="medium", white_space="nowrap", id="signed-in-user"),
+                # Named by the user's name it shows (a different aria-label would hide it from speech input).
+                rx.icon("chevron-down", size=14), variant="ghost", color_scheme="gray", size="1", id="user-menu",
+                title="Your sign-in")),
+            rx.menu.content(
+                rx.menu.item("Sign out everywhere", on_select=_submit("sign-out-everywhere-form"),
+                             id="sign-out-everywhere"),
+                align="end",
+            ),
+        ),
+        rx.button("Sign out", type="submit", form="sign-out-form", size="1", variant="soft", color_scheme="gray",
                   id="sign-out"),
         align="center",
-        spacing="2",
+        spacing="3",
     )
 
 
@@ -77,7 +106,9 @@ def narrow_menu() -> rx.Component:
             rx.text("Signed in as ", AppState.username, size="1", color_scheme="gray", padding_x="0.75em"),
             rx.menu.item(rx.hstack(rx.icon("key-round", size=15), "API tokens", align="center", spacing="2"),
                          on_select=rx.redirect(routes.TOKENS), id="menu-tokens"),
-            rx.menu.item("Sign out", on_select=AppState.sign_out, id="menu-sign-out"),
+            rx.menu.item("Sign out", on_select=_submit("sign-out-form"), id="menu-sign-out"),
+            rx.menu.item("Sign out everywhere", on_select=_submit("sign-out-everywhere-form"),
+                         id="menu-sign-out-everywhere"),
             align="end",
         ),
     ), aria_label="Main", display=NARROW_ONLY)
@@ -101,6 +132,7 @@ def header() -> rx.Component:
             rx.color_mode.button(size="2", variant="ghost", aria_label="Switch between light and dark theme",
                                  title="Switch between light and dark theme"),
             rx.cond(AppState.signed_in, narrow_menu()),
+            rx.cond(AppState.signed_in, sign_out_forms()),
             align="center",
             spacing=rx.breakpoints(initial="3", sm="5"),
             width="100%",

@@ -24,7 +24,7 @@ from hitl_dashboard.ui.states.login import LoginState
 
 
 def add_pages(app: rx.App) -> None:
-    app.add_page(login, route=routes.LOGIN, title=f"Sign in · {APP_TITLE}", on_load=LoginState.redirect_if_signed_in)
+    app.add_page(login, route=routes.LOGIN, title=f"Sign in · {APP_TITLE}", on_load=LoginState.prepare)
     app.add_page(conversations_page, route=routes.HOME, title=APP_TITLE, on_load=AppState.go_home)
     app.add_page(conversations_page, route=routes.CONVERSATIONS, title=f"Conversations · {APP_TITLE}",
                  on_load=[AppState.require_login, ConversationListState.load])

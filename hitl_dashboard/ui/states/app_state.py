@@ -1,28 +1,52 @@
 """The shared base state: who is signed in. Every page state derives from it.
 
-The browser keeps only an opaque session token (LocalStorage, so a reload keeps the
-session); every event resolves it again on the server, so roles are never taken from
-the client and a revoked session stops working at once. Services enforce permissions;
-the UI only hides what the user may not do."""
+The browser's sign-in is an HttpOnly cookie that scripts cannot read; it reaches the server with
+the websocket's handshake (Reflex keeps the handshake's headers per connection, server-side, and
+never sends the cookie header to the page). Every event resolves it again, so roles are never taken
+from the client and an ended sign-in stops working at once. Signing in and out are HTTP routes
+(api/routes/sign_in.py) followed by a full page load, which opens a websocket with the new cookie.
+Services enforce permissions; the UI only hides what the user may not do."""
 
 from __future__ import annotations
 
 import asyncio
+from urllib.parse import urlencode
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from hitl_dashboard.domain.enums import QUEUE_ROLES
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.auth.tokens import resolve_token
+from hitl_dashboard.domain.return_paths import safe_return_path
+from hitl_dashboard.services.auth.browser_sign_ins import SIGN_IN_COOKIE, csrf_token_for, signed_in_actor
 from hitl_dashboard.ui import routes
 
 
+def cookie_value(header: str, name: str) -> str:
+    """One cookie's value from a Cookie header ("a=1; b=2"); "" when absent."""
+    for part in (header or "").split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name:
+            return value.strip().strip('"')
+    return ""
+
+
+def login_url(notice: str = "", return_to: str = "") -> str:
+    params = {key: value for key, value in (("notice", notice), ("next", safe_return_path(return_to))) if value}
+    return routes.LOGIN + ("?" + urlencode(params) if params else "")
+
+
 class AppState(rx.State):
-    session_token: str = rx.LocalStorage("", name="hitl_session", sync=True)
     user_id: rx.Field[int] = rx.field(0)
     username: str = ""
     roles: rx.Field[list[str]] = rx.field(default_factory=list)
+    # The sign-out forms send it back (api/browser_auth.check_csrf). Derived from the sign-in and
+    # worthless without its cookie, so the page may hold it; the sign-in itself it never sees.
+    csrf_token: str = ""
+    # Where sign-ins were kept before they moved to the HttpOnly cookie (alembic 0017 ended them all).
+    # Read only to notice such a browser, sign it out once with a message, and empty the key.
+    old_local_sign_in: str = rx.LocalStorage("", name="hitl_session", sync=True)
 
     @rx.var
     def signed_in(self) -> bool:
@@ -43,15 +67,38 @@ class AppState(rx.State):
     def is_admin(self) -> bool:
         return "admin" in self.roles
 
+    def _sign_in_token(self) -> str:
+        return cookie_value(self.router.headers.cookie, SIGN_IN_COOKIE)
+
     async def _signed_in_actor(self) -> Actor:
         """The signed-in user, checked against the database now. Raises PermissionDenied. Private:
         a public method would be an event any browser could call."""
-        actor = await asyncio.to_thread(resolve_token, self.session_token, "session")
+        token = self._sign_in_token()
+        try:
+            actor = await asyncio.to_thread(signed_in_actor, token)
+        except PermissionDenied:
+            self._forget()
+            raise
         # Assigned only when they changed: Reflex sends every assigned field to the browser, equal or
         # not, and each tab's queue poll checks the user (this state and its computed vars each time).
         if (self.user_id, self.username, self.roles) != (actor.user_id, actor.username, sorted(actor.roles)):
             self.user_id, self.username, self.roles = actor.user_id, actor.username, sorted(actor.roles)
+        csrf = csrf_token_for(token)
+        if self.csrf_token != csrf:
+            self.csrf_token = csrf
         return actor
+
+    def _to_sign_in(self) -> EventSpec:
+        """To the sign-in page, which brings the browser back to this page afterwards. Says why when
+        this browser had a sign-in: ended (idle, expired, signed out elsewhere), or from before the upgrade."""
+        here = self.router.url.path + (f"?{self.router.url.query}" if self.router.url.query else "")
+        return rx.redirect(login_url(self._why_signed_out(), here))
+
+    def _why_signed_out(self) -> str:
+        if self.old_local_sign_in:
+            self.old_local_sign_in = ""  # the browser drops its copy: a page script can read it no more
+            return "upgraded"
+        return "expired" if self._sign_in_token() else ""
 
     async def _signed_in_admin(self) -> Actor | None:
         """The signed-in user if they hold the admin role now; None otherwise (the admin pages)."""
@@ -63,33 +110,21 @@ class AppState(rx.State):
 
     @rx.event
     async def require_login(self):
-        """on_load of every protected page: unknown or expired session -> sign-in page."""
+        """on_load of every protected page: no live sign-in -> the sign-in page, and back here after."""
         try:
             await self._signed_in_actor()
         except PermissionDenied:
-            self._forget()
-            return rx.redirect(routes.LOGIN)
+            return self._to_sign_in()
 
     def _forget(self) -> None:
-        self.session_token, self.user_id, self.username, self.roles = "", 0, "", []
-
-    @rx.event
-    async def sign_out(self):
-        from hitl_dashboard.services.auth.sign_ins import sign_out
-
-        token = self.session_token
-        self._forget()
-        if token:
-            await asyncio.to_thread(sign_out, token)
-        return rx.redirect(routes.LOGIN)
+        self.user_id, self.username, self.roles, self.csrf_token = 0, "", [], ""
 
     @rx.event
     async def go_home(self):
         try:
             await self._signed_in_actor()
         except PermissionDenied:
-            self._forget()
-            return rx.redirect(routes.LOGIN)
+            return rx.redirect(login_url(self._why_signed_out()))
         return rx.redirect(routes.QUEUE if self.review_roles else routes.CONVERSATIONS)
 
     @rx.event
@@ -100,8 +135,7 @@ class AppState(rx.State):
         try:
             await self._signed_in_actor()
         except PermissionDenied:
-            self._forget()
-            return rx.redirect(routes.LOGIN)
+            return self._to_sign_in()
         try:
             review_id = int(self.router.url.path.rstrip("/").rsplit("/", 1)[-1])
             conversation_id = await asyncio.to_thread(conversation_of_review, review_id)

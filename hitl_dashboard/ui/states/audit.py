@@ -95,14 +95,15 @@ def _page(actor: Actor, filters: dict, before_seq: int | None,
     return [to_row(e) for e in page.events[:PAGE_SIZE]], len(page.events) > PAGE_SIZE, page.actions
 
 
-def download_script(fmt: str, token: str, filename: str, path: str = EXPORT_PATH) -> str:
-    """JavaScript that fetches the streamed export from the HTTP API with this browser's session
-    token and saves it: the server streams in constant memory, the browser keeps a Blob."""
+def download_script(fmt: str, filename: str, path: str = EXPORT_PATH) -> str:
+    """JavaScript that fetches the streamed export from the HTTP API with this browser's sign-in
+    cookie (HttpOnly: the script never sees it) and saves it: the server streams in constant memory,
+    the browser keeps a Blob."""
     return f"""(async () => {{ try {{
   let base = window.location.origin;
   try {{ base = new URL(String(getBackendURL(env.UPLOAD))).origin; }} catch (e) {{}}
   const response = await fetch(base + {json.dumps(f"{path}?format={fmt}")},
-                               {{headers: {{Authorization: "Bearer " + {json.dumps(token)}}}}});
+                               {{credentials: "include"}});
   if (!response.ok) {{
     return "error: " + response.status + " " + (await response.text()).slice(0, 300);
   }}
@@ -209,7 +210,7 @@ class AuditState(AppState):
             return rx.toast.error("You need the manager or admin role to download the audit trail.")
         self.exporting = fmt
         filename = f"audit-{datetime.now(UTC):%Y%m%d-%H%M%S}.{fmt}"
-        return rx.call_script(download_script(fmt, self.session_token, filename),
+        return rx.call_script(download_script(fmt, filename),
                               callback=AuditState.download_finished)
 
     @rx.event

@@ -52,8 +52,8 @@ def chart_data(actor: Actor, days: int) -> dict[str, Any]:
         "median_unit": unit,
         # Not "role": recharts copies each row's keys that are SVG attributes onto the bar's <path>,
         # and role="Security reviewer" is an ARIA role no reader knows (axe: aria-roles, critical).
-        "medians": [{"reviewer": role_label(m.role), "median": round(m.median_hours / size, 1), "decisions": m.decisions}
-                    for m in charts.medians],
+        "medians": [{"reviewer": role_label(m.role), "median": round(m.median_hours / size, 1),
+                     "decisions": m.decisions} for m in charts.medians],
         "breaches": _pivot(charts.breaches, BREACHES, first, days),
         "tokens": _pivot(charts.tokens, ("tokens",), first, days),
     }

@@ -46,7 +46,7 @@ class TranscriptExportState(AppState):
         except PermissionDenied:
             return rx.redirect(routes.LOGIN)
         self.transcript_exporting = fmt
-        script = download_script(fmt, self.session_token, f"conversation-{conversation_id}.{FORMATS[fmt]}",
+        script = download_script(fmt, f"conversation-{conversation_id}.{FORMATS[fmt]}",
                                  path=f"/api/conversations/{conversation_id}/export")
         return rx.call_script(script, callback=TranscriptExportState.transcript_downloaded)
 
