@@ -38,6 +38,9 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.services.reviews.decide import record_decision
+from hitl_dashboard import listeners
+
+listeners.install()  # what every process that writes through the services does at start-up
 from tests.support import flow
 
 flow.make_people()

@@ -74,7 +74,9 @@ def test_chart_points_cover_every_day_of_the_window(sqlite_url):
     assert [len(data[k]) for k in ("decisions", "breaches", "tokens")] == [7, 7, 7] and data["medians"] == []
 
 
-def test_the_download_script_quotes_what_it_embeds():
-    script = download_script("csv", 'tok"en</script>', "audit.csv")
-    assert '"Bearer " + "tok\\"en</script>"' in script
+def test_the_download_script_quotes_what_it_embeds_and_carries_no_secret():
+    script = download_script("csv", 'au"dit</script>.csv')
+    assert '"au\\"dit</script>.csv"' in script  # JSON-quoted, as a JavaScript string
     assert "/api/audit/export?format=csv" in script
+    # The HttpOnly sign-in cookie goes with the request; the script holds no token of its own.
+    assert 'credentials: "include"' in script and "Bearer" not in script

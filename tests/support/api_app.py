@@ -81,6 +81,9 @@ def start_app(tmp_path_factory: pytest.TempPathFactory, backend: str, **settings
         # The tests add webhooks from this process, so the server must not trust a cached "nobody
         # subscribed" (its bound is tested in tests/test_webhooks.py, with a moved clock).
         "WEBHOOK_CACHE_SECONDS": "0",
+        # An external approval's long poll answers "still pending" within 2 s here, inside any
+        # client's request timeout (the fuzzer's is 20 s); its own bound is tested in-process.
+        "EXTERNAL_MAX_WAIT_S": "2",
         **settings,
     }
     for name in ("REDIS_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "MODEL_PROVIDER"):
