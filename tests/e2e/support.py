@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 
@@ -21,6 +22,8 @@ from hitl_dashboard.services.reviews.decide import record_decision
 from tests.e2e.app_process import RunningApp
 
 PASSWORD = "e2e-password"
+# The sign-in page, whatever it was sent there with (?notice=expired&next=/conversations, say).
+LOGIN_PAGE = re.compile(r"/login(\?.*)?$")
 
 
 def make_user(app: RunningApp, *roles: str, prefix: str = "user") -> str:

@@ -8,7 +8,7 @@ import httpx
 from playwright.sync_api import Browser, expect
 
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import PASSWORD, api_token, make_user, sign_in
+from tests.e2e.support import LOGIN_PAGE, PASSWORD, api_token, make_user, sign_in
 
 
 def test_deactivated_reviewer_is_signed_out_and_reactivated(app_server: RunningApp, browser: Browser):
@@ -27,7 +27,7 @@ def test_deactivated_reviewer_is_signed_out_and_reactivated(app_server: RunningA
     row = users_page.locator(f".user-row[data-username='{reviewer}']")
     row.locator(".deactivate-user").click()
     users_page.click("#confirm-status")
-    pages[reviewer].wait_for_url("**/login", timeout=10_000)
+    pages[reviewer].wait_for_url(LOGIN_PAGE, timeout=10_000)
     expect(row).to_contain_text("deactivated")
     refused = httpx.get(f"{app_server.base_url}/api/conversations", headers={"Authorization": f"Bearer {token}"})
     assert refused.status_code == 401

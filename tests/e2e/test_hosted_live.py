@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 from hitl_dashboard.db.engine import get_engine
 from tests.conftest import create_pg_database, drop_pg_database, require_pg, run_cli_process
 from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
-from tests.e2e.support import api_token, make_user, open_reviews, sign_in, start, state_deltas, wait_for
+from tests.e2e.support import LOGIN_PAGE, api_token, make_user, open_reviews, sign_in, start, state_deltas, wait_for
 from tests.hosted.cluster import tool_env
 from tests.hosted.test_cluster import require_redis
 
@@ -179,7 +179,7 @@ def test_a_deactivated_users_open_pages_and_api_token_stop_working_at_once(hoste
     admin_page.locator(f".user-row[data-username='{by_page}'] .deactivate-user").click()
     admin_page.click("#confirm-status")
     began = time.monotonic()
-    pages[by_page].wait_for_url("**/login", timeout=10_000)
+    pages[by_page].wait_for_url(LOGIN_PAGE, timeout=10_000)
     seconds_page = time.monotonic() - began
     assert api_status(by_page) == 401
     expect(admin_page.locator(f".user-row[data-username='{by_page}']")).to_contain_text("deactivated")
@@ -187,10 +187,10 @@ def test_a_deactivated_users_open_pages_and_api_token_stop_working_at_once(hoste
     run_cli_process("users", "deactivate", by_cli, env={k: env[k] for k in ("DATABASE_URL", "REDIS_URL", "DEMO_MODE")})
     began = time.monotonic()  # from the CLI's commit (its process start is not the product's delay)
     assert api_status(by_cli) == 401
-    pages[by_cli].wait_for_url("**/login", timeout=10_000)
+    pages[by_cli].wait_for_url(LOGIN_PAGE, timeout=10_000)
     seconds_cli = time.monotonic() - began
     print(f"deactivated pages reached sign-in after {seconds_page:.2f} s (admin page), {seconds_cli:.2f} s (CLI)")
     for name in victims:  # and they stay out: a reload, or a page of their own, is the sign-in page
         pages[name].goto(f"{app.base_url}/queue")
-        pages[name].wait_for_url("**/login", timeout=10_000)
+        pages[name].wait_for_url(LOGIN_PAGE, timeout=10_000)
         expect(pages[name].locator("#signed-in-user")).to_have_count(0)
