@@ -1,7 +1,7 @@
-"""The model key stays out of everything a user, an auditor or an operator reads (issue 10): after
-the browser tests before this one have run conversations against the OpenAI-protocol stub with the
-key in the app's environment, it is in no byte of the database, no line of the server's log, no API
-answer and no rendered page. (Runs after the live-stream and team tests: the file names sort so.)"""
+"""The model key stays out of everything a user, an auditor or an operator reads (issue 10): after a
+conversation of this test's own has called the OpenAI-protocol stub with the key in the app's
+environment (and any that earlier tests ran), it is in no byte of the database, no line of the
+server's log, no API answer and no rendered page."""
 
 from __future__ import annotations
 
@@ -15,11 +15,18 @@ from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
 from tests.e2e.conftest import OPENAI_KEY
-from tests.e2e.support import api_token, make_user, sign_in
+from tests.e2e.support import api_token, make_user, sign_in, start, wait_for
 from tests.support.openai_stub import OpenAIStub
 
 
 def test_the_model_key_is_nowhere(app_server: RunningApp, page: Page, openai_stub: OpenAIStub) -> None:
+    # Its own call to the endpoint, whatever ran before: the planner routed to the stub, with the key.
+    starter = make_user(app_server, "security_reviewer", prefix="secrets-starter")
+    calls_before = len(openai_stub.requests)
+    openai_stub.enqueue("Plan: add the retry, then a test.")
+    start(app_server, starter, "Add retry with backoff to the ledger client",
+          model_routing={"planner": {"provider": "openai"}})
+    wait_for(lambda: len(openai_stub.requests) > calls_before, timeout=60, what="the planner's call to the stub")
     with UnitOfWork(app_server.engine) as uow:
         routed = [c.id for c in uow.session.exec(select(Conversation)).all() if c.model_routing]
     assert routed and openai_stub.requests, "no conversation used the OpenAI endpoint: nothing to check"

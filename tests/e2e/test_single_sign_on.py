@@ -138,6 +138,9 @@ def test_sign_out_everywhere_and_expiry_end_open_browsers(app_server: RunningApp
 def test_an_old_local_storage_sign_in_is_dropped_once_with_a_message(app_server: RunningApp, page: Page) -> None:
     page.context.clear_cookies(name=COOKIE)
     page.goto(f"{app_server.base_url}/login")
+    # After the sign-in page's on_load (it enables the button): its state's first delta syncs the
+    # LocalStorage var and would otherwise overwrite the key set here.
+    expect(page.locator("#sign-in")).to_be_enabled()
     page.evaluate("() => localStorage.setItem('hitl_session', 'hitl_an-old-sign-in')")
     page.goto(f"{app_server.base_url}/queue")
     page.wait_for_url(re.compile(r"/login\?notice=upgraded&next=%2Fqueue$"))
