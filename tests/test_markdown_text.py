@@ -26,7 +26,8 @@ HOSTILE = [
     "<https://evil.example>", "see https://evil.example/a and HTTP://evil.example", "ftp://evil.example/f",
     "www.evil.example", "go to WWW.evil.example now", "*emphasis* and **strong**", "_under_ and __dunder__",
     "~strike~ ~~struck~~", "`code` and ``more``", "&lt;b&gt; &#60; &#x3C; &amp;", "a\\*b\\_c\\[d",
-    "title ##", "##", "# heading", "> quote", "- item", "+ item", "* item", "1. item", "2) item", "=== ", "---", "-- -", "-", "3) x",
+    "title ##", "##", "# heading", "> quote", "- item", "+ item", "* item", "1. item", "2) item", "3) x",
+    "=== ", "---", "-- -", "-",
     "| a | b |", "```python", "~~~", "line one\n# injected heading\n- injected item\n\n<div>block</div>",
 ]
 

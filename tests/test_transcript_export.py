@@ -125,7 +125,8 @@ def test_a_title_cannot_break_the_documents_structure(db_url):
     cid = flow.start("Add retry", title="Retry\n# Injected heading\n- injected item ##")
     flow.work()
     rendered = _github(to_markdown(export_conversation(None, cid)))
-    assert re.findall(r"<h1>(.*?)</h1>", rendered) == [f"Conversation {cid}: Retry # Injected heading - injected item ##"]
+    title = f"Conversation {cid}: Retry # Injected heading - injected item ##"
+    assert re.findall(r"<h1>(.*?)</h1>", rendered) == [title]
     assert re.findall(r"<h2>(.*?)</h2>", rendered)[:2] == ["Task", "Transcript"]
 
 
