@@ -180,7 +180,7 @@ def test_the_published_head_is_said_to_match_only_once_the_chain_is_verified_up_
     the events before it until they are re-hashed (issue 32). Heads go to the test's anchor file."""
     _append(2)  # published to the anchor file at their commit
     chain, chain_text, anchor, anchor_text = chain_status(dave)
-    assert (chain, anchor) == ("unverified", "unchecked") and "not verified yet" in chain_text
+    assert (chain, anchor) == ("unverified", "unverified") and "not verified yet" in chain_text
     assert anchor_text.startswith("Compared with the head published at") and "Matches" not in anchor_text
 
     verify_now(dave)
@@ -190,4 +190,5 @@ def test_the_published_head_is_said_to_match_only_once_the_chain_is_verified_up_
 
     _append(1)  # a newer head, past the verified event
     chain, chain_text, anchor, anchor_text = chain_status(dave)
-    assert chain_text.endswith("; 1 newer not verified yet") and anchor == "unchecked"
+    assert chain_text.endswith("; 1 newer not verified yet") and anchor == "unverified"
+    assert "Matches" not in anchor_text
