@@ -23,6 +23,7 @@ from sqlmodel import col
 from hitl_dashboard.db.engine import get_engine, read_only_engine
 from hitl_dashboard.db.live_models import LiveChange
 from hitl_dashboard.db.models import utcnow
+from hitl_dashboard.db.rows import table_of
 from hitl_dashboard.db.uow import CoreUnitOfWork
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.live.live_events import LiveHandlers, changed_event, dispatch, sessions_ended_event
@@ -51,7 +52,7 @@ class DatabasePublisherSink:
     def _write(self, event: dict) -> None:
         """After the change's commit: a failure here loses the live update only (the pages show the
         change at their next read), so it is logged and never raised."""
-        table = LiveChange.__table__
+        table = table_of(LiveChange)
         try:
             with CoreUnitOfWork(self.engine) as uow:
                 new_id = uow.connection.execute(

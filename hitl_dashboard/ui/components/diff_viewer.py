@@ -27,8 +27,8 @@ DIFF_STYLES = {
 }
 
 # The library's own fold text is "Expand {n} lines ..." whatever n is: "Expand 1 line ..." for one.
-FOLD_MESSAGE = Var(_js_expr="((lines) => jsx('span', {className: 'diff-fold-message'},"
-                            " `Expand ${lines} ${lines === 1 ? 'line' : 'lines'} ...`))")
+FOLD_MESSAGE: Var[object] = Var(_js_expr="((lines) => jsx('span', {className: 'diff-fold-message'},"
+                                       " `Expand ${lines} ${lines === 1 ? 'line' : 'lines'} ...`))")
 
 
 class DiffViewer(rx.NoSSRComponent):
