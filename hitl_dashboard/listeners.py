@@ -12,7 +12,8 @@ Every unit of work is covered: they listen on SQLAlchemy's Session class. In ord
 - metrics and trace spans from the audit events a transaction writes.
 
 The live-update sinks are started by who can reach browsers, when they can: the web app's lifespan
-task (ui/live.py), the CLI's Redis publisher (cli/entry.py), the runner's wake-up (runner/loop.py)."""
+task (ui/live.py), the CLI's publisher to Redis or the database (cli/entry.py), the runner's wake-up
+(runner/loop.py)."""
 
 from __future__ import annotations
 

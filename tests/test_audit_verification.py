@@ -173,3 +173,22 @@ def test_the_export_is_byte_for_byte_the_format_it_was(dave, monkeypatch, page_s
         assert "".join(chunks) == _old_export(fmt)
         # Whole pages of lines per chunk, not one event per chunk.
         assert len(chunks) == -(-events // page_size)
+
+
+def test_the_published_head_is_said_to_match_only_once_the_chain_is_verified_up_to_it(dave):
+    """Never "not verified yet" beside "matches the head": the head's hash alone proves nothing about
+    the events before it until they are re-hashed (issue 32). Heads go to the test's anchor file."""
+    _append(2)  # published to the anchor file at their commit
+    chain, chain_text, anchor, anchor_text = chain_status(dave)
+    assert (chain, anchor) == ("unverified", "unverified") and "not verified yet" in chain_text
+    assert anchor_text.startswith("Compared with the head published at") and "Matches" not in anchor_text
+
+    verify_now(dave)
+    chain, chain_text, anchor, anchor_text = chain_status(dave)
+    assert (chain, anchor) == ("ok", "ok") and "not verified yet" not in chain_text
+    assert anchor_text.startswith("Matches the head published at")
+
+    _append(1)  # a newer head, past the verified event
+    chain, chain_text, anchor, anchor_text = chain_status(dave)
+    assert chain_text.endswith("; 1 newer not verified yet") and anchor == "unverified"
+    assert "Matches" not in anchor_text

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import threading
 import time
 from pathlib import Path
@@ -18,7 +19,7 @@ from hitl_dashboard.db.models import Message
 from hitl_dashboard.services.auth import users
 from hitl_dashboard.services.reviews import tool_decisions
 from tests.support import flow
-from tests.support.db_state import reviews_of, tool_call, use_cheap_passwords
+from tests.support.db_state import audit_events, reviews_of, tool_call, use_cheap_passwords
 from tests.support.openai_stub import OpenAIStub, ParallelToolCallsReply, ToolCallReply, stub_as_model_endpoint
 from tests.support.races import race
 
@@ -112,6 +113,10 @@ def test_a_denied_call_never_runs_and_the_approved_one_runs_once(db_url, stub):
     assert tool_call(review["production"].subject_id).status == "denied"
     told = "\n".join(str(m.get("content")) for m in stub.requests[-1]["messages"])
     assert "DENIED tool call deploy_to_prod" in told and "not on a Friday" in told
+    # The audit trail names who ran it as a reader looks for it; the detail says which host and process.
+    [ran] = audit_events("tool.executed", conversation_id=cid)
+    assert ran.actor == "runner" and ran.details["tool"] == "deploy_to_prod"
+    assert (ran.details["host"], ran.details["process"]) == (socket.gethostname(), os.getpid())
 
 
 def test_the_transcript_shows_what_ran_not_the_pending_placeholder(db_url, stub):
@@ -214,3 +219,15 @@ def test_the_second_decision_waits_for_the_first_to_commit_before_it_checks(db_u
     stub.enqueue(REPORT)
     assert_resumed_once(stub, asked, flow.work())
     _both_ran_once(cid, review)
+
+
+def test_each_conversations_tool_calls_are_numbered_from_call_1(db_url, stub):
+    """A reviewer reads "call 1" for a conversation's first call, whatever other conversations asked."""
+    earlier, _ = _two_calls_waiting(stub)
+    stub.enqueue(PLAN, ParallelToolCallsReply((ToolCallReply("deploy_to_prod", STAGING, "call_staging"),
+                                               ToolCallReply("deploy_to_prod", PRODUCTION, "call_production"))))
+    cid = flow.start("Deploy billing-api 2.4.1 again", task_type="ops")
+    flow.work()
+    for conversation_id in (earlier, cid):
+        assert sorted(r.subject_label for r in flow.open_reviews(conversation_id)) == [
+            "deploy_to_prod (call 1)", "deploy_to_prod (call 2)"]

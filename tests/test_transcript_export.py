@@ -6,6 +6,9 @@ import html
 import json
 import re
 
+import cmarkgfm
+import pytest
+from cmarkgfm.cmark import Options
 from markdown_it import MarkdownIt
 
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message
@@ -64,11 +67,17 @@ def _rendered(markdown: str) -> str:
     return MarkdownIt("commonmark", {"html": True}).render(markdown)
 
 
-def test_markdown_export_renders_every_payload_as_text(db_url):
+def _github(markdown: str) -> str:
+    """GitHub's renderer (cmark-gfm: tables, strikethrough, bare URLs made links), raw HTML allowed."""
+    return cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+
+
+@pytest.mark.parametrize("render", [_rendered, _github], ids=["commonmark", "github"])
+def test_markdown_export_renders_every_payload_as_text(db_url, render):
     cid, evil_seq = _conversation_with_revisions_and_payloads()
     doc = export_conversation(None, cid, public_url="http://dash.example")
     assert len([r for r in doc["revisions"] if r["key"] == "app/retry.py"]) == 2  # code revisions r1, r2
-    rendered = _rendered(to_markdown(doc))
+    rendered = render(to_markdown(doc))
 
     assert not re.search(r"<(script|img|iframe)\b", rendered, re.I), rendered
     assert "javascript:" not in "".join(re.findall(r'href="([^"]*)"', rendered))
@@ -81,6 +90,44 @@ def test_markdown_export_renders_every_payload_as_text(db_url):
     assert f'<a id="message-{evil_seq}"></a>' in rendered
     assert f'href="http://dash.example/conversations/{cid}#message-{evil_seq}"' in rendered
     assert "Retry &lt;img src=x onerror=alert(5)&gt;" in rendered
+
+
+def _outside_code_blocks(markdown: str) -> list[str]:
+    lines, fence = [], None
+    for line in markdown.splitlines():
+        opening = re.match(r"`{3,}", line)
+        if fence is None and opening:
+            fence = opening.group(0)
+        elif fence is not None and line == fence:
+            fence = None
+        elif fence is None:
+            lines.append(line)
+    return lines
+
+
+def test_titles_names_and_metadata_read_as_written(db_url):
+    flow.make_people()
+    cid = flow.start("Move plan_v2 to the a.b service", title="Ship plan_v2 to a.b (phase 2): 50% first")
+    flow.work()
+    flow.decide_as("alice", flow.only_open_review(cid).id, "revise", instructions="keep plan_v1 working")
+    markdown = to_markdown(export_conversation(flow.actor("dave"), cid))  # a manager: the audit events too
+    ours = _outside_code_blocks(markdown)
+    assert ours[0] == f"# Conversation {cid}: Ship plan_v2 to a.b (phase 2): 50% first"
+    assert "- Started by: frank" in ours and "- Task type: code" in ours
+    assert any(re.fullmatch(r"- Created: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+\+00:00", line) for line in ours)
+    assert any(line.startswith("### Decision ") and "revise by alice as security_reviewer" in line for line in ours)
+    assert any(" decision.recorded by alice (security_reviewer)" in line for line in ours)
+    assert not [line for line in ours if "\\" in line]  # not one backslash outside the code blocks
+
+
+def test_a_title_cannot_break_the_documents_structure(db_url):
+    flow.make_people()
+    cid = flow.start("Add retry", title="Retry\n# Injected heading\n- injected item ##")
+    flow.work()
+    rendered = _github(to_markdown(export_conversation(None, cid)))
+    title = f"Conversation {cid}: Retry # Injected heading - injected item ##"
+    assert re.findall(r"<h1>(.*?)</h1>", rendered) == [title]
+    assert re.findall(r"<h2>(.*?)</h2>", rendered)[:2] == ["Task", "Transcript"]
 
 
 def test_json_export_holds_the_whole_conversation_and_audit_events_only_for_managers(db_url):

@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         setup("runner" if args.handler == "runner" else "cli", quiet=args.handler != "runner")
         listeners.install()  # the audit chain's linking and the other SQLAlchemy listeners
-        _publish_live_updates_if_configured()
+        _publish_live_updates()
         if args.handler not in WITHOUT_SCHEMA_CHECK:
             _require_current_schema()
         return handler(args) or 0
@@ -74,8 +74,9 @@ def _require_current_schema() -> None:
     require_current_schema()
 
 
-def _publish_live_updates_if_configured() -> None:
-    """A CLI process has no browsers; with Redis its changes reach them through the web tier."""
+def _publish_live_updates() -> None:
+    """A CLI process has no browsers; its changes reach them through the web tier: over Redis when
+    there is one, else through the database (services/live/live_database.py)."""
     from hitl_dashboard.settings import get_settings
 
     url = get_settings().redis_url
@@ -83,6 +84,10 @@ def _publish_live_updates_if_configured() -> None:
         from hitl_dashboard.services.live.live_redis import install_publisher
 
         install_publisher(url)
+    else:
+        from hitl_dashboard.services.live import live_database
+
+        live_database.install_publisher()
 
 
 if __name__ == "__main__":

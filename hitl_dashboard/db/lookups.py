@@ -4,9 +4,10 @@ that owns its use cases (services/ is a stack: pyproject.toml's "services groups
 
 from __future__ import annotations
 
-from sqlmodel import Session
+from sqlalchemy import func
+from sqlmodel import Session, col, select
 
-from hitl_dashboard.db.models import Conversation, ReviewRequest, without_checkpoint
+from hitl_dashboard.db.models import Conversation, ReviewRequest, ToolCall, without_checkpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import NotFound
 
@@ -25,3 +26,11 @@ def get_request(uow: UnitOfWork, review_id: int) -> ReviewRequest:
     if request is None:
         raise NotFound(f"review request {review_id} does not exist")
     return request
+
+
+def tool_call_label(session: Session, call: ToolCall) -> str:
+    """How a reviewer names a stored tool call: "deploy_to_prod (call 1)" for the conversation's first,
+    counted within the conversation (the row's id counts every conversation's calls)."""
+    number = session.exec(select(func.count()).select_from(ToolCall).where(
+        col(ToolCall.conversation_id) == call.conversation_id, col(ToolCall.id) <= call.id)).one()
+    return f"{call.tool_name} (call {number})"

@@ -3,4 +3,12 @@
 every conversation table). The *_models modules import models.py one way and nothing imports back,
 so db/ has no import loop (the "db has no import loop" contract in pyproject.toml)."""
 
-from hitl_dashboard.db import external_models, findings_models, models, questions_models, slack_models, team_models  # noqa: F401 - registers them
+from hitl_dashboard.db import (  # noqa: F401 - registers them
+    external_models,
+    findings_models,
+    live_models,
+    models,
+    questions_models,
+    slack_models,
+    team_models,
+)

@@ -128,8 +128,9 @@ async def refresh_queue(app: rx.App, role: str) -> None:
 
 
 async def install(app: rx.App) -> None:
-    """Runs once per web worker as a lifespan task (it needs the running loop). With Redis it
-    also relays the events of runner processes for as long as the worker lives."""
+    """Runs once per web worker as a lifespan task (it needs the running loop). It also relays the
+    events of processes without browsers (runners, the CLI) for as long as the worker lives: from
+    Redis when there is one, else from the database's live_changes."""
     from hitl_dashboard.settings import get_settings
 
     sink = ReflexLiveSink(app, asyncio.get_running_loop())
@@ -139,3 +140,9 @@ async def install(app: rx.App) -> None:
         from hitl_dashboard.services.live.live_redis import consume
 
         await consume(url, sink.changed, sink.stream, sink.sessions_ended)
+    else:  # the CLI beside an embedded app writes its changes to the database instead
+        from hitl_dashboard.services.live.live_database import follow
+        from hitl_dashboard.services.live.live_events import LiveHandlers
+
+        # Through every sink of this worker: the in-process runner starts a turn a CLI decision allows at once.
+        await follow(LiveHandlers(live.publish_turn, sink.stream, sink.sessions_ended))

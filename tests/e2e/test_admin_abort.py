@@ -1,5 +1,5 @@
-"""An admin stops a conversation from its page, with a reason; everyone watching sees it end, and a
-reviewer without the admin role has no such button."""
+"""An admin stops a conversation from its page, with a reason and a confirmation; everyone watching
+sees it end, and a reviewer without the admin role has no such button."""
 
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ def test_an_admin_aborts_a_waiting_conversation_and_watchers_see_it(app_server: 
     button = pages[admin].locator("#admin-abort-button")
     expect(button).to_be_disabled()  # a reason first
     pages[admin].fill("#admin-abort-reason", "the customer cancelled the project")
-    button.click()
+    button.click()  # asks first: nothing is aborted until the dialog's own button
+    expect(pages[admin].get_by_role("alertdialog")).to_contain_text("Abort this conversation?")
+    pages[admin].click("#admin-abort-confirm")
     for page in pages.values():  # live, no reload
         expect(page.locator("#status-banner")).to_contain_text("Aborted", timeout=20_000)
         expect(page.locator(".review-card")).to_have_count(0)

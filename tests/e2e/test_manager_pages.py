@@ -54,6 +54,9 @@ def test_manager_reads_decisions_their_context_chain_and_charts(app_server: Runn
     _open_audit(page, app_server, signed_off["manager"])
     # Loading the page verifies nothing (it shows the remembered answer); "Verify now" does.
     expect(page.locator("#chain-status")).to_have_attribute("data-state", "unverified")
+    # Nothing re-hashed yet, so the published head is not said to match (issue 32).
+    expect(page.locator("#anchor-status")).to_have_attribute("data-state", "unverified")
+    expect(page.locator("#anchor-status")).not_to_contain_text("Matches")
     page.click("#verify-chain")
     expect(page.locator("#chain-status")).to_contain_text("Audit chain verified up to event")
     expect(page.locator("#chain-status")).to_have_attribute("data-state", "ok")

@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.external_models import ExternalRequest
+from hitl_dashboard.db.lookups import tool_call_label
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ToolCall
 from hitl_dashboard.domain import external as rules
 from hitl_dashboard.domain.enums import ConversationStatus, MessageKind, ReviewKind, SubjectType
@@ -200,7 +201,7 @@ def _ask_tool_call(session: Session, conversation: Conversation, actor: Actor, t
     assert call.id is not None
     open_request(session, conversation, kind=ReviewKind.TOOL_CALL, role=team.tool_approver, rule="external",
                  reason=f"{actor.username} (external) wants to call {command.tool}",
-                 subject=Subject(SubjectType.TOOL_CALL, call.id, f"{command.tool} (call {call.id})", call.args_hash),
+                 subject=Subject(SubjectType.TOOL_CALL, call.id, tool_call_label(session, call), call.args_hash),
                  risk_flags=[command.tool, rules.EXTERNAL], actor=actor.username)
 
 

@@ -17,6 +17,7 @@ import redis
 
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.live.coalesce import Coalescer
+from hitl_dashboard.services.live.live_events import LiveHandlers, changed_event, dispatch, sessions_ended_event
 from hitl_dashboard.services.live.streams import Stream, StreamTexts
 
 log = logging.getLogger(__name__)
@@ -52,15 +53,13 @@ class RedisPublisherSink:
 
     def changed(self, conversation_id: int, roles: tuple[str, ...] | None = None) -> None:
         try:
-            self._push({"type": "changed", "conversation_id": conversation_id,
-                        "roles": list(roles) if roles is not None else None})
+            self._push(changed_event(conversation_id, roles))
         except redis.RedisError:
             log.warning("could not publish a live update for conversation %s", conversation_id)
 
-
     def sessions_ended(self, user_id: int) -> None:
         try:
-            self._push({"type": "sessions_ended", "user_id": user_id})
+            self._push(sessions_ended_event(user_id))
         except redis.RedisError:
             log.warning("could not tell the web tier that the sessions of user %s ended", user_id)
 
@@ -73,6 +72,7 @@ async def consume(url: str, on_changed: Callable[[int, tuple[str, ...] | None], 
                   on_stream: Callable[[int, Stream], Awaitable[None]],
                   on_sessions_ended: Callable[[int], None] | None = None) -> None:
     """Runs in each web worker for as long as it lives."""
+    handlers = LiveHandlers(on_changed, on_stream, on_sessions_ended)
     client = redis.asyncio.Redis.from_url(url)
     while True:
         try:
@@ -80,15 +80,7 @@ async def consume(url: str, on_changed: Callable[[int, tuple[str, ...] | None], 
             popped = await client.blpop([QUEUE_KEY], timeout=5)  # type: ignore[misc]
             if popped is None:
                 continue
-            event = json.loads(popped[1])
-            if event["type"] == "changed":
-                roles = event.get("roles")  # absent in events of an older runner: every queue
-                on_changed(int(event["conversation_id"]), tuple(roles) if roles is not None else None)
-            elif event["type"] == "stream":
-                await on_stream(int(event["conversation_id"]),
-                                Stream(event["source"], event["text"], float(event["started"])))
-            elif event["type"] == "sessions_ended" and on_sessions_ended is not None:
-                on_sessions_ended(int(event["user_id"]))
+            await dispatch(json.loads(popped[1]), handlers)
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - keep listening through Redis restarts and bad events

@@ -19,6 +19,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ConversationStatus
 from hitl_dashboard.domain.text_cuts import cut_visibly
 from hitl_dashboard.services.live import live
+from hitl_dashboard.services.runner.identity import RUNNER_ACTOR, runner_details
 from hitl_dashboard.services.webhooks import webhooks
 from hitl_dashboard.settings import get_settings
 
@@ -78,9 +79,9 @@ def record_crash(conversation_id: int, runner_id: str, exc: BaseException) -> No
         delay = crash_backoff_s(conversation.crash_count, settings.runner_crash_backoff_s,
                                 settings.runner_crash_backoff_max_s)
         giving_up = conversation.crash_count >= settings.runner_max_crashes
-        append_audit(uow.session, actor="runner", action="runner.crashed", conversation_id=conversation_id,
+        append_audit(uow.session, actor=RUNNER_ACTOR, action="runner.crashed", conversation_id=conversation_id,
                      details={"attempt": conversation.crash_count, "error": error,
-                              "retry_in_s": None if giving_up else delay})
+                              "retry_in_s": None if giving_up else delay, **runner_details(runner_id)})
         if giving_up and conversation.status == ConversationStatus.RUNNING:
             _fail(uow, conversation, "runner",
                   f"the runner crashed {conversation.crash_count} times in a row; last error: {error}")

@@ -8,9 +8,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import socket
-import uuid
 
 from hitl_dashboard.agents.errors import ModelCallFailed
 from hitl_dashboard.agents.model_clients import agent_model_specs
@@ -26,6 +23,7 @@ from hitl_dashboard.services.live import live
 from hitl_dashboard.services.observability.run_tracing import traced_run
 from hitl_dashboard.services.runner import leases, plain_turn
 from hitl_dashboard.services.runner.checkpoints import state_at
+from hitl_dashboard.services.runner.identity import new_runner_id
 from hitl_dashboard.services.runner.run_failures import LeaseLost, describe_storage_error, mark_failed, record_crash
 from hitl_dashboard.services.runner.tool_execution import run_approved_tools, tool_call_ids
 from hitl_dashboard.services.runner.turns import CONTINUE, apply_turn
@@ -33,10 +31,6 @@ from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.settings import get_settings
 
 log = logging.getLogger(__name__)
-
-
-def new_runner_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
 async def run_conversation(conversation_id: int, runner_id: str) -> bool:

@@ -13,6 +13,7 @@ from hitl_dashboard.db.rows import get_existing
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import MessageKind, ToolCallStatus
 from hitl_dashboard.services.reviews.tool_decisions import describe_arguments
+from hitl_dashboard.services.runner.identity import RUNNER_ACTOR, runner_details
 from hitl_dashboard.services.teams.versions import pinned
 
 SOURCE = "tool_runner"
@@ -60,10 +61,10 @@ async def _run_one(conversation_id: int, tool_call_id: int, runner_id: str) -> s
         if result is not None and call.status in (ToolCallStatus.EXECUTING, ToolCallStatus.APPROVED):
             call.status, call.result, call.executed_at = status, result, utcnow()
             uow.session.add(call)
-            append_audit(uow.session, actor=runner_id[:64], action=f"tool.{status}", conversation_id=conversation_id,
+            append_audit(uow.session, actor=RUNNER_ACTOR, action=f"tool.{status}", conversation_id=conversation_id,
                          content_hash=call.args_hash,
                          details={"tool": name, "arguments": args, "proposed_arguments": call.arguments,
-                                  "result": result})
+                                  "result": result, **runner_details(runner_id)})
             _transcript(uow, conversation, f"{_verb(call.status)} {describe_arguments(call)}\nResult: {result}")
         report = _report(call)
         uow.commit()

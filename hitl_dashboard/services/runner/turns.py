@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from sqlmodel import Session
 
 from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.lookups import tool_call_label
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ToolCall, utcnow
 from hitl_dashboard.domain.enums import ConversationStatus, ReviewKind, Role, SubjectType
 from hitl_dashboard.domain.findings import FindingsView
@@ -173,7 +174,7 @@ def _open_tool_approvals(session: Session, conversation: Conversation, team: Tea
         open_request(
             session, conversation, kind=ReviewKind.TOOL_CALL, role=team.tool_approver, rule="tool",
             reason=f"{produced.source} wants to call {intent.name}",
-            subject=Subject(SubjectType.TOOL_CALL, call.id, f"{intent.name} (call {call.id})", call.args_hash),
+            subject=Subject(SubjectType.TOOL_CALL, call.id, tool_call_label(session, call), call.args_hash),
             risk_flags=[intent.name],
         )
 

@@ -40,7 +40,8 @@ def anchor_badge() -> rx.Component:
             rx.icon(rx.match(Insights.anchor, ("ok", "anchor"), ("checking", "loader"), ("none", "anchor"),
                              "shield-alert"), size=14),
             Insights.anchor_text,
-            color_scheme=rx.match(Insights.anchor, ("ok", "green"), ("checking", "gray"), ("none", "gray"), "red"),
+            color_scheme=rx.match(Insights.anchor, ("ok", "green"), ("checking", "gray"), ("none", "gray"),
+                                  ("unverified", "gray"), "red"),
             variant=rx.cond(Insights.anchor == "broken", "solid", "soft"),
             size="2", id="anchor-status", data_state=Insights.anchor,
             # The problem text can be long (it names the cut); let it wrap instead of widening the header.

@@ -9,6 +9,7 @@ import reflex as rx
 from reflex.vars import StringVar
 
 from hitl_dashboard.ui.components.badges import due_badge, kind_badge
+from hitl_dashboard.ui.components.confirm import confirmed
 from hitl_dashboard.ui.components.connection import page_is_stale
 from hitl_dashboard.ui.components.questions import question_thread
 from hitl_dashboard.ui.components.row_var import RowVar
@@ -63,6 +64,18 @@ def action_button(review: RowVar[ReviewRow], label, action: str, color: str, **p
     )
 
 
+def abort_button(review: RowVar[ReviewRow]) -> rx.Component:
+    """Abort ends the whole conversation: the card's button asks first, the dialog's button submits."""
+    busy = (D.submitting != "") | page_is_stale
+    return confirmed(
+        rx.button("Abort", color_scheme="red", variant="soft", loading=D.submitting == rid(review), disabled=busy,
+                  id=element_id("decide-abort", review), class_name="decide-abort"),
+        title="Abort this conversation?", confirm_label="Abort conversation",
+        description="The agents stop for good and every open review closes. This cannot be undone.",
+        on_confirm=D.submit(review.review_id, review.version, review.content_hash, "abort"),
+        confirm_id=element_id("confirm-abort", review))
+
+
 def tool_arguments(review: RowVar[ReviewRow]) -> rx.Component:
     edited = form_value(review, "args")
     return rx.cond(
@@ -102,9 +115,16 @@ def field_label(text: str, review: RowVar[ReviewRow], control: str, **props) -> 
 def decision_form(review: RowVar[ReviewRow]) -> rx.Component:
     return rx.vstack(
         tool_arguments(review),
-        field_label("Instructions for the agent (for Revise)", review, "decision-instructions", weight="medium"),
+        # A tool card's box serves Deny (the agent reads why its call did not run); another card's, Revise.
+        rx.cond(review.kind == "tool_call",
+                field_label("Reason for denying (the agent reads it)", review, "decision-instructions",
+                            weight="medium"),
+                field_label("Instructions for the agent (for Revise)", review, "decision-instructions",
+                            weight="medium")),
         rx.text_area(value=form_value(review, "instructions"), on_change=set_field(review, "instructions"),
-                     rows="3", width="100%", placeholder="What should the agent change?",
+                     rows="3", width="100%",
+                     placeholder=rx.cond(review.kind == "tool_call", "Why should this call not run?",
+                                         "What should the agent change?"),
                      id=element_id("decision-instructions", review)),
         field_error(review, "instructions"),
         rx.hstack(
@@ -129,7 +149,7 @@ def decision_form(review: RowVar[ReviewRow]) -> rx.Component:
         rx.hstack(
             rx.cond(~is_initiator(), action_button(review, "Approve", "approve", "green")),
             action_button(review, rx.cond(review.kind == "tool_call", "Deny", "Revise"), "revise", "amber"),
-            action_button(review, "Abort", "abort", "red", variant="soft"),
+            abort_button(review),
             rx.cond(~is_initiator(), action_button(review, "Skip", "skip", "gray", variant="soft")),
             spacing="2", wrap="wrap",
         ),

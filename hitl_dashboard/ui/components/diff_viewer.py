@@ -26,6 +26,10 @@ DIFF_STYLES = {
     "titleBlock": {"textOverflow": "ellipsis", "whiteSpace": "nowrap"},
 }
 
+# The library's own fold text is "Expand {n} lines ..." whatever n is: "Expand 1 line ..." for one.
+FOLD_MESSAGE: Var[object] = Var(_js_expr="((lines) => jsx('span', {className: 'diff-fold-message'},"
+                                       " `Expand ${lines} ${lines === 1 ? 'line' : 'lines'} ...`))")
+
 
 class DiffViewer(rx.NoSSRComponent):
     library = "react-diff-viewer-continued@4.0.5"
@@ -46,10 +50,13 @@ class DiffViewer(rx.NoSSRComponent):
     # "L-12" or "R-12": which side and line the reviewer clicked.
     # Reflex reads an event's arguments from a function in the subscript: no type a checker knows.
     on_line_number_click: rx.EventHandler[lambda line_id, _event=None: [line_id]]  # type: ignore[type-arg, valid-type]
+    # (lines, leftStart, rightStart) => what a folded block of unchanged lines says.
+    code_fold_message_renderer: rx.Var[object]
 
     @classmethod
     def create(cls, *children, **props) -> DiffViewer:
         props.setdefault("compare_method", WORD_DIFF)
+        props.setdefault("code_fold_message_renderer", FOLD_MESSAGE)
         props.setdefault("styles", DIFF_STYLES)
         return super().create(*children, **props)
 

@@ -30,10 +30,10 @@ def banner() -> rx.Component:
 
 def step(item: RowVar[StepRow]) -> rx.Component:
     return rx.badge(
-        rx.icon(rx.cond(item.approved, "circle-check", "circle-dashed"), size=14),
-        item.label, " ", rx.cond(item.approved, "approved", "pending"),
+        rx.icon(rx.match(item.state, ("approved", "circle-check"), ("pending", "circle-dashed"), "ban"), size=14),
+        item.label, " ", item.state,
         color_scheme=rx.cond(item.approved, "green", "gray"), variant="soft", size="2",
-        class_name="signoff-step",
+        class_name="signoff-step", data_state=item.state,
     )
 
 

@@ -44,6 +44,7 @@ class StepRow:
     role: str = ""
     label: str = ""
     approved: bool = False
+    state: str = "pending"  # in words: approved, pending; once aborted: aborted (the one it stopped at), not needed
 
 
 @dataclass
@@ -146,11 +147,23 @@ def conversation_view(actor: Actor | None, conversation_id: int) -> Conversation
         tokens=f"{c.prompt_tokens + c.completion_tokens:,}", agents=page.agents,
         team=c.template + (f" v{page.team_version}" if page.team_version else ""),
         messages=[message_row(m) for m in page.messages],
-        steps=[StepRow(s.role, role_label(s.role), s.approved) for s in page.progress],
+        steps=sign_off_steps(page.progress, c.status),
         reviews=reviews, revisions=_revision_rows(page),
         outcomes=[_outcome_row(o) for o in page.outcomes], found=True,
         last_message_ms=max((epoch_ms(m.created_at) for m in page.messages), default=0.0),
     )
+
+
+def sign_off_steps(progress, status: str) -> list[StepRow]:
+    """An aborted conversation waits for no one: the step it stopped at reads "aborted", the later
+    ones "not needed" (never "pending")."""
+    rows, stopped_at_one = [], False
+    for s in progress:
+        state = "approved" if s.approved else "pending"
+        if status == "aborted" and not s.approved:
+            state, stopped_at_one = ("not needed" if stopped_at_one else "aborted"), True
+        rows.append(StepRow(s.role, role_label(s.role), s.approved, state))
+    return rows
 
 
 def _review_row(review: OpenReview, questions=None) -> ReviewRow:
