@@ -28,6 +28,7 @@ from hitl_dashboard.db.questions_models import ReviewQuestion
 from hitl_dashboard.db.rows import get_existing, table_of
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput, render_line_comments, validate_decision
+from hitl_dashboard.domain.edits import edits_message
 from hitl_dashboard.domain.enums import (
     OPEN_REVIEW_STATUSES,
     Action,
@@ -45,6 +46,7 @@ from hitl_dashboard.services.external_outcomes.outcomes import conversation_sett
 from hitl_dashboard.services.findings.queries import findings_details
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.questions.questions import questions_details
+from hitl_dashboard.services.reviews.edits import PlannedEdit, authors_of, plan_edit, store_edit, untold_edits
 from hitl_dashboard.services.reviews.review_requests import (
     Subject,
     closed_how,
@@ -119,9 +121,11 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
     review_id = request.id
     agents = pinned(conversation).agent_names
     validate_decision(decision, kind=ReviewKind(request.kind), agents=agents)
+    authors = (authors_of(uow.session, request) if decision.action in (Action.APPROVE, Action.SKIP)
+               else frozenset[int]())
     is_override = check_can_decide(
         actor, required_role=request.required_role, initiator_id=conversation.initiator_id,
-        action=decision.action, override_reason=decision.override_reason,
+        action=decision.action, override_reason=decision.override_reason, author_ids=authors,
     )
     fingerprint = decision.fingerprint(review_id)
     try:
@@ -135,6 +139,8 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
         if earlier is not None:
             return earlier
         raise
+    planned = plan_edit(uow.session, actor.username, request, decision)
+    approved_hash = planned.content_hash if planned else request.content_hash  # an edit binds to its own
     edited = None
     if decision.edited_args is not None:
         tool_call = get_existing(uow.session, ToolCall, request.subject_id)
@@ -171,7 +177,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
         edited_args=edited, line_comments=[asdict(c) for c in decision.line_comments] or None,
         reviewer_id=actor.user_id, role=request.required_role, is_override=is_override,
         override_reason=decision.override_reason if is_override else None,
-        content_hash=request.content_hash, idempotency_key=decision.idempotency_key,
+        content_hash=approved_hash, idempotency_key=decision.idempotency_key,
         request_fingerprint=fingerprint if decision.idempotency_key else None,
     )
     uow.session.add(row)
@@ -187,16 +193,19 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
     append_audit(
         uow.session, actor=actor.username, actor_role=request.required_role,
         action="decision.override" if is_override else "decision.recorded",
-        conversation_id=conversation.id, review_request_id=review_id, content_hash=request.content_hash,
+        conversation_id=conversation.id, review_request_id=review_id, content_hash=approved_hash,
         details={"action": decision.action, "reason": decision.reason, "instructions": decision.instructions,
+                 **({"edited_from_hash": request.content_hash} if planned else {}),
                  "target_agent": decision.target_agent, "edited_args": edited,
                  "override_reason": row.override_reason, "decision_id": row.id,
                  **findings_details(uow.session, request),
                  **(questions_details(uow.session, request) if asked else {})},
     )
-    _transcript_note(uow, conversation, actor, request, decision, is_override, edited)
+    note = _transcript_note(uow, conversation, actor, request, decision, is_override, edited, planned)
+    subject = (store_edit(uow.session, actor, conversation, request, planned, note) if planned else
+               Subject(request.subject_type, request.subject_id, request.subject_label, request.content_hash))
     webhooks.review_decided(uow.session, row, request, conversation, actor.username)
-    next_review = _apply(uow, actor, conversation, request, decision, edited)
+    next_review = _apply(uow, actor, conversation, request, decision, edited, subject)
     conversation.updated_at = utcnow()
     uow.session.add(conversation)
     uow.session.flush()
@@ -247,9 +256,10 @@ def _is_signoff_skip(request: ReviewRequest, decision: DecisionInput) -> bool:
 
 
 def _transcript_note(uow, conversation: Conversation, actor: Actor, request, decision: DecisionInput,
-                     is_override: bool, edited: dict | None) -> None:
+                     is_override: bool, edited: dict | None, planned: PlannedEdit | None) -> Message:
     """What was decided, exactly: an override says so and why; a tool call shows the arguments
-    that will run next to the ones the agent proposed."""
+    that will run next to the ones the agent proposed; an approval with the reviewer's changes
+    shows them as diffs (untold_edits reads them back for the agents)."""
     who = (f"{actor.username} (admin override of the {request.required_role} review: {decision.override_reason})"
            if is_override else f"{actor.username} ({request.required_role})")
     text = f"{decision.action.upper()} by {who}"
@@ -264,13 +274,18 @@ def _transcript_note(uow, conversation: Conversation, actor: Actor, request, dec
             text += f"\nDenied: {call.tool_name}({json.dumps(call.arguments, sort_keys=True)}) will not run"
     if decision.line_comments:
         text += "\n" + render_line_comments(decision.line_comments)
-    uow.session.add(Message(conversation_id=conversation.id, seq=conversation.next_seq, source=actor.username,
-                            kind=MessageKind.DECISION, content=text))
+    if planned:
+        text += "\n" + edits_message(actor.username, request.required_role, list(planned.changes))
+    note = Message(conversation_id=conversation.id, seq=conversation.next_seq, source=actor.username,
+                   kind=MessageKind.DECISION, content=text)
+    uow.session.add(note)
     conversation.next_seq += 1
+    return note
 
 
 def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest,
-           decision: DecisionInput, edited: dict | None) -> ReviewRequest | None:
+           decision: DecisionInput, edited: dict | None, subject: Subject) -> ReviewRequest | None:
+    """subject: what was approved (the reviewer's version after an edit, else the request's)."""
     session = uow.session
     if decision.action == Action.ABORT:
         dismiss_open_requests(session, conversation.id, actor=actor.username, why="conversation aborted")
@@ -294,28 +309,29 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
         message = revise_message(target=target, instructions=decision.instructions,
                                  line_comments=decision.line_comments, reviewer=actor.username,
                                  role=request.required_role)
-        _resume(conversation, request.required_role, message)
+        _resume(session, conversation, request.required_role, message)
         return None
     if request.kind == ReviewKind.GATE:  # approve or skip: the agents go on
         verb = "APPROVED" if decision.action == Action.APPROVE else "SKIPPED review"
-        _resume(conversation, request.required_role, f"{verb} by {actor.username}: continue.")
+        _resume(session, conversation, request.required_role, f"{verb} by {actor.username}: continue.")
         return None
     if decision.action == Action.SKIP:  # a sign-off skip put the request back in the queue
         return None
     approvals = signoff_approvals(session, conversation.id)
-    role = next_role(pinned(conversation).sign_off(conversation.task_type), approvals, request.content_hash)
+    role = next_role(pinned(conversation).sign_off(conversation.task_type), approvals, subject.content_hash)
     if role is None:
         _set_status(session, conversation, ConversationStatus.APPROVED, "every required role approved", actor)
         return None
     return open_request(
         session, conversation, kind=ReviewKind.SIGNOFF, role=role, rule="signoff",
         reason=f"sign-off after {request.required_role} approved",
-        subject=Subject(request.subject_type, request.subject_id, request.subject_label, request.content_hash),
-        risk_flags=list(request.risk_flags), actor=actor.username,
+        subject=subject, risk_flags=list(request.risk_flags), actor=actor.username,
     )
 
 
-def _resume(conversation: Conversation, source: str, content: str) -> None:
+def _resume(session, conversation: Conversation, source: str, content: str) -> None:
+    """The agents go on with `content`, told first what people changed since their last turn."""
+    content = "\n\n".join([*untold_edits(session, conversation), content])
     conversation.next_input = {"source": source, "content": content}
     conversation.status, conversation.status_reason = ConversationStatus.RUNNING, None
     conversation.turns_since_review = 0
