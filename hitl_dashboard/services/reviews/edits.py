@@ -26,15 +26,46 @@ from hitl_dashboard.domain.edits import (
     normalized_message,
     unified_diff,
 )
-from hitl_dashboard.domain.enums import MessageKind, SubjectType
-from hitl_dashboard.domain.errors import Conflict, InvalidInput
+from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, MessageKind, SubjectType
+from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound
 from hitl_dashboard.domain.hashing import content_hash, sha256_text
-from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.domain.permissions import Actor, check_can_claim
 from hitl_dashboard.domain.revisions import ProposedCode
 from hitl_dashboard.services.audit.audit_context import revisions_under_review
-from hitl_dashboard.services.reviews.review_requests import Subject
+from hitl_dashboard.services.reviews.review_requests import Subject, closed_how
+from hitl_dashboard.services.transactions import reading
 
 UNCHANGED = "your version is the same as the proposal: approve it as it is"
+
+
+@dataclass(frozen=True)
+class EditableContent:
+    """What the editor opens with: the content under review as the request hashed it."""
+
+    review_id: int
+    version: int
+    content_hash: str
+    subject_type: str
+    files: tuple[tuple[str, str, str], ...]  # (key, language, text)
+
+
+def editable_content(actor: Actor, review_id: int, conversation_id: int) -> EditableContent:
+    """For a reviewer who may decide the open review `review_id` of this conversation."""
+    with reading() as uow:
+        request = uow.session.get(ReviewRequest, review_id)
+        if request is None or request.conversation_id != conversation_id:
+            raise NotFound(f"review request {review_id} is not part of this conversation")
+        check_can_claim(actor, request.required_role)
+        if request.status not in OPEN_REVIEW_STATUSES:
+            raise Conflict(f"review request {review_id} is closed: {closed_how(uow.session, request)}")
+        if request.subject_type == SubjectType.CODE_REVISION:
+            files = tuple((r.key, r.language, r.content) for r in revisions_under_review(uow.session, request)[0])
+        elif request.subject_type == SubjectType.MESSAGE:
+            message = get_existing(uow.session, Message, request.subject_id)
+            files = ((MESSAGE_KEY, "markdown", message.content),)
+        else:
+            raise InvalidInput("a tool call is edited through its arguments", "edited_files")
+        return EditableContent(request.id, request.version, request.content_hash, request.subject_type, files)
 
 
 @dataclass(frozen=True)
