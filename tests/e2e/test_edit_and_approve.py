@@ -90,9 +90,9 @@ def test_edit_the_proposed_file_and_approve_it(app_server: RunningApp, browser: 
     third = wait_for(lambda: next((r for r in _rows(app_server, cid, CodeRevision, col(CodeRevision.id))
                                    if r.number == 3), None), what="the coder's next revision")
     assert MINE in third.content and "timeout" in third.content and third.author_id is None
-    (conversation,) = _rows(app_server, cid, Conversation)
-    turn = next(t for t in _rows(app_server, cid, TurnCheckpoint, col(TurnCheckpoint.turn))
-                if t.turn == conversation.checkpoint_version)
+    with UnitOfWork(app_server.engine) as uow:
+        last_turn = uow.session.get(Conversation, cid).checkpoint_version
+    turn = next(t for t in _rows(app_server, cid, TurnCheckpoint, col(TurnCheckpoint.turn)) if t.turn == last_turn)
     told = (turn.input or {}).get("content", "")
     assert "-MAX_ATTEMPTS = 5" in told and f"+{MINE}" in told and "REVISE @coder" in told
     page.close()
