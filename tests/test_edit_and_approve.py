@@ -11,6 +11,7 @@ from hitl_dashboard.db.models import AuditEvent, CodeRevision, Decision, Message
 from hitl_dashboard.domain.edits import MAX_EDITED_FILE_CHARS, split_edits
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, PermissionDenied
 from hitl_dashboard.domain.hashing import content_hash, sha256_text
+from hitl_dashboard.services.audit.audit_context import event_context
 from hitl_dashboard.services.auth import users
 from hitl_dashboard.services.transactions import reading
 from tests.support import flow
@@ -83,6 +84,10 @@ def test_approve_with_changes_stores_the_reviewers_revision_and_binds_every_sign
     assert (edit["from_hash"], edit["to_hash"], edit["changed"]) == (agent_hash, new_hash, [KEY])
     recorded = next(d for a, h, d in events if a == "decision.recorded" and h == new_hash)
     assert recorded["edited_from_hash"] == agent_hash
+    # The audit page's "what exactly was reviewed" of the edit shows both versions.
+    seq = next(e.seq for e in _audit(cid) if e.action == "review.edited")
+    shown = event_context(flow.actor("dave"), seq).reviewed
+    assert [p.text for p in shown.parts] == [agent.content, edited] and shown.hash_matches
 
     # The final approver asks for a change: the coder starts from the edited file and is told the diff.
     flow.decide_as("carol", final.id, "revise", instructions="add a timeout to every call")

@@ -5,7 +5,6 @@ work inside a caller's transaction, for tests that look at what a rollback leave
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 
 from sqlalchemy import exists, update
@@ -18,7 +17,6 @@ from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import (
     Conversation,
     Decision,
-    Message,
     ReviewRequest,
     ToolCall,
     utcnow,
@@ -27,13 +25,11 @@ from hitl_dashboard.db.models import (
 from hitl_dashboard.db.questions_models import ReviewQuestion
 from hitl_dashboard.db.rows import get_existing, table_of
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.decisions import DecisionInput, render_line_comments, validate_decision
-from hitl_dashboard.domain.edits import edits_message
+from hitl_dashboard.domain.decisions import DecisionInput, validate_decision
 from hitl_dashboard.domain.enums import (
     OPEN_REVIEW_STATUSES,
     Action,
     ConversationStatus,
-    MessageKind,
     ReviewKind,
     ReviewStatus,
 )
@@ -46,7 +42,8 @@ from hitl_dashboard.services.external_outcomes.outcomes import conversation_sett
 from hitl_dashboard.services.findings.queries import findings_details
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.questions.questions import questions_details
-from hitl_dashboard.services.reviews.edits import PlannedEdit, authors_of, plan_edit, store_edit, untold_edits
+from hitl_dashboard.services.reviews.decision_notes import transcript_note
+from hitl_dashboard.services.reviews.edits import authors_of, plan_edit, store_edit, untold_edits
 from hitl_dashboard.services.reviews.review_requests import (
     Subject,
     closed_how,
@@ -56,7 +53,7 @@ from hitl_dashboard.services.reviews.review_requests import (
     touch_queue,
     touched_queues,
 )
-from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls, describe_call, record_tool_decision
+from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls, record_tool_decision
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.services.webhooks import webhooks
@@ -201,7 +198,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
                  **findings_details(uow.session, request),
                  **(questions_details(uow.session, request) if asked else {})},
     )
-    note = _transcript_note(uow, conversation, actor, request, decision, is_override, edited, planned)
+    note = transcript_note(uow.session, conversation, actor, request, decision, is_override, edited, planned)
     subject = (store_edit(uow.session, actor, conversation, request, planned, note) if planned else
                Subject(request.subject_type, request.subject_id, request.subject_label, request.content_hash))
     webhooks.review_decided(uow.session, row, request, conversation, actor.username)
@@ -253,34 +250,6 @@ def _check_open(uow: UnitOfWork, actor: Actor, request: ReviewRequest, decision:
 
 def _is_signoff_skip(request: ReviewRequest, decision: DecisionInput) -> bool:
     return decision.action == Action.SKIP and request.kind == ReviewKind.SIGNOFF
-
-
-def _transcript_note(uow, conversation: Conversation, actor: Actor, request, decision: DecisionInput,
-                     is_override: bool, edited: dict | None, planned: PlannedEdit | None) -> Message:
-    """What was decided, exactly: an override says so and why; a tool call shows the arguments
-    that will run next to the ones the agent proposed; an approval with the reviewer's changes
-    shows them as diffs (untold_edits reads them back for the agents)."""
-    who = (f"{actor.username} (admin override of the {request.required_role} review: {decision.override_reason})"
-           if is_override else f"{actor.username} ({request.required_role})")
-    text = f"{decision.action.upper()} by {who}"
-    detail = decision.instructions or decision.reason
-    if detail:
-        text += f": {detail}"
-    if request.kind == ReviewKind.TOOL_CALL:
-        call = get_existing(uow.session, ToolCall, request.subject_id)
-        if decision.action == Action.APPROVE:
-            text += f"\nApproved to run: {describe_call(call.tool_name, call.arguments, edited)}"
-        elif decision.action != Action.ABORT:
-            text += f"\nDenied: {call.tool_name}({json.dumps(call.arguments, sort_keys=True)}) will not run"
-    if decision.line_comments:
-        text += "\n" + render_line_comments(decision.line_comments)
-    if planned:
-        text += "\n" + edits_message(actor.username, request.required_role, list(planned.changes))
-    note = Message(conversation_id=conversation.id, seq=conversation.next_seq, source=actor.username,
-                   kind=MessageKind.DECISION, content=text)
-    uow.session.add(note)
-    conversation.next_seq += 1
-    return note
 
 
 def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest,

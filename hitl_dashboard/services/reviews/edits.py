@@ -157,7 +157,8 @@ def store_edit(session: Session, actor: Actor, conversation: Conversation, reque
     append_audit(session, actor=actor.username, actor_role=request.required_role, action="review.edited",
                  conversation_id=conversation.id, review_request_id=request.id, content_hash=subject.content_hash,
                  details={"from_hash": request.content_hash, "to_hash": subject.content_hash,
-                          "changed": [c.key for c in planned.changes], "subject": subject.label})
+                          "changed": [c.key for c in planned.changes], "subject": subject.label,
+                          "subject_id": subject.id})
     return subject
 
 
