@@ -136,6 +136,10 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
         if earlier is not None:
             return earlier
         raise
+    if is_external(conversation) and (decision.edited_files is not None or decision.edited_text is not None):
+        # The caller outside gets an outcome, not content: it would go on with its own version.
+        raise InvalidInput("an external request's content belongs to its caller: approve it, or ask for a "
+                           "revision", "edited_files")
     planned = plan_edit(uow.session, actor.username, request, decision)
     approved_hash = planned.content_hash if planned else request.content_hash  # an edit binds to its own
     edited = None
