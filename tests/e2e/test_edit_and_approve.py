@@ -55,6 +55,7 @@ def test_edit_the_proposed_file_and_approve_it(app_server: RunningApp, browser: 
     page.keyboard.press("Backspace")
     page.keyboard.type(MINE.removeprefix("MAX_ATTEMPTS = "))
     expect(editor.locator(".cm-line", has_text=MINE)).to_have_count(1)
+    page.keyboard.press("Home")  # the editor scrolls back to the start of the lines
     page.locator("#review-editor").scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot_dir / "edit-and-approve.png"))  # the README's, with UPDATE_SCREENSHOTS=1
     page.click("#approve-edited")
