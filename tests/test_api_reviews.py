@@ -134,3 +134,36 @@ def test_a_decision_names_the_content_it_was_made_on(api_app: ApiApp, people) ->
     assert alice.post(url, json={"action": "approve", "expected_content_hash": "xyz"}).status_code == 422
     right = alice.post(url, json={"action": "approve", "expected_content_hash": review["content_hash"]})
     assert right.status_code == 200, right.text
+
+
+def test_approve_with_my_changes_over_http(api_app: ApiApp, people) -> None:
+    starter, alice, _, carol = people
+    cid = start(starter)
+    review = wait_for_review(alice, cid)
+    url, base = f"/api/reviews/{review['id']}/decision", f"/api/conversations/{cid}"
+    (agent,) = alice.get(f"{base}/revisions").json()
+    content = alice.get(f"{base}/diff", params={"from": agent["id"], "to": agent["id"]}).json()["after"]["content"]
+    edited = content.replace("MAX_ATTEMPTS = 5", "MAX_ATTEMPTS = 3")
+    assert edited != content
+    for body, status, says in [
+        ({"edited_files": {agent["key"]: content}}, 422, "same as the proposal"),
+        ({"edited_files": {"app/elsewhere.py": edited}}, 422, "not a file of this revision"),
+        ({"edited_files": {agent["key"]: "x" * 200_001}}, 422, ""),
+        ({"edited_files": {agent["key"]: edited}, "expected_version": review["version"] + 1}, 409, "changed"),
+    ]:
+        refused = alice.post(url, json={"action": "approve", **body})
+        assert refused.status_code == status and says in refused.text, refused.text
+    wrong_role = carol.post(url, json={"action": "approve", "edited_files": {agent["key"]: edited}})
+    assert wrong_role.status_code == 403
+    done = alice.post(url, json={"action": "approve", "edited_files": {agent["key"]: edited},
+                                 "expected_version": review["version"],
+                                 "expected_content_hash": review["content_hash"]})
+    assert done.status_code == 200, done.text
+
+    mine = alice.get(f"{base}/revisions").json()[-1]
+    assert (mine["key"], mine["number"]) == (agent["key"], 2) and isinstance(mine["author_id"], int)
+    assert agent["author_id"] is None
+    final = wait_for_review(carol, cid, role="final_approver")
+    assert final["id"] == done.json()["next_review_id"] and final["content_hash"] != review["content_hash"]
+    diff = carol.get(f"{base}/diff", params={"from": agent["id"], "to": mine["id"]}).json()["unified_diff"]
+    assert "-MAX_ATTEMPTS = 5" in diff and "+MAX_ATTEMPTS = 3" in diff

@@ -229,6 +229,10 @@ def test_content_goes_through_the_teams_sign_offs_in_order(api, caller):
     question = api.post(f"/api/reviews/{asked['review_id']}/questions", json={"question": "why?"},
                         headers=bearer(security))
     assert question.status_code == 422 and "no agent here to ask" in question.text  # nobody here wrote it
+    # The caller gets an outcome, not content: nobody may approve another version of it.
+    edited = _decide(api, security, asked["review_id"], action="approve",
+                     edited_files={"scripts/migrate.py": "print('migrate safely')\n"})
+    assert edited.status_code == 422 and "belongs to its caller" in edited.text
     first = _decide(api, security, asked["review_id"], action="approve").json()
     assert api.get(f"/api/external/approvals/{asked['id']}", headers=bearer(token)).json()["status"] == "pending"
     assert _decide(api, final, first["next_review_id"], action="approve").status_code == 200

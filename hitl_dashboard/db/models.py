@@ -140,6 +140,9 @@ class Message(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     # The model label of the agent's client (None: a person, a tool result, or before 0011).
     model: str | None = Field(default=None, max_length=128)
+    # The user who wrote this text as a reviewer's edit of a message under review (None: an agent,
+    # or a person's note). No foreign key (see conversations.parent_id).
+    author_id: int | None = None
 
 
 class CodeRevision(SQLModel, table=True):
@@ -156,6 +159,9 @@ class CodeRevision(SQLModel, table=True):
     content: str = Field(sa_column=Column(Text, nullable=False))
     content_hash: str = Field(max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
+    # The reviewer who wrote this version ("approve with my changes"); None: an agent proposed it.
+    # The four-eyes rule reads it (services/reviews/edits.py). No foreign key (see conversations.parent_id).
+    author_id: int | None = None
 
 
 class ToolCall(SQLModel, table=True):

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from hitl_dashboard.domain.edits import MAX_EDITED_FILE_CHARS, MAX_EDITED_FILES, MAX_EDITED_MESSAGE_CHARS
 from hitl_dashboard.domain.enums import Action, ReviewKind
 from hitl_dashboard.domain.errors import InvalidInput, MalformedRequest
 from hitl_dashboard.domain.hashing import content_hash
@@ -34,6 +35,10 @@ class DecisionInput:
     override_reason: str | None = None
     # The content hash of what the reviewer was shown: refused if the review's content differs.
     expected_content_hash: str | None = None
+    # "Approve with my changes": the reviewer's version of files under review (key -> whole text),
+    # or of the message under review (domain/edits.py).
+    edited_files: dict[str, str] | None = None
+    edited_text: str | None = None
 
     def fingerprint(self, review_id: int) -> str:
         """What was asked, minus the key: a reused key must ask exactly the same thing."""
@@ -72,9 +77,37 @@ def validate_decision(decision: DecisionInput, *, kind: ReviewKind, agents: tupl
             raise InvalidInput("edited arguments apply only to a tool call review", "edited_args")
         if decision.action != Action.APPROVE:
             raise InvalidInput("edited arguments go with an approval", "edited_args")
+    _check_edits(decision, kind)
     for comment in decision.line_comments:
         if comment.line < 1 or not comment.text.strip() or len(comment.text) > MAX_TEXT:
             raise InvalidInput("a line comment needs a line >= 1 and some text", "line_comments")
+
+
+def _check_edits(decision: DecisionInput, kind: ReviewKind) -> None:
+    """The shape and size of a reviewer's own version; services/reviews/edits.py checks it against
+    what is under review (files it names, whether anything changed)."""
+    field_name = "edited_files" if decision.edited_files is not None else "edited_text"
+    if decision.edited_files is None and decision.edited_text is None:
+        return
+    if decision.edited_files is not None and decision.edited_text is not None:
+        raise InvalidInput("send edited files or an edited message, not both", field_name)
+    if kind == ReviewKind.TOOL_CALL:
+        raise InvalidInput("a tool call is edited through its arguments (edited_args)", field_name)
+    if decision.action != Action.APPROVE:
+        raise InvalidInput("your own version goes with an approval (approve with my changes)", field_name)
+    if decision.edited_text is not None and len(decision.edited_text) > MAX_EDITED_MESSAGE_CHARS:
+        raise InvalidInput(f"the edited message is longer than {MAX_EDITED_MESSAGE_CHARS} characters", field_name)
+    files = decision.edited_files or {}
+    if decision.edited_files is not None and not files:
+        raise InvalidInput("no edited file was sent", field_name)
+    if len(files) > MAX_EDITED_FILES:
+        raise InvalidInput(f"at most {MAX_EDITED_FILES} edited files", field_name)
+    for key, text in files.items():
+        if not isinstance(key, str) or not isinstance(text, str):
+            raise InvalidInput("edited files map each file name to its whole text", field_name)
+        if len(text) > MAX_EDITED_FILE_CHARS:
+            raise InvalidInput(f"the edited {key[:255]} is longer than {MAX_EDITED_FILE_CHARS} characters",
+                               field_name)
 
 
 _FREE_TEXT = re.compile(

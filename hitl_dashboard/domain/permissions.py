@@ -54,11 +54,16 @@ def check_can_decide(
     initiator_id: int,
     action: str,
     override_reason: str | None,
+    author_ids: frozenset[int] = frozenset(),
 ) -> bool:
-    """Returns True when the decision is an admin override. Raises when refused."""
+    """Returns True when the decision is an admin override. Raises when refused. author_ids: the
+    people who wrote the content under review (a reviewer's "approve with my changes")."""
     if actor.user_id == initiator_id and action in (Action.APPROVE, Action.SKIP):
         # Four eyes: nobody signs off work they started, not even an admin.
         raise PermissionDenied(f"{actor.username} started this conversation and may not {action} it")
+    if actor.user_id in author_ids and action in (Action.APPROVE, Action.SKIP):
+        raise PermissionDenied(f"{actor.username} wrote this version (approved with their changes) "
+                               f"and may not {action} it: another reviewer must")
     if actor.has(required_role):
         return False
     if actor.is_admin:

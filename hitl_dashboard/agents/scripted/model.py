@@ -30,11 +30,13 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
+from hitl_dashboard.domain.edits import split_edits
 from hitl_dashboard.domain.revise_message import reviewer_instruction
 from hitl_dashboard.domain.text_cuts import cut_visibly
 
 from . import answers, content
 from .code import CodeFile, draft_files, parse_blocks, render_blocks
+from .human_edits import with_human_edits
 from .revise import annotate_lines, apply_renames, line_notes, renames, revise_code
 
 DEPLOY_TOOL = "deploy_to_prod"
@@ -153,8 +155,9 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         found = []
         for message in messages[since + 1 :]:
             if isinstance(message, UserMessage) and isinstance(message.content, str):
-                instruction = reviewer_instruction(message.content)
-                if instruction and content.addressed_to(message.content, self.agent_role):
+                said = split_edits(message.content)[0]  # a diff's "@decorator" is no mention
+                instruction = reviewer_instruction(said)
+                if instruction and content.addressed_to(said, self.agent_role):
                     found.append(instruction)
         return found
 
@@ -163,12 +166,16 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         own = [(i, parse_blocks(message_text(m))) for i, m in enumerate(messages) if isinstance(m, AssistantMessage)]
         drafts = [(i, files) for i, files in own if files]
         last_index, files = drafts[-1] if drafts else (-1, draft_files(task))
+        files, edited = with_human_edits(files, [m.content for m in messages[last_index + 1:]
+                                                 if isinstance(m, UserMessage) and isinstance(m.content, str)])
         files_before = files
         instructions = self._instructions(messages, last_index)
         revision = len(drafts) + 1
         if not instructions:
             intro = (f"Implementation of `{files[0].path}` for: {cut_visibly(task.strip(), 160)}" if not drafts
-                     else f"No new review instructions since revision {revision - 1}; the code is unchanged.")
+                     else f"Continuing from the reviewer's version of {', '.join(sorted(set(edited)))}."
+                     if edited else
+                     f"No new review instructions since revision {revision - 1}; the code is unchanged.")
             return f"{intro}\n\n{render_blocks(files)}\n\n{content.confidence_line(task)}\nReady for review."
         main, changes = files[0], []
         code = main.code

@@ -85,13 +85,14 @@ def decision(
         alias="Idempotency-Key", description="1-200 printable ASCII characters, no spaces; yours alone",
         json_schema_extra={"pattern": "^[!-~]{1,200}$", "minLength": 1, "maxLength": 200})] = None,
 ) -> DecisionOutcomePublic:
-    """Approve, revise, abort or skip. The same Idempotency-Key twice with the same body applies the
+    """Approve, revise, abort or skip; approve with your own version of the code (edited_files) or the
+    message (edited_text) under review. The same Idempotency-Key twice with the same body applies the
     decision once (the second answer has replayed=true); with another body it is a 422. A malformed
     key is a 400. A stale expected_version or expected_content_hash is a 409."""
     check_idempotency_key(idempotency_key)
     decision_input = DecisionInput(
         action=body.action, reason=body.reason, instructions=body.instructions, target_agent=body.target_agent,
-        edited_args=body.edited_args,
+        edited_args=body.edited_args, edited_files=body.edited_files, edited_text=body.edited_text,
         line_comments=tuple(LineComment(c.key, c.line, c.text) for c in body.line_comments),
         idempotency_key=idempotency_key, expected_version=body.expected_version,
         override_reason=body.override_reason, expected_content_hash=body.expected_content_hash,

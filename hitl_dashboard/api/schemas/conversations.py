@@ -87,6 +87,8 @@ class RevisionPublic(BaseModel):
     content_hash: str
     message_id: int
     created_at: datetime
+    author_id: int | None = Field(default=None, description="the reviewer who wrote this version (approve with "
+                                                            "my changes); null: an agent proposed it")
     analysis: RevisionAnalysisPublic | None = Field(
         default=None, description="in a conversation's payload: the static analysis of this revision")
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from hitl_dashboard.api.schemas.common import MAX_ID, AgentName, text_rules
 from hitl_dashboard.api.schemas.findings import ReviewFindingsPublic
+from hitl_dashboard.domain.edits import MAX_EDITED_FILE_CHARS, MAX_EDITED_FILES, MAX_EDITED_MESSAGE_CHARS
 from hitl_dashboard.domain.enums import Action
 
 
@@ -70,6 +71,10 @@ class LineCommentCreate(BaseModel):
     text: Annotated[str, *text_rules(20_000, 1)]
 
 
+FileKey = Annotated[str, *text_rules(255, 1)]
+EditedFile = Annotated[str, *text_rules(MAX_EDITED_FILE_CHARS)]
+
+
 class DecisionCreate(BaseModel):
     """The structured decision. Send an Idempotency-Key header to make retries safe: keys belong to
     their user; the same key with the same body replays the first answer, with a different body
@@ -90,6 +95,14 @@ class DecisionCreate(BaseModel):
         default=None, pattern=r"^[0-9a-f]{64}$",
         description="The content_hash of the review you read: refused with 409 if the review is about other content",
     )
+
+    edited_files: dict[FileKey, EditedFile] | None = (
+        Field(default=None, max_length=MAX_EDITED_FILES, description=(
+            "Approve with my changes, on a code review: your version of files under review (file key -> its whole "
+            "text). It is stored as a new revision you wrote; the approval and the next sign-offs bind to its hash. "
+            "A file not under review or an unchanged version is refused (422)")))
+    edited_text: Annotated[str, *text_rules(MAX_EDITED_MESSAGE_CHARS, 1)] | None = Field(
+        default=None, description="Approve with my changes, on a message review: your version of the message")
 
     @field_validator("edited_args")
     @classmethod

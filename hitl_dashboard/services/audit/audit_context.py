@@ -68,6 +68,8 @@ def _reviewed_content(uow: UnitOfWork, request: ReviewRequest, details: dict) ->
         parts, matches = _message_parts(uow, request)
     else:
         parts, matches = _tool_call_parts(uow, request, details)
+    if details.get("to_hash") and details.get("subject_id"):  # review.edited: the reviewer's version too
+        parts += _edited_parts(uow.session, request, int(details["subject_id"]), str(details["to_hash"]))
     return ReviewedContent(request.id, request.subject_type, request.subject_label, request.required_role,
                            request.content_hash, matches, parts)
 
@@ -80,14 +82,18 @@ def _revision_parts(uow: UnitOfWork, request: ReviewRequest) -> tuple[list[Conte
 def revisions_under_review(session: Session, request: ReviewRequest) -> tuple[list[CodeRevision], bool]:
     """The request names the first revision of its turn and hashes all of them together
     (services/turns._subject_for): take revisions from that one on until the hash matches."""
+    return revision_set(session, request.conversation_id, request.subject_id, request.content_hash)
+
+
+def revision_set(session: Session, conversation_id: int, first_id: int, digest: str) -> tuple[list[CodeRevision], bool]:
     candidates = list(session.exec(
         select(CodeRevision)
-        .where(CodeRevision.conversation_id == request.conversation_id, CodeRevision.id >= request.subject_id)
+        .where(CodeRevision.conversation_id == conversation_id, CodeRevision.id >= first_id)
         .order_by(col(CodeRevision.id)).limit(MAX_FILES_PER_REVIEW)
     ))
     for end in range(1, len(candidates) + 1):
         chosen = candidates[:end]
-        if content_hash(sorted([r.key, r.content_hash] for r in chosen)) == request.content_hash:
+        if content_hash(sorted([r.key, r.content_hash] for r in chosen)) == digest:
             return chosen, True
     # Not found (should not happen): the named revision, and the hash does not match.
     return candidates[:1], False
@@ -95,6 +101,18 @@ def revisions_under_review(session: Session, request: ReviewRequest) -> tuple[li
 
 def _revision_part(revision: CodeRevision) -> ContentPart:
     return ContentPart(f"{revision.key} (revision {revision.number})", revision.language or "text", revision.content)
+
+
+def _edited_parts(session: Session, request: ReviewRequest, subject_id: int, digest: str) -> list[ContentPart]:
+    """What the reviewer approved instead ("approve with my changes"), found by its own hash."""
+    if request.subject_type == SubjectType.CODE_REVISION:
+        revisions, found = revision_set(session, request.conversation_id, subject_id, digest)
+        return [ContentPart(f"{r.key} (revision {r.number}, as edited by the reviewer)", r.language or "text",
+                            r.content) for r in revisions] if found else []
+    message = session.get(Message, subject_id)
+    if message is None or content_hash(message.content) != digest:
+        return []
+    return [ContentPart(f"message #{message.seq}, as edited by {message.source}", "markdown", message.content)]
 
 
 def _message_parts(uow: UnitOfWork, request: ReviewRequest) -> tuple[list[ContentPart], bool]:

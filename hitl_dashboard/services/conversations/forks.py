@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.code_revisions import add_revisions
 from hitl_dashboard.db.lookups import load_conversation
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, TurnCheckpoint
 from hitl_dashboard.domain.checkpoints import FULL, CheckpointError, replace_content
@@ -25,7 +26,6 @@ from hitl_dashboard.domain.revisions import proposed_code
 from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.runner.checkpoints import state_at, turn_row
-from hitl_dashboard.services.runner.proposed_code import add_revisions
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import reading, transaction
 

@@ -5,7 +5,6 @@ work inside a caller's transaction, for tests that look at what a rollback leave
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 
 from sqlalchemy import exists, update
@@ -18,7 +17,6 @@ from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import (
     Conversation,
     Decision,
-    Message,
     ReviewRequest,
     ToolCall,
     utcnow,
@@ -27,12 +25,11 @@ from hitl_dashboard.db.models import (
 from hitl_dashboard.db.questions_models import ReviewQuestion
 from hitl_dashboard.db.rows import get_existing, table_of
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.decisions import DecisionInput, render_line_comments, validate_decision
+from hitl_dashboard.domain.decisions import DecisionInput, validate_decision
 from hitl_dashboard.domain.enums import (
     OPEN_REVIEW_STATUSES,
     Action,
     ConversationStatus,
-    MessageKind,
     ReviewKind,
     ReviewStatus,
 )
@@ -45,6 +42,8 @@ from hitl_dashboard.services.external_outcomes.outcomes import conversation_sett
 from hitl_dashboard.services.findings.queries import findings_details
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.questions.questions import questions_details
+from hitl_dashboard.services.reviews.decision_notes import transcript_note
+from hitl_dashboard.services.reviews.edits import authors_of, plan_edit, store_edit, untold_edits
 from hitl_dashboard.services.reviews.review_requests import (
     Subject,
     closed_how,
@@ -54,7 +53,7 @@ from hitl_dashboard.services.reviews.review_requests import (
     touch_queue,
     touched_queues,
 )
-from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls, describe_call, record_tool_decision
+from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls, record_tool_decision
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.services.webhooks import webhooks
@@ -119,9 +118,11 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
     review_id = request.id
     agents = pinned(conversation).agent_names
     validate_decision(decision, kind=ReviewKind(request.kind), agents=agents)
+    authors = (authors_of(uow.session, request) if decision.action in (Action.APPROVE, Action.SKIP)
+               else frozenset[int]())
     is_override = check_can_decide(
         actor, required_role=request.required_role, initiator_id=conversation.initiator_id,
-        action=decision.action, override_reason=decision.override_reason,
+        action=decision.action, override_reason=decision.override_reason, author_ids=authors,
     )
     fingerprint = decision.fingerprint(review_id)
     try:
@@ -135,6 +136,12 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
         if earlier is not None:
             return earlier
         raise
+    if is_external(conversation) and (decision.edited_files is not None or decision.edited_text is not None):
+        # The caller outside gets an outcome, not content: it would go on with its own version.
+        raise InvalidInput("an external request's content belongs to its caller: approve it, or ask for a "
+                           "revision", "edited_files")
+    planned = plan_edit(uow.session, actor.username, request, decision)
+    approved_hash = planned.content_hash if planned else request.content_hash  # an edit binds to its own
     edited = None
     if decision.edited_args is not None:
         tool_call = get_existing(uow.session, ToolCall, request.subject_id)
@@ -171,7 +178,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
         edited_args=edited, line_comments=[asdict(c) for c in decision.line_comments] or None,
         reviewer_id=actor.user_id, role=request.required_role, is_override=is_override,
         override_reason=decision.override_reason if is_override else None,
-        content_hash=request.content_hash, idempotency_key=decision.idempotency_key,
+        content_hash=approved_hash, idempotency_key=decision.idempotency_key,
         request_fingerprint=fingerprint if decision.idempotency_key else None,
     )
     uow.session.add(row)
@@ -187,16 +194,19 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
     append_audit(
         uow.session, actor=actor.username, actor_role=request.required_role,
         action="decision.override" if is_override else "decision.recorded",
-        conversation_id=conversation.id, review_request_id=review_id, content_hash=request.content_hash,
+        conversation_id=conversation.id, review_request_id=review_id, content_hash=approved_hash,
         details={"action": decision.action, "reason": decision.reason, "instructions": decision.instructions,
+                 **({"edited_from_hash": request.content_hash} if planned else {}),
                  "target_agent": decision.target_agent, "edited_args": edited,
                  "override_reason": row.override_reason, "decision_id": row.id,
                  **findings_details(uow.session, request),
                  **(questions_details(uow.session, request) if asked else {})},
     )
-    _transcript_note(uow, conversation, actor, request, decision, is_override, edited)
+    note = transcript_note(uow.session, conversation, actor, request, decision, is_override, edited, planned)
+    subject = (store_edit(uow.session, actor, conversation, request, planned, note) if planned else
+               Subject(request.subject_type, request.subject_id, request.subject_label, request.content_hash))
     webhooks.review_decided(uow.session, row, request, conversation, actor.username)
-    next_review = _apply(uow, actor, conversation, request, decision, edited)
+    next_review = _apply(uow, actor, conversation, request, decision, edited, subject)
     conversation.updated_at = utcnow()
     uow.session.add(conversation)
     uow.session.flush()
@@ -246,31 +256,9 @@ def _is_signoff_skip(request: ReviewRequest, decision: DecisionInput) -> bool:
     return decision.action == Action.SKIP and request.kind == ReviewKind.SIGNOFF
 
 
-def _transcript_note(uow, conversation: Conversation, actor: Actor, request, decision: DecisionInput,
-                     is_override: bool, edited: dict | None) -> None:
-    """What was decided, exactly: an override says so and why; a tool call shows the arguments
-    that will run next to the ones the agent proposed."""
-    who = (f"{actor.username} (admin override of the {request.required_role} review: {decision.override_reason})"
-           if is_override else f"{actor.username} ({request.required_role})")
-    text = f"{decision.action.upper()} by {who}"
-    detail = decision.instructions or decision.reason
-    if detail:
-        text += f": {detail}"
-    if request.kind == ReviewKind.TOOL_CALL:
-        call = get_existing(uow.session, ToolCall, request.subject_id)
-        if decision.action == Action.APPROVE:
-            text += f"\nApproved to run: {describe_call(call.tool_name, call.arguments, edited)}"
-        elif decision.action != Action.ABORT:
-            text += f"\nDenied: {call.tool_name}({json.dumps(call.arguments, sort_keys=True)}) will not run"
-    if decision.line_comments:
-        text += "\n" + render_line_comments(decision.line_comments)
-    uow.session.add(Message(conversation_id=conversation.id, seq=conversation.next_seq, source=actor.username,
-                            kind=MessageKind.DECISION, content=text))
-    conversation.next_seq += 1
-
-
 def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest,
-           decision: DecisionInput, edited: dict | None) -> ReviewRequest | None:
+           decision: DecisionInput, edited: dict | None, subject: Subject) -> ReviewRequest | None:
+    """subject: what was approved (the reviewer's version after an edit, else the request's)."""
     session = uow.session
     if decision.action == Action.ABORT:
         dismiss_open_requests(session, conversation.id, actor=actor.username, why="conversation aborted")
@@ -294,28 +282,29 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
         message = revise_message(target=target, instructions=decision.instructions,
                                  line_comments=decision.line_comments, reviewer=actor.username,
                                  role=request.required_role)
-        _resume(conversation, request.required_role, message)
+        _resume(session, conversation, request.required_role, message)
         return None
     if request.kind == ReviewKind.GATE:  # approve or skip: the agents go on
         verb = "APPROVED" if decision.action == Action.APPROVE else "SKIPPED review"
-        _resume(conversation, request.required_role, f"{verb} by {actor.username}: continue.")
+        _resume(session, conversation, request.required_role, f"{verb} by {actor.username}: continue.")
         return None
     if decision.action == Action.SKIP:  # a sign-off skip put the request back in the queue
         return None
     approvals = signoff_approvals(session, conversation.id)
-    role = next_role(pinned(conversation).sign_off(conversation.task_type), approvals, request.content_hash)
+    role = next_role(pinned(conversation).sign_off(conversation.task_type), approvals, subject.content_hash)
     if role is None:
         _set_status(session, conversation, ConversationStatus.APPROVED, "every required role approved", actor)
         return None
     return open_request(
         session, conversation, kind=ReviewKind.SIGNOFF, role=role, rule="signoff",
         reason=f"sign-off after {request.required_role} approved",
-        subject=Subject(request.subject_type, request.subject_id, request.subject_label, request.content_hash),
-        risk_flags=list(request.risk_flags), actor=actor.username,
+        subject=subject, risk_flags=list(request.risk_flags), actor=actor.username,
     )
 
 
-def _resume(conversation: Conversation, source: str, content: str) -> None:
+def _resume(session, conversation: Conversation, source: str, content: str) -> None:
+    """The agents go on with `content`, told first what people changed since their last turn."""
+    content = "\n\n".join([*untold_edits(session, conversation), content])
     conversation.next_input = {"source": source, "content": content}
     conversation.status, conversation.status_reason = ConversationStatus.RUNNING, None
     conversation.turns_since_review = 0

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from sqlmodel import Session
 
 from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.code_revisions import add_revisions
 from hitl_dashboard.db.lookups import tool_call_label
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ToolCall, utcnow
 from hitl_dashboard.domain.enums import ConversationStatus, ReviewKind, Role, SubjectType
@@ -23,7 +24,6 @@ from hitl_dashboard.observability.on_commit import on_commit
 from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
 from hitl_dashboard.services.runner.checkpoints import store_turn_checkpoint
-from hitl_dashboard.services.runner.proposed_code import add_revisions
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.webhooks import webhooks
 from hitl_dashboard.teams.model import TeamDefinition

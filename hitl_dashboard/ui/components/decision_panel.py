@@ -11,6 +11,7 @@ from reflex.vars import StringVar
 from hitl_dashboard.ui.components.badges import due_badge, kind_badge
 from hitl_dashboard.ui.components.confirm import confirmed
 from hitl_dashboard.ui.components.connection import page_is_stale
+from hitl_dashboard.ui.components.edit_review import edit_button, editor_section
 from hitl_dashboard.ui.components.questions import question_thread
 from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.app_state import AppState
@@ -148,6 +149,7 @@ def decision_form(review: RowVar[ReviewRow]) -> rx.Component:
                         color_scheme="gray")),
         rx.hstack(
             rx.cond(~is_initiator(), action_button(review, "Approve", "approve", "green")),
+            rx.cond(~is_initiator(), edit_button(review, (D.submitting != "") | page_is_stale)),
             action_button(review, rx.cond(review.kind == "tool_call", "Deny", "Revise"), "revise", "amber"),
             abort_button(review),
             rx.cond(~is_initiator(), action_button(review, "Skip", "skip", "gray", variant="soft")),
@@ -178,6 +180,7 @@ def review_card(review: RowVar[ReviewRow]) -> rx.Component:
             rx.text("Under review: ", rx.code(review.subject), size="2"),
             rx.cond(review.assignee != "", rx.text("Claimed by ", review.assignee, size="1")),
             question_thread(review, may_decide(review)),  # questions to the agent, without deciding
+            rx.cond(may_decide(review) & ~is_initiator(), editor_section(review)),
             rx.cond(may_decide(review), decision_form(review),
                     rx.text("Waiting for a ", review.role_label.lower(), " reviewer. You cannot decide this one.",
                             size="2", color_scheme="gray", class_name="cannot-decide")),

@@ -1,7 +1,7 @@
-"""Step: store the code revisions an agent's text message proposes (domain/revisions.proposed_code
-says which), numbered per file after the conversation's latest. Used by the runner for every stored
-turn and by a fork for the edited copy of a turn's message (which proposes what its text says, not
-what the parent's message said)."""
+"""Step: store code revisions, numbered per file after the conversation's latest. Used by the runner
+for what an agent's text message proposes (domain/revisions.proposed_code says which), by a fork for
+the edited copy of a turn's message (which proposes what its text says, not what the parent's
+message said), and by a reviewer's "approve with my changes" (author_id: that reviewer)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hitl_dashboard.domain.revisions import ProposedCode
 
 
 def add_revisions(session: Session, conversation_id: int, message_id: int,
-                  blocks: list[ProposedCode]) -> list[CodeRevision]:
+                  blocks: list[ProposedCode], *, author_id: int | None = None) -> list[CodeRevision]:
     revisions = []
     for block in blocks:
         latest = session.exec(
@@ -22,7 +22,7 @@ def add_revisions(session: Session, conversation_id: int, message_id: int,
         revision = CodeRevision(
             conversation_id=conversation_id, message_id=message_id, key=block.key,
             number=(latest.number + 1) if latest else 1, language=block.language,
-            content=block.content, content_hash=block.content_hash,
+            content=block.content, content_hash=block.content_hash, author_id=author_id,
         )
         session.add(revision)
         revisions.append(revision)
