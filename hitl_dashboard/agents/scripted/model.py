@@ -30,12 +30,13 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
+from hitl_dashboard.domain.policies import given_task_type
 from hitl_dashboard.domain.revise_message import reviewer_instruction
 from hitl_dashboard.domain.text_cuts import cut_visibly
 
 from . import answers, content
 from .code import CodeFile, draft_files, parse_blocks, render_blocks
-from .revise import annotate_lines, apply_renames, line_notes, renames, revise_code
+from .follow_review import revise_files
 
 DEPLOY_TOOL = "deploy_to_prod"
 Answer = str | list[FunctionCall]
@@ -135,7 +136,7 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         if messages and (reply := answers.answer(role, message_text(messages[-1]))) is not None:
             return reply  # a reviewer's question beside the team (agents/questions.py)
         if role == "planner":
-            return content.plan(_task(messages), self._instructions(messages))
+            return content.plan(_task(messages), self._instructions(messages), given=_given_type(messages))
         if role == "coder":
             return self._code(messages)
         if role == "copywriter":
@@ -163,25 +164,13 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         own = [(i, parse_blocks(message_text(m))) for i, m in enumerate(messages) if isinstance(m, AssistantMessage)]
         drafts = [(i, files) for i, files in own if files]
         last_index, files = drafts[-1] if drafts else (-1, draft_files(task))
-        files_before = files
         instructions = self._instructions(messages, last_index)
         revision = len(drafts) + 1
         if not instructions:
             intro = (f"Implementation of `{files[0].path}` for: {cut_visibly(task.strip(), 160)}" if not drafts
                      else f"No new review instructions since revision {revision - 1}; the code is unchanged.")
             return f"{intro}\n\n{render_blocks(files)}\n\n{content.confidence_line(task)}\nReady for review."
-        main, changes = files[0], []
-        code = main.code
-        for instruction in instructions:
-            code, done = revise_code(code, instruction, main.path)
-            changes += done
-        # Instructions are about the main module; other files only get renames and their own line comments.
-        pairs = [pair for instruction in instructions for pair in renames(instruction)]
-        files = [CodeFile(main.path, code, main.language)]
-        for other in files_before[1:]:
-            notes = [note for i in instructions for note in line_notes(i, other.path, named_only=True)]
-            text = annotate_lines(apply_renames(other.code, pairs), notes)
-            files.append(CodeFile(other.path, text, other.language))
+        files, changes = revise_files(files, instructions)
         summary = "\n".join(f"- {change}" for change in changes)
         return (f"Revision {revision} of `{files[0].path}`, following the review:\n{summary}\n\n"
                 f"{render_blocks(files)}\n\n{content.confidence_line(task, revision)}\nReady for review.")
@@ -281,6 +270,12 @@ def _task(messages: Sequence[LLMMessage]) -> str:
     """The task is the first user message; everything after it is the conversation about it."""
     first = next((m for m in messages if isinstance(m, UserMessage)), None)
     return message_text(first) if first is not None else ""
+
+
+def _given_type(messages: Sequence[LLMMessage]) -> str | None:
+    """The task type the team gave the planner in its system prompt (agents/teams.py), if any."""
+    system = next((m for m in messages if isinstance(m, SystemMessage)), None)
+    return given_task_type(system.content) if system is not None else None
 
 
 def _add(a: RequestUsage, b: RequestUsage) -> RequestUsage:
