@@ -34,8 +34,9 @@ def revise_files(files: list[CodeFile], instructions: list[str]) -> tuple[list[C
         code, done = revise_code(main.code, rest, main.path)
         changes += done
         pairs = renames(rest)
-        others = [CodeFile(f.path, annotate_lines(apply_renames(f.code, pairs), line_notes(rest, f.path, named_only=True)),
-                           f.language) for f in files[1:]]
+        others = [CodeFile(f.path, annotate_lines(apply_renames(f.code, pairs),
+                                                  line_notes(rest, f.path, named_only=True)), f.language)
+                  for f in files[1:]]
         files = [CodeFile(main.path, code, main.language), *others]
     return files, changes
 

@@ -35,7 +35,7 @@ from hitl_dashboard.domain.revise_message import reviewer_instruction
 from hitl_dashboard.domain.text_cuts import cut_visibly
 
 from . import answers, content
-from .code import CodeFile, draft_files, parse_blocks, render_blocks
+from .code import draft_files, parse_blocks, render_blocks
 from .follow_review import revise_files
 
 DEPLOY_TOOL = "deploy_to_prod"

@@ -6,7 +6,7 @@ work inside a caller's transaction, for tests that look at what a rollback leave
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from sqlalchemy import exists, update
 from sqlalchemy.exc import IntegrityError
@@ -54,6 +54,7 @@ from hitl_dashboard.services.reviews.review_requests import (
     touch_queue,
     touched_queues,
 )
+from hitl_dashboard.services.reviews.suggestion_pins import pin_suggestions, suggestions_details
 from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls, describe_call, record_tool_decision
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import transaction
@@ -135,6 +136,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
         if earlier is not None:
             return earlier
         raise
+    decision = replace(decision, line_comments=pin_suggestions(uow.session, conversation.id, decision.line_comments))
     edited = None
     if decision.edited_args is not None:
         tool_call = get_existing(uow.session, ToolCall, request.subject_id)
@@ -191,7 +193,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
         details={"action": decision.action, "reason": decision.reason, "instructions": decision.instructions,
                  "target_agent": decision.target_agent, "edited_args": edited,
                  "override_reason": row.override_reason, "decision_id": row.id,
-                 **findings_details(uow.session, request),
+                 **findings_details(uow.session, request), **suggestions_details(decision.line_comments),
                  **(questions_details(uow.session, request) if asked else {})},
     )
     _transcript_note(uow, conversation, actor, request, decision, is_override, edited)
