@@ -3,6 +3,8 @@ revision's diff marks the suggestion applied (the scripted coder applies suggest
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from playwright.sync_api import Browser, expect
 from sqlmodel import select
 
@@ -13,7 +15,7 @@ from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
 
 
 def test_a_suggestion_sent_with_a_revise_is_marked_applied_in_the_next_revision(app_server: RunningApp,
-                                                                                browser: Browser):
+                                                                                browser: Browser, screenshot_dir: Path):
     security = make_user(app_server, "security_reviewer", prefix="sug")
     starter = make_user(app_server, "product_reviewer", prefix="dev")
     cid = start(app_server, starter, "Add retry with exponential backoff to the payment client")
@@ -28,6 +30,7 @@ def test_a_suggestion_sent_with_a_revise_is_marked_applied_in_the_next_revision(
     page.fill("#line-comment-text", "three attempts are enough")
     page.click("#line-comment-suggest")
     page.fill("#line-comment-suggestion", "MAX_ATTEMPTS = 3  # the payment API rate-limits retries")
+    page.locator("#line-comment-editor").screenshot(path=str(screenshot_dir / "suggestion-form.png"))
     page.click("#add-line-comment")
     expect(page.locator(".line-comment-suggestion")).to_have_text(
         "MAX_ATTEMPTS = 3  # the payment API rate-limits retries")
@@ -42,6 +45,7 @@ def test_a_suggestion_sent_with_a_revise_is_marked_applied_in_the_next_revision(
     expect(page.locator("#diff")).to_contain_text("MAX_ATTEMPTS = 3  # the payment API rate-limits retries")
     expect(page.locator(".message[data-source='coder']").last).to_contain_text(
         "applied the suggested change to app/retry.py line 5 exactly as written")
+    page.locator("#suggestions").screenshot(path=str(screenshot_dir / "suggestion-applied.png"))
 
     with UnitOfWork(app_server.engine) as uow:
         decision = uow.session.exec(select(Decision).where(Decision.conversation_id == cid)).one()

@@ -76,7 +76,7 @@ def comment_form() -> rx.Component:
 def comment_editor() -> rx.Component:
     """The comment form, and under it the suggested lines (ui/components/suggestions.py)."""
     return rx.cond(DecisionState.comment_line > 0, rx.vstack(comment_form(), suggestion_fields(),
-                                                             spacing="1", width="100%"))
+                                                             spacing="1", width="100%", id="line-comment-editor"))
 
 
 def comment_list() -> rx.Component:
