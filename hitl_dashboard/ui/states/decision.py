@@ -104,6 +104,7 @@ class DecisionState(AppState):
         viewer names an added line 'undefined-12' (it passes no prefix for it): the new side too."""
         side, _, number = str(line_id).partition("-")
         if number.isdigit():
+            self._clear_comment()
             self.comment_key, self.comment_line, self.comment_text = str(key)[:255], int(number), ""
             self.comment_note = "Note: that line number is in the older revision." if side == "L" else ""
 
@@ -132,11 +133,14 @@ class DecisionState(AppState):
                 return
             comment |= {"suggestion": self.comment_suggestion.replace("\r\n", "\n"), "end": end}
         self.comments = self.comments + [comment]
-        self.cancel_comment()
+        self._clear_comment()
         self._store("c" + self._cid(), {"comments": self.comments})
 
     @rx.event
     def cancel_comment(self):
+        self._clear_comment()
+
+    def _clear_comment(self) -> None:
         self.comment_line, self.comment_text, self.comment_note = 0, "", ""
         self.comment_suggest, self.comment_suggestion, self.comment_end = False, "", ""
 
