@@ -19,7 +19,7 @@ def suggestion_fields() -> rx.Component:
     return rx.vstack(
         rx.el.label(
             rx.checkbox(checked=D.comment_suggest, on_change=lambda _checked: D.toggle_suggest(),
-                        id="line-comment-suggest"),
+                        id="line-comment-suggest", aria_label="Suggest a change"),
             rx.text("Suggest a change: the exact lines that replace this one", size="1"),
             style={"display": "flex", "alignItems": "center", "gap": "0.4em", "cursor": "pointer"},
         ),
