@@ -126,7 +126,8 @@ def main() -> None:
     bare: list[list[tuple[float, float]]] = []
     ours: list[list[tuple[float, float]]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ.update(DATABASE_URL=f"sqlite:///{tmp}/bench.db", MODEL_STREAM="false",
+        os.environ.update(DATABASE_URL=f"sqlite:///{tmp}/bench.db", MODEL_STREAM="false", SCRIPTED_DELAY_MS="0",
+                          SCRIPTED_CHUNK_DELAY_MS="0",  # the scripted model at full speed, not a demo's pace
                           AUDIT_ANCHOR_FILE=f"{tmp}/audit-heads.jsonl")
         from hitl_dashboard import listeners
         from hitl_dashboard.db.migrations import upgrade_to_head

@@ -50,8 +50,9 @@ class Settings(SignInSettings):  # the sign-in's settings: settings_sign_in.py
     model_stream: bool = True
     # Slows the scripted model down; tests and demos use it to watch a turn in flight.
     scripted_delay_ms: float = 0.0
-    # Pause between streamed words of the scripted model, so a demo shows agents "typing".
-    scripted_chunk_delay_ms: float = 0.0
+    # Pause between streamed words of the scripted model: by default a readable pace, so a newcomer
+    # watches the agents type. Tests and benchmarks set 0 (tests/conftest.py, bench/_support.py).
+    scripted_chunk_delay_ms: float = Field(default=30.0, ge=0)
 
     # Team files (docs/teams.md) read at start-up next to the built-in ones; a name may not repeat.
     teams_dir: Path | None = None

@@ -23,6 +23,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN_URL = os.environ.get("TEST_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 IN_CI = os.environ.get("CI", "").lower() == "true"
+# The scripted model streams at a demo's pace by default (settings.scripted_chunk_delay_ms); tests
+# run it at full speed, in this process and in every server or CLI process they start. A test that
+# wants a pace sets its own (the e2e app: tests/e2e/conftest.py).
+os.environ["SCRIPTED_CHUNK_DELAY_MS"] = "0"
 # The running app for the HTTP API tests (session-scoped, on SQLite and PostgreSQL).
 pytest_plugins = ["tests.support.api_app"]
 

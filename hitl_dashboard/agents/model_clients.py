@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Literal
 
 from autogen_core.models import ChatCompletionClient, ModelInfo
@@ -141,6 +144,20 @@ def model_specs(agents: tuple[str, ...], routing: dict[str, Any], defaults: Mode
     return {name: defaults.model_copy(update=routing.get(name) or {}) for name in agents}
 
 
+# Runs nobody watches (the demo seed before the server starts) need no readable pace: inside
+# `full_speed()` the scripted model streams with no pause between words, whatever the setting.
+_FULL_SPEED: ContextVar[bool] = ContextVar("scripted_full_speed", default=False)
+
+
+@contextmanager
+def full_speed() -> Iterator[None]:
+    token = _FULL_SPEED.set(True)
+    try:
+        yield
+    finally:
+        _FULL_SPEED.reset(token)
+
+
 def default_model_spec() -> ModelSpec:
     """The configured endpoint travels with every spec, so a conversation that routes one agent
     to "openai" (while the default is scripted) reaches the operator's endpoint, never another."""
@@ -150,7 +167,7 @@ def default_model_spec() -> ModelSpec:
         model=s.openai_model,  # unused by the scripted model
         base_url=s.openai_base_url, api_key=s.openai_api_key, timeout_s=s.model_timeout_s,
         max_retries=s.model_max_retries, retry_base_delay_s=s.model_retry_base_s,
-        delay_ms=s.scripted_delay_ms, chunk_delay_ms=s.scripted_chunk_delay_ms,
+        delay_ms=s.scripted_delay_ms, chunk_delay_ms=0.0 if _FULL_SPEED.get() else s.scripted_chunk_delay_ms,
     )
 
 

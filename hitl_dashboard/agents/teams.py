@@ -13,7 +13,7 @@ from autogen_agentchat.teams import SelectorGroupChat
 from autogen_core.models import ChatCompletionClient
 
 from hitl_dashboard.agents.tool_approval import agent_tool
-from hitl_dashboard.domain.policies import planned_task_type
+from hitl_dashboard.domain.policies import given_task_type_line, planned_task_type
 from hitl_dashboard.teams.model import TeamDefinition
 
 _MENTION = re.compile(r"@(\w+)")
@@ -62,6 +62,14 @@ def _text(message: BaseAgentEvent | BaseChatMessage) -> str:
     return message.to_text() if hasattr(message, "to_text") else str(getattr(message, "content", ""))
 
 
+def planner_prompt_tail(team: TeamDefinition, agent: str) -> str:
+    """A team that does one task type tells its planner which: the plan's TASK TYPE line then names
+    the type the conversation was started with (a team serving several lets its planner choose)."""
+    if agent != team.speaker_order.planner or team.fixed_task_type is None:
+        return ""
+    return "\n" + given_task_type_line(team.fixed_task_type)
+
+
 def build_team(
     team: TeamDefinition,
     task_type: str,
@@ -76,7 +84,7 @@ def build_team(
         AssistantAgent(
             agent.name,
             model_client=clients[agent.name],
-            system_message=agent.system_prompt,
+            system_message=agent.system_prompt + planner_prompt_tail(team, agent.name),
             tools=[agent_tool(team, name) for name in agent.tools] or None,
             model_client_stream=stream,
             description=agent.description,

@@ -10,6 +10,7 @@ from hitl_dashboard.domain.edits import MAX_EDITED_FILE_CHARS, MAX_EDITED_FILES,
 from hitl_dashboard.domain.enums import Action, ReviewKind
 from hitl_dashboard.domain.errors import InvalidInput, MalformedRequest
 from hitl_dashboard.domain.hashing import content_hash
+from hitl_dashboard.domain.suggestions import MAX_SUGGESTION_LINES, SuggestedChange, render_suggestion
 
 MAX_TEXT = 20_000
 MAX_IDEMPOTENCY_KEY = 200
@@ -20,6 +21,30 @@ class LineComment:
     key: str  # file key of the code revision
     line: int
     text: str
+    # A suggested change: the exact lines that replace lines line..end_line (() deletes them); None
+    # for a plain comment. domain/suggestions.py writes it into the REVISE message.
+    suggestion: tuple[str, ...] | None = None
+    end_line: int | None = None
+    # The code revision the suggestion's line numbers refer to: pinned by the server when the decision
+    # is recorded (services/reviews/suggestion_pins.py), never taken from the reviewer.
+    revision_id: int | None = None
+
+    @property
+    def last_line(self) -> int:
+        return self.end_line or self.line
+
+    def suggested_change(self) -> SuggestedChange | None:
+        if self.suggestion is None:
+            return None
+        return SuggestedChange(self.key, self.line, self.last_line, tuple(self.suggestion), self.text)
+
+    @classmethod
+    def from_stored(cls, value: dict[str, Any]) -> LineComment:
+        """A comment as decisions.line_comments holds it (older rows have no suggestion fields)."""
+        suggestion = value.get("suggestion")
+        return cls(str(value["key"]), int(value["line"]), str(value.get("text") or ""),
+                   tuple(str(line) for line in suggestion) if isinstance(suggestion, list | tuple) else None,
+                   value.get("end_line"), value.get("revision_id"))
 
 
 @dataclass(frozen=True)
@@ -43,7 +68,8 @@ class DecisionInput:
     def fingerprint(self, review_id: int) -> str:
         """What was asked, minus the key: a reused key must ask exactly the same thing."""
         asked = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "idempotency_key"}
-        asked["line_comments"] = [[c.key, c.line, c.text] for c in self.line_comments]
+        asked["line_comments"] = [[c.key, c.line, c.text] + ([c.end_line, list(c.suggestion)] if c.suggestion
+                                                             is not None else []) for c in self.line_comments]
         return content_hash({"review_id": review_id, **asked})
 
 
@@ -79,8 +105,25 @@ def validate_decision(decision: DecisionInput, *, kind: ReviewKind, agents: tupl
             raise InvalidInput("edited arguments go with an approval", "edited_args")
     _check_edits(decision, kind)
     for comment in decision.line_comments:
+        _check_comment(comment)
+
+
+def _check_comment(comment: LineComment) -> None:
+    if comment.suggestion is None:
         if comment.line < 1 or not comment.text.strip() or len(comment.text) > MAX_TEXT:
             raise InvalidInput("a line comment needs a line >= 1 and some text", "line_comments")
+        if comment.end_line is not None:
+            raise InvalidInput("end_line goes with a suggestion", "line_comments")
+        return
+    if comment.line < 1 or comment.last_line < comment.line or comment.last_line - comment.line >= MAX_SUGGESTION_LINES:
+        raise InvalidInput(f"a suggestion replaces lines line..end_line: end_line >= line, at most "
+                           f"{MAX_SUGGESTION_LINES} lines", "line_comments")
+    lines = comment.suggestion
+    if len(lines) > MAX_SUGGESTION_LINES or len(comment.text) + sum(len(ln) + 1 for ln in lines) > MAX_TEXT:
+        raise InvalidInput(f"a suggestion has at most {MAX_SUGGESTION_LINES} lines and {MAX_TEXT} characters",
+                           "line_comments")
+    if any("\n" in ln or "\r" in ln for ln in lines):
+        raise InvalidInput("each suggested line is one line: no line breaks inside it", "line_comments")
 
 
 def _check_edits(decision: DecisionInput, kind: ReviewKind) -> None:
@@ -135,4 +178,6 @@ def parse_free_text(text: str) -> DecisionInput:
 
 
 def render_line_comments(comments: tuple[LineComment, ...]) -> str:
-    return "\n".join(f"- {c.key} line {c.line}: {c.text.strip()}" for c in comments)
+    """One bullet per comment; a suggestion also carries its exact lines (domain/suggestions.py)."""
+    return "\n".join(render_suggestion(change) if (change := c.suggested_change()) is not None
+                     else f"- {c.key} line {c.line}: {c.text.strip()}" for c in comments)

@@ -156,3 +156,18 @@ def planned_task_type(text: str) -> str | None:
     """The planner may name the task type in its first message: 'TASK TYPE: copy'."""
     found = _TASK_TYPE_LINE.search(text)
     return found.group(1).lower() if found else None
+
+
+# How a team with one task type tells its planner that type (agents/teams.py writes it into the
+# planner's system prompt; the scripted planner reads it back).
+GIVEN_TASK_TYPE = "The task type of this conversation is"
+_GIVEN_LINE = re.compile(re.escape(GIVEN_TASK_TYPE) + r" (\w+)\.")
+
+
+def given_task_type_line(task_type: str) -> str:
+    return f"{GIVEN_TASK_TYPE} {task_type}."
+
+
+def given_task_type(text: str) -> str | None:
+    found = _GIVEN_LINE.search(text)
+    return found.group(1).lower() if found else None

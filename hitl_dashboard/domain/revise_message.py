@@ -6,6 +6,12 @@ it back (agents/scripted/); both live here so the format cannot change under its
     Instructions: add a timeout
     Line comments:
     - app/client.py line 3: handle the error
+    - app/client.py lines 5-6 suggested change: close the file
+    ```suggestion
+        with open(path) as f:
+            return f.read()
+    ```
+    A suggested change replaces the named lines with exactly the lines in its block.
     (from alice, security_reviewer)
 """
 
@@ -17,6 +23,7 @@ from hitl_dashboard.domain.decisions import LineComment, render_line_comments
 
 INSTRUCTIONS_LABEL = "Instructions:"
 LINE_COMMENTS_HEADING = "Line comments:"
+SUGGESTION_RULE = "A suggested change replaces the named lines with exactly the lines in its block."
 _SIGNATURE = re.compile(r"\s*\(from [^()\n]*\)\s*$")
 # Also what a person or another model types by hand: "REVISE @coder: add a timeout".
 _TYPED_REVISE = re.compile(r"REVISE\b[\s:,-]*((?:@\w+[\s,]*)*)[:\s-]*(.*)", re.S | re.I)
@@ -29,6 +36,8 @@ def revise_message(*, target: str, instructions: str | None, line_comments: tupl
         parts.append(f"{INSTRUCTIONS_LABEL} {instructions.strip()}")
     if line_comments:
         parts.append(f"{LINE_COMMENTS_HEADING}\n" + render_line_comments(line_comments))
+        if any(c.suggestion is not None for c in line_comments):
+            parts.append(SUGGESTION_RULE)
     parts.append(f"(from {reviewer}, {role})")
     return "\n".join(parts)
 

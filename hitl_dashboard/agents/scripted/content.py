@@ -13,6 +13,7 @@ from typing import Any, Literal
 from hitl_dashboard.domain.text_cuts import cut_visibly
 
 TaskType = Literal["code", "copy", "ops"]
+_TASK_TYPES: dict[str, TaskType] = {"code": "code", "copy": "copy", "ops": "ops"}
 
 _OPS_WORDS = r"\b(deploy\w*|release\w*|roll ?out\w*|rollback|ship to prod\w*)\b"
 _COPY_WORDS = r"\b(copy\w*|headline\w*|tagline\w*|e-?mail\w*|landing|announcement\w*|slogan\w*|newsletter\w*)\b"
@@ -77,8 +78,9 @@ _STEPS: dict[TaskType, list[str]] = {
 }
 
 
-def plan(task: str, instructions: list[str]) -> str:
-    kind = guess_task_type(task)
+def plan(task: str, instructions: list[str], given: str | None = None) -> str:
+    """given: the task type the team was started with (its TASK TYPE line then says so); None: guessed."""
+    kind = _TASK_TYPES.get(given or "") or guess_task_type(task)
     if kind == "ops":
         args = deploy_arguments(task)
         topic = f"{args['service']} {args['version']}"

@@ -31,13 +31,14 @@ from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
 from hitl_dashboard.domain.edits import split_edits
+from hitl_dashboard.domain.policies import given_task_type
 from hitl_dashboard.domain.revise_message import reviewer_instruction
 from hitl_dashboard.domain.text_cuts import cut_visibly
 
 from . import answers, content
-from .code import CodeFile, draft_files, parse_blocks, render_blocks
+from .code import draft_files, parse_blocks, render_blocks
+from .follow_review import revise_files
 from .human_edits import with_human_edits
-from .revise import annotate_lines, apply_renames, line_notes, renames, revise_code
 
 DEPLOY_TOOL = "deploy_to_prod"
 Answer = str | list[FunctionCall]
@@ -137,7 +138,7 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         if messages and (reply := answers.answer(role, message_text(messages[-1]))) is not None:
             return reply  # a reviewer's question beside the team (agents/questions.py)
         if role == "planner":
-            return content.plan(_task(messages), self._instructions(messages))
+            return content.plan(_task(messages), self._instructions(messages), given=_given_type(messages))
         if role == "coder":
             return self._code(messages)
         if role == "copywriter":
@@ -168,7 +169,6 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         last_index, files = drafts[-1] if drafts else (-1, draft_files(task))
         files, edited = with_human_edits(files, [m.content for m in messages[last_index + 1:]
                                                  if isinstance(m, UserMessage) and isinstance(m.content, str)])
-        files_before = files
         instructions = self._instructions(messages, last_index)
         revision = len(drafts) + 1
         if not instructions:
@@ -177,18 +177,7 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
                      if edited else
                      f"No new review instructions since revision {revision - 1}; the code is unchanged.")
             return f"{intro}\n\n{render_blocks(files)}\n\n{content.confidence_line(task)}\nReady for review."
-        main, changes = files[0], []
-        code = main.code
-        for instruction in instructions:
-            code, done = revise_code(code, instruction, main.path)
-            changes += done
-        # Instructions are about the main module; other files only get renames and their own line comments.
-        pairs = [pair for instruction in instructions for pair in renames(instruction)]
-        files = [CodeFile(main.path, code, main.language)]
-        for other in files_before[1:]:
-            notes = [note for i in instructions for note in line_notes(i, other.path, named_only=True)]
-            text = annotate_lines(apply_renames(other.code, pairs), notes)
-            files.append(CodeFile(other.path, text, other.language))
+        files, changes = revise_files(files, instructions)
         summary = "\n".join(f"- {change}" for change in changes)
         return (f"Revision {revision} of `{files[0].path}`, following the review:\n{summary}\n\n"
                 f"{render_blocks(files)}\n\n{content.confidence_line(task, revision)}\nReady for review.")
@@ -288,6 +277,12 @@ def _task(messages: Sequence[LLMMessage]) -> str:
     """The task is the first user message; everything after it is the conversation about it."""
     first = next((m for m in messages if isinstance(m, UserMessage)), None)
     return message_text(first) if first is not None else ""
+
+
+def _given_type(messages: Sequence[LLMMessage]) -> str | None:
+    """The task type the team gave the planner in its system prompt (agents/teams.py), if any."""
+    system = next((m for m in messages if isinstance(m, SystemMessage)), None)
+    return given_task_type(system.content) if system is not None else None
 
 
 def _add(a: RequestUsage, b: RequestUsage) -> RequestUsage:

@@ -75,7 +75,9 @@ def revise_code(code: str, instruction: str, path: str = "") -> tuple[str, list[
                 done.append(phrase)
     if not done:
         code = _review_note(code, instruction)
-        done.append("added a review note and bumped the revision marker")
+        said = cut_visibly(" ".join(_general_words(instruction).split()), 80)
+        done.append(f'found no code change I know how to make in "{said}": added it as a review note at the top '
+                    "and bumped the revision marker")
     return code, done
 
 
@@ -267,7 +269,12 @@ def _review_note(code: str, instruction: str) -> str:
         code = code.replace(match.group(0), f"REVISION = {int(match.group(1)) + 1}")
     else:
         code = insert(code, after_imports(code), ["", "REVISION = 2  # bumped on every reviewed revision"])
+    note = cut_visibly(" ".join(_general_words(instruction).split()), 160)
+    return insert(code, 1, [f"# Review: {note}"])
+
+
+def _general_words(instruction: str) -> str:
+    """The instruction without its line comments (those become notes on their lines)."""
     heading = re.escape(LINE_COMMENTS_HEADING)
     general = [ln for ln in instruction.split("\n") if not re.search(rf"\bline\s+\d+\s*:|^{heading}", ln)]
-    note = cut_visibly(" ".join(" ".join(general).split()), 160)
-    return insert(code, 1, [f"# Review: {note}"])
+    return " ".join(general)

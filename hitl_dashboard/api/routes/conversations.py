@@ -17,6 +17,7 @@ from hitl_dashboard.api.schemas.conversations import (
     ConversationSummaryPublic,
     RevisionPublic,
     SignOffStepPublic,
+    SuggestionPublic,
 )
 from hitl_dashboard.api.schemas.findings import ReviewFindingsPublic, RevisionAnalysisPublic
 from hitl_dashboard.api.schemas.reviews import ReviewPublic
@@ -66,6 +67,11 @@ def conversation_public(actor: Actor, conversation_id: int) -> ConversationPubli
                       for r in detail.open_requests],
         revisions=[_with_analysis(r, found)
                    for r, found in zip(detail.revisions, revisions_findings(detail.revisions), strict=True)],
+        suggestions=[SuggestionPublic(
+            decision_id=s.decision_id, reviewer=s.reviewer, key=s.key, line=s.line, end_line=s.end_line,
+            lines=list(s.lines), text=s.text, revision=s.revision, next_revision=s.next_revision,
+            state=s.outcome.state.value, detail=s.outcome.detail, applied_at_line=s.outcome.line,
+        ) for s in detail.suggestions],
     )
 
 

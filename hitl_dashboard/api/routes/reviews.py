@@ -93,7 +93,8 @@ def decision(
     decision_input = DecisionInput(
         action=body.action, reason=body.reason, instructions=body.instructions, target_agent=body.target_agent,
         edited_args=body.edited_args, edited_files=body.edited_files, edited_text=body.edited_text,
-        line_comments=tuple(LineComment(c.key, c.line, c.text) for c in body.line_comments),
+        line_comments=tuple(LineComment(c.key, c.line, c.text, tuple(c.suggestion) if c.suggestion is not None
+                                        else None, c.end_line) for c in body.line_comments),
         idempotency_key=idempotency_key, expected_version=body.expected_version,
         override_reason=body.override_reason, expected_content_hash=body.expected_content_hash,
     )

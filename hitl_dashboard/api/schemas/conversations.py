@@ -93,6 +93,23 @@ class RevisionPublic(BaseModel):
         default=None, description="in a conversation's payload: the static analysis of this revision")
 
 
+class SuggestionPublic(BaseModel):
+    """A suggested change a reviewer sent with a revise, and whether the next revision took it."""
+
+    decision_id: int
+    reviewer: str
+    key: str
+    line: int
+    end_line: int
+    lines: list[str] = Field(description="the exact replacement lines ([] deletes the lines)")
+    text: str
+    revision: int = Field(description="the file's revision number the line numbers refer to")
+    next_revision: int | None = Field(description="the revision it was judged on; null while waiting or if gone")
+    state: Literal["applied", "applied with changes", "not applied", "file gone", "waiting for the next revision"]
+    detail: str
+    applied_at_line: int | None = Field(description="where the next revision has the suggested lines")
+
+
 class RevisionWithContentPublic(RevisionPublic):
     content: str
 
@@ -122,6 +139,7 @@ class ConversationPublic(BaseModel):
     signoff: list[SignOffStepPublic]
     open_reviews: list[ReviewPublic]
     revisions: list[RevisionPublic]
+    suggestions: list[SuggestionPublic] = Field(default_factory=list)
 
 
 class MessagePublic(BaseModel):

@@ -65,10 +65,20 @@ class ReviewListItemPublic(BaseModel):
 
 
 class LineCommentCreate(BaseModel):
+    """A comment on a line of a file of the code under review; with `suggestion`, a suggested change:
+    those exact lines replace lines line..end_line of the file's newest revision (as GitHub's)."""
+
     model_config = ConfigDict(extra="forbid")
     key: Annotated[str, *text_rules(255, 1)]
     line: int = Field(ge=1, le=1_000_000, strict=True)
-    text: Annotated[str, *text_rules(20_000, 1)]
+    text: Annotated[str, *text_rules(20_000)] = Field(
+        default="", description="what should change; may be empty only with a suggestion")
+    end_line: int | None = Field(default=None, ge=1, le=1_000_000, strict=True,
+                                 description="suggestion: the last line it replaces (default: line)")
+    suggestion: list[Annotated[str, *text_rules(20_000)]] | None = Field(
+        default=None, max_length=500,
+        description="the exact replacement lines, one string per line ([] deletes the lines); the next "
+                    "revision's diff says whether it was applied (the conversation's `suggestions`)")
 
 
 FileKey = Annotated[str, *text_rules(255, 1)]

@@ -41,6 +41,7 @@ class ConversationPage:
     questions: dict | None = None  # open review id -> its questions to the agent, oldest first
     team_version: int | None = None  # the number of the team version it runs on (None: before versions)
     review_findings: dict | None = None  # open code review id -> ReviewFindings (the queue's flag)
+    suggestions: Sequence = ()  # SuggestionStatus of every suggested change (services/conversations/suggestions.py)
 
 
 def conversation_page(actor: Actor | None, conversation_id: int) -> ConversationPage:
@@ -59,7 +60,7 @@ def conversation_page(actor: Actor | None, conversation_id: int) -> Conversation
         conversation=conversation, agents=list(pinned(conversation).agent_names), messages=messages,
         progress=detail.progress, open_reviews=open_reviews, outcomes=outcomes, revisions=detail.revisions,
         findings=findings, questions=questions, team_version=detail.team_version,
-        review_findings=flags,
+        review_findings=flags, suggestions=detail.suggestions,
     )
 
 

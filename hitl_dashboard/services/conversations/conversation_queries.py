@@ -8,7 +8,7 @@ steps for other services' transactions (load_conversation is db/lookups.py's).""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlmodel import Session, col, select
 
@@ -18,6 +18,7 @@ from hitl_dashboard.db.team_models import TeamVersion
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewKind
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.domain.signoff import progress
+from hitl_dashboard.services.conversations.suggestions import suggestion_statuses
 from hitl_dashboard.services.reviews.review_requests import signoff_approvals
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import reading
@@ -63,6 +64,7 @@ class ConversationDetail:
     open_requests: list  # list[ReviewRequest]
     revisions: list  # list[CodeRevision], oldest first
     team_version: int | None = None  # the number of the team version it runs on (None: before versions)
+    suggestions: list = field(default_factory=list)  # list[SuggestionStatus] (services/conversations/suggestions.py)
 
 
 def conversation_detail(actor: Actor | None, conversation_id: int) -> ConversationDetail:
@@ -80,7 +82,8 @@ def load_detail(session: Session, conversation_id: int) -> ConversationDetail:
         .order_by(CodeRevision.key, col(CodeRevision.number))
     ))
     version = session.get(TeamVersion, conversation.team_version_id) if conversation.team_version_id else None
-    return ConversationDetail(conversation, steps, open_requests, revisions, version.number if version else None)
+    return ConversationDetail(conversation, steps, open_requests, revisions, version.number if version else None,
+                              suggestion_statuses(session, conversation_id, revisions))
 
 
 def load_progress(session: Session, conversation: Conversation) -> tuple[list, list]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from hitl_dashboard.agents.model_clients import full_speed
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import PermissionDenied
@@ -45,7 +46,8 @@ def seed_demo() -> dict:
         frank = users.get_actor(uow, "frank")
         for task_type, task in DEMO_TASKS:
             add_conversation(uow.session, frank, StartCommand(task=task, task_type=task_type))
-    asyncio.run(run_until_idle())
+    with full_speed():  # nobody watches the seed: the demo's readable pace starts with the server
+        asyncio.run(run_until_idle())
     _advance_one_past_security()
     return {"seeded": True, "message": "seeded demo data; logins: " + _logins()}
 

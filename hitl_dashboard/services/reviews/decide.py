@@ -5,7 +5,7 @@ work inside a caller's transaction, for tests that look at what a rollback leave
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from sqlalchemy import exists, update
 from sqlalchemy.exc import IntegrityError
@@ -53,6 +53,7 @@ from hitl_dashboard.services.reviews.review_requests import (
     touch_queue,
     touched_queues,
 )
+from hitl_dashboard.services.reviews.suggestion_pins import pin_suggestions, suggestions_details
 from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls, record_tool_decision
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import transaction
@@ -136,6 +137,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
         if earlier is not None:
             return earlier
         raise
+    decision = replace(decision, line_comments=pin_suggestions(uow.session, conversation.id, decision.line_comments))
     if is_external(conversation) and (decision.edited_files is not None or decision.edited_text is not None):
         # The caller outside gets an outcome, not content: it would go on with its own version.
         raise InvalidInput("an external request's content belongs to its caller: approve it, or ask for a "
@@ -199,7 +201,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
                  **({"edited_from_hash": request.content_hash} if planned else {}),
                  "target_agent": decision.target_agent, "edited_args": edited,
                  "override_reason": row.override_reason, "decision_id": row.id,
-                 **findings_details(uow.session, request),
+                 **findings_details(uow.session, request), **suggestions_details(decision.line_comments),
                  **(questions_details(uow.session, request) if asked else {})},
     )
     note = transcript_note(uow.session, conversation, actor, request, decision, is_override, edited, planned)

@@ -10,6 +10,7 @@ from hitl_dashboard.ui.components.diff_file import file_section
 from hitl_dashboard.ui.components.findings import findings_panel
 from hitl_dashboard.ui.components.questions import ask_line_button
 from hitl_dashboard.ui.components.row_var import RowVar
+from hitl_dashboard.ui.components.suggestions import suggestion_draft, suggestion_fields, suggestion_outcomes
 from hitl_dashboard.ui.states.conversation_page import ConversationPageState as Page
 from hitl_dashboard.ui.states.decision import DecisionState
 from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
@@ -72,11 +73,17 @@ def comment_form() -> rx.Component:
     )
 
 
+def comment_editor() -> rx.Component:
+    """The comment form, and under it the suggested lines (ui/components/suggestions.py)."""
+    return rx.cond(DecisionState.comment_line > 0, rx.vstack(comment_form(), suggestion_fields(),
+                                                             spacing="1", width="100%", id="line-comment-editor"))
+
+
 def comment_list() -> rx.Component:
     return rx.vstack(
         rx.foreach(
             DecisionState.comments,
-            lambda c, i: rx.hstack(
+            lambda c, i: rx.vstack(rx.hstack(
                 rx.icon("message-square", size=14),
                 rx.code(c["key"], ":", c["line"]),
                 rx.text(c["text"], size="2"),
@@ -84,7 +91,7 @@ def comment_list() -> rx.Component:
                 rx.icon_button(rx.icon("x", size=12), on_click=DecisionState.remove_comment(i), size="1",
                                variant="ghost"),
                 align="center", width="100%", class_name="line-comment",
-            ),
+            ), suggestion_draft(c), spacing="1", width="100%"),
         ),
         spacing="1", width="100%", id="line-comments",
     )
@@ -101,8 +108,9 @@ def diff_panel() -> rx.Component:
                 rx.text("Click a line number to comment on that line; comments go out with a revision.",
                         size="1", color_scheme="gray"),
                 findings_panel(),
-                comment_form(),
+                comment_editor(),
                 comment_list(),
+                suggestion_outcomes(),
                 spacing="2", width="100%",
             ),
             width="100%",

@@ -39,6 +39,10 @@ class DecisionState(AppState):
     comment_line: rx.Field[int] = rx.field(0)
     comment_text: str = ""
     comment_note: str = ""
+    # A suggested change (domain/suggestions.py): the exact lines, and the last line they replace.
+    comment_suggest: bool = False
+    comment_suggestion: str = ""
+    comment_end: str = ""
 
     # -- drafts ---------------------------------------------------------------------------
     def _cid(self) -> str:
@@ -64,7 +68,8 @@ class DecisionState(AppState):
         self.forms = {k[1:]: _clean_form(v) for k, v in drafts.items() if k.startswith("r") and isinstance(v, dict)}
         saved = drafts.get("c" + self._cid(), {})
         saved = saved.get("comments", []) if isinstance(saved, dict) else []
-        self.comments = [c for c in saved if isinstance(c, dict) and {"key", "line", "text"} <= c.keys()]
+        self.comments = [c for c in saved if isinstance(c, dict) and {"key", "line", "text"} <= c.keys()
+                         and all(isinstance(v, str) for v in c.values())]
         self.errors, self.error_fields, self.notice = {}, {}, ""
         self.comment_line, self.comment_text, self.comment_note = 0, "", ""
 
@@ -99,21 +104,45 @@ class DecisionState(AppState):
         viewer names an added line 'undefined-12' (it passes no prefix for it): the new side too."""
         side, _, number = str(line_id).partition("-")
         if number.isdigit():
+            self._clear_comment()
             self.comment_key, self.comment_line, self.comment_text = str(key)[:255], int(number), ""
             self.comment_note = "Note: that line number is in the older revision." if side == "L" else ""
 
     @rx.event
+    def toggle_suggest(self):
+        self.comment_suggest = not self.comment_suggest
+
+    @rx.event
+    def set_comment_suggestion(self, value: str):
+        self.comment_suggestion = str(value)[:MAX_TEXT]
+
+    @rx.event
+    def set_comment_end(self, value: str):
+        self.comment_end = str(value)[:7]
+
+    @rx.event
     def add_comment(self):
         text = self.comment_text.strip()
-        if not text or self.comment_line < 1:
+        if self.comment_line < 1 or not (text or self.comment_suggest):
             return
-        self.comments = self.comments + [{"key": self.comment_key, "line": str(self.comment_line), "text": text}]
-        self.comment_line, self.comment_text = 0, ""
+        comment = {"key": self.comment_key, "line": str(self.comment_line), "text": text}
+        if self.comment_suggest:
+            end = self.comment_end.strip()
+            if end and (not end.isdigit() or int(end) < self.comment_line):
+                self.comment_note = f"The last line must be a number from {self.comment_line} on."
+                return
+            comment |= {"suggestion": self.comment_suggestion.replace("\r\n", "\n"), "end": end}
+        self.comments = self.comments + [comment]
+        self._clear_comment()
         self._store("c" + self._cid(), {"comments": self.comments})
 
     @rx.event
     def cancel_comment(self):
-        self.comment_line, self.comment_text = 0, ""
+        self._clear_comment()
+
+    def _clear_comment(self) -> None:
+        self.comment_line, self.comment_text, self.comment_note = 0, "", ""
+        self.comment_suggest, self.comment_suggestion, self.comment_end = False, "", ""
 
     @rx.event
     def remove_comment(self, index: int):
@@ -165,7 +194,7 @@ class DecisionState(AppState):
             except InvalidInput as exc:
                 raise InvalidInput(str(exc), "edited_args") from None
         revise = action == Action.REVISE
-        comments = tuple(LineComment(c["key"], int(c["line"]), c["text"]) for c in self.comments) if revise else ()
+        comments = tuple(_line_comment(c) for c in self.comments) if revise else ()
         return DecisionInput(
             action=action,
             reason=form.get("reason", "").strip() or None,
@@ -178,6 +207,15 @@ class DecisionState(AppState):
             expected_content_hash=content_hash,
             override_reason=form.get("override_reason", "").strip() or None,
         )
+
+
+def _line_comment(c: dict[str, str]) -> LineComment:
+    """A draft's comment; with "suggestion", its text is the exact lines (empty: delete the lines)."""
+    if "suggestion" not in c:
+        return LineComment(c["key"], int(c["line"]), c["text"])
+    lines = tuple(c["suggestion"].split("\n")) if c["suggestion"] else ()
+    end = c.get("end") or ""
+    return LineComment(c["key"], int(c["line"]), c["text"], lines, int(end) if end.isdigit() else None)
 
 
 def _clean_form(value: dict) -> dict[str, str]:

@@ -34,6 +34,7 @@ from hitl_dashboard.ui.views.conversation_view import (
     conversation_view,
 )
 from hitl_dashboard.ui.views.queue_view import QueueRow, queue_rows
+from hitl_dashboard.ui.views.suggestion_rows import SuggestionRow
 
 
 async def _actor(state: rx.State):
@@ -130,6 +131,7 @@ class ConversationFeed(rx.State):
     reviews: rx.Field[list[ReviewRow]] = rx.field(default_factory=list)
     revisions: rx.Field[list[RevisionRow]] = rx.field(default_factory=list)
     outcomes: rx.Field[list[OutcomeRow]] = rx.field(default_factory=list)
+    suggestions: rx.Field[list[SuggestionRow]] = rx.field(default_factory=list)
     found: bool = False
     last_message_ms: rx.Field[float] = rx.field(0.0)  # see ConversationView; the message streaming is in StreamFeed
 

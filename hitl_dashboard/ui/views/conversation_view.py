@@ -18,6 +18,7 @@ from hitl_dashboard.ui.views.findings_view import (
     question_rows,
 )
 from hitl_dashboard.ui.views.formatting import countdown, epoch_ms, role_label, stamp
+from hitl_dashboard.ui.views.suggestion_rows import SuggestionRow, suggestion_rows
 
 if TYPE_CHECKING:
     from hitl_dashboard.db.models import CodeRevision
@@ -117,6 +118,7 @@ class ConversationView:
     reviews: list[ReviewRow] = field(default_factory=list)
     revisions: list[RevisionRow] = field(default_factory=list)
     outcomes: list[OutcomeRow] = field(default_factory=list)
+    suggestions: list[SuggestionRow] = field(default_factory=list)
     found: bool = False
     # When the newest message was stored (ms since the epoch): a streamed message that began
     # before it is that message, already in `messages` (the typing card hides it).
@@ -149,7 +151,7 @@ def conversation_view(actor: Actor | None, conversation_id: int) -> Conversation
         messages=[message_row(m) for m in page.messages],
         steps=sign_off_steps(page.progress, c.status),
         reviews=reviews, revisions=_revision_rows(page),
-        outcomes=[_outcome_row(o) for o in page.outcomes], found=True,
+        outcomes=[_outcome_row(o) for o in page.outcomes], suggestions=suggestion_rows(page.suggestions), found=True,
         last_message_ms=max((epoch_ms(m.created_at) for m in page.messages), default=0.0),
     )
 

@@ -1,0 +1,71 @@
+"""Suggested lines on the diff: the comment form's "Suggest a change" part (the exact lines that
+replace the commented line, or a range of lines from it), and the list of suggestions sent with
+revisions, each marked with what the next revision did with it (ui/views/suggestion_rows.py)."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from hitl_dashboard.ui.components.row_var import RowVar
+from hitl_dashboard.ui.states.decision import DecisionState as D
+from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
+from hitl_dashboard.ui.views.suggestion_rows import SuggestionRow
+
+_MONO = {"font_family": "var(--code-font-family, monospace)", "white_space": "pre", "overflow_x": "auto"}
+
+
+def suggestion_fields() -> rx.Component:
+    """Under the comment input: a switch, then the replacement lines and the last line they replace."""
+    return rx.vstack(
+        rx.el.label(
+            rx.checkbox(checked=D.comment_suggest, on_change=lambda _checked: D.toggle_suggest(),
+                        id="line-comment-suggest", aria_label="Suggest a change"),
+            rx.text("Suggest a change: the exact lines that replace this one", size="1"),
+            style={"display": "flex", "alignItems": "center", "gap": "0.4em", "cursor": "pointer"},
+        ),
+        rx.cond(D.comment_suggest, rx.vstack(
+            rx.text_area(value=D.comment_suggestion, on_change=D.set_comment_suggestion, rows="4", width="100%",
+                         placeholder="Replacement lines, exactly as they should read (empty: delete the lines)",
+                         id="line-comment-suggestion", aria_label="Suggested lines", style=_MONO),
+            rx.hstack(
+                rx.text("Replaces lines ", D.comment_line.to_string(), " to", size="1"),
+                rx.input(value=D.comment_end, on_change=D.set_comment_end, placeholder=D.comment_line.to_string(),
+                         width="6em", id="line-comment-end", aria_label="Last line the suggestion replaces",
+                         input_mode="numeric"),
+                align="center", spacing="2", wrap="wrap",
+            ),
+            spacing="1", width="100%",
+        )),
+        spacing="1", width="100%",
+    )
+
+
+def suggestion_draft(comment) -> rx.Component:
+    """The lines of a suggestion in the reviewer's draft, under its comment."""
+    return rx.cond(comment.contains("suggestion"), rx.el.pre(
+        rx.cond(comment["suggestion"] != "", comment["suggestion"], "(delete the lines)"),
+        class_name="line-comment-suggestion", style={**_MONO, "margin": "0", "font_size": "0.85em"},
+    ))
+
+
+def _outcome(row: RowVar[SuggestionRow]) -> rx.Component:
+    return rx.vstack(
+        rx.hstack(
+            rx.badge(row.state, color_scheme=row.color, class_name="suggestion-state"),
+            rx.code(row.key, " ", row.span),
+            rx.text(row.revisions, " · from ", row.reviewer, size="1", color_scheme="gray"),
+            rx.text(row.detail, size="1", class_name="suggestion-detail"),
+            align="center", spacing="2", wrap="wrap", width="100%",
+        ),
+        rx.cond(row.text != "", rx.text(row.text, size="1")),
+        rx.el.pre(row.lines, style={**_MONO, "margin": "0", "font_size": "0.85em", "max_width": "100%"}),
+        spacing="1", width="100%", class_name="suggestion", data_state=row.state,
+    )
+
+
+def suggestion_outcomes() -> rx.Component:
+    return rx.cond(Feed.suggestions.length() > 0, rx.vstack(
+        rx.text("Suggested changes", size="2", weight="medium"),
+        rx.foreach(Feed.suggestions, _outcome),
+        spacing="2", width="100%", id="suggestions",
+    ))
