@@ -13,7 +13,8 @@ from hitl_dashboard.domain.edits import (
     unified_diff,
 )
 
-BEFORE = "# file: app/x.py\nimport os\n\n\n@property\ndef f():\n    return 1\n" + "".join(f"x{n} = {n}\n" for n in range(30))
+BEFORE = ("# file: app/x.py\nimport os\n\n\n@property\ndef f():\n    return 1\n"
+          + "".join(f"x{n} = {n}\n" for n in range(30)))
 
 
 def _after() -> str:
