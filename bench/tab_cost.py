@@ -144,7 +144,8 @@ def queue_cost(base, server, real: RealPage, conversation: Conversation, counts:
             finally:
                 if watchers is not None:
                     watchers.close()
-            print(f"      queue page, {count} light tabs: app CPU {cpu[count] * 1000:.1f} ms per queue change", flush=True)
+            print(f"      queue page, {count} light tabs: app CPU {cpu[count] * 1000:.1f} ms per queue change",
+                  flush=True)
     return cpu
 
 
@@ -259,8 +260,8 @@ def report(runs: dict[str, dict], args: argparse.Namespace) -> None:
         if key not in new:
             continue
         mine = new[key]
-        line = (f"idle tab, {manager} state manager ({args.memory_tabs} tabs): web tier RSS {mine['rss'] / 1024:.1f} KB, "
-                f"state {mine['state'] / 1024:.1f} KB a tab; 1,000 tabs: "
+        line = (f"idle tab, {manager} state manager ({args.memory_tabs} tabs): web tier RSS "
+                f"{mine['rss'] / 1024:.1f} KB, state {mine['state'] / 1024:.1f} KB a tab; 1,000 tabs: "
                 f"{(mine['rss'] + (mine['state'] if manager == 'redis' else 0)) * 1000 / 2**20:.1f} MB")
         if key in old:
             line += (f" (baseline {args.baseline_commit}: RSS {old[key]['rss'] / 1024:.1f} KB, state "

@@ -128,8 +128,8 @@ async def _emit_once(namespace, update: StateUpdate, sids: list[str]) -> None:
     emit to a list of sids also encodes once, but makes a task per socket and waits for them all;
     queueing a packet never blocks (the socket's writer task sends it), so here it is a plain
     loop. A packet with binary parts (never a state update) goes through the ordinary emit."""
-    from engineio import packet as eio_packet
-    from socketio import packet as sio_packet
+    from engineio import packet as eio_packet  # type: ignore[import-untyped]
+    from socketio import packet as sio_packet  # type: ignore[import-untyped]
 
     server, name = namespace.server, namespace.namespace
     encoded = server.packet_class(sio_packet.EVENT, namespace=name,

@@ -11,6 +11,7 @@ at most a minute later. Writes, reads and expiry of the states held in memory ar
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 
@@ -33,10 +34,8 @@ class SweepingDiskStateManager(StateManagerDisk):
         with os.scandir(self.states_directory) as entries:
             for entry in entries:
                 if entry.name.endswith(".pkl") and entry.stat().st_mtime < oldest:
-                    try:
+                    with contextlib.suppress(FileNotFoundError):  # another sweep took it
                         os.unlink(entry.path)
-                    except FileNotFoundError:  # a second sweep (another process) took it
-                        pass
 
 
 def use_sweeping_disk_manager(app: rx.App) -> None:
@@ -45,4 +44,5 @@ def use_sweeping_disk_manager(app: rx.App) -> None:
     Redis and memory managers are left as they are."""
     manager = app._state_manager
     if type(manager) is StateManagerDisk:
-        app._state_manager = SweepingDiskStateManager(token_expiration=manager.token_expiration)
+        expiration = manager.token_expiration
+        app._state_manager = SweepingDiskStateManager(token_expiration=expiration)
