@@ -4,8 +4,8 @@ Called from the runner (token chunks, committed turns) and after decisions and c
 Refreshes are coalesced across conversations (one flusher per worker) and cover only the
 conversation and the role queues that changed, and only feeds some tab watches; each
 refresh is one delta computed once and sent to every tab watching (ui/fanout.py). Streamed
-text goes its own way (ui/stream.py), coalesced to one small update per STREAM_FLUSH_S, whether
-it comes from a runner in this process or, through Redis, from another one."""
+text goes its own way (ui/stream.py), coalesced to one small update per STREAM_FLUSH_S (by the
+runner's process: here, or services/live/live_redis for a runner elsewhere)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ class ReflexLiveSink:
         self._wake = asyncio.Event()
         self._flusher: asyncio.Task | None = None
         self._streams = StreamTexts()
-        self._stream_sends: Coalescer[int, Stream] = Coalescer(self._push_stream, STREAM_FLUSH_S)
+        self._stream_sends: Coalescer[int, Stream] = Coalescer(self.stream, STREAM_FLUSH_S)
         self._background: set[asyncio.Task] = set()
 
     # -- committed changes ------------------------------------------------------------------
@@ -98,12 +98,10 @@ class ReflexLiveSink:
         self._stream_sends.put(conversation_id, self._streams.add(conversation_id, source, message_id, text))
 
     async def stream(self, conversation_id: int, stream: Stream) -> None:
-        """The whole text so far, from a runner in another process (services/live_redis, which
-        coalesces on its side at its own rate): coalesced again here, to this worker's rate."""
-        self._stream_sends.put(conversation_id, stream)
-
-    async def _push_stream(self, conversation_id: int, stream: Stream) -> None:
-        """The whole text so far, to every tab watching (from the coalescer)."""
+        """The whole text so far, to every tab watching: from the coalescer above, or from a runner
+        in another process (services/live_redis), coalesced there at the same rate (there, in one
+        place: events of one stream popped by several workers and held back by each could reach a
+        tab out of order)."""
         await push_stream(self.app, conversation_id, stream)
 
 
