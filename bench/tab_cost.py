@@ -2,9 +2,9 @@
 CPU per open queue tab per queue change, and memory per idle signed-in tab (embedded disk state
 manager, and the Redis one).
 
-    .venv/bin/python bench/tab_cost.py --quick --baseline-commit REV    # 50 tabs; memory 200 tabs
-    .venv/bin/python bench/tab_cost.py --baseline-commit REV            # 50 and 200; memory 1,000 tabs
-    .venv/bin/python bench/tab_cost.py --parts memory --memory-tabs 1000 --managers disk redis
+    .venv/bin/python bench/tab_cost.py --quick             # 50 tabs; memory 200 tabs; baseline BASELINE
+    .venv/bin/python bench/tab_cost.py                     # 50 and 200 tabs; memory 1,000 tabs
+    .venv/bin/python bench/tab_cost.py --parts memory --memory-tabs 1000 --managers disk redis --no-baseline
 
 The real app in prod mode (bench/live_transcript.served, SQLite), with one real Chromium page on the
 conversation beside N protocol-level tabs (bench/_light_watchers.py: signed in, hydrated, watching,
@@ -17,7 +17,7 @@ the real page alone, in the same run, divided by N:
   memory: N idle tabs on the conversation page: the web tier's RSS and the state manager's bytes
     (the disk manager's files; with Redis the MEMORY USAGE of every key of its own Redis database),
     (with N - with 0) / N.                          target <= 50 KB a tab, 1,000 tabs < 100 MB
-Baseline: --baseline-commit REV runs first, the same way, in the same run (its states must speak this
+Baseline: BASELINE, or --baseline-commit REV, runs first, the same way, in the same run (its states must speak this
 checkout's state names, which the light watchers use). CPU is CPU seconds of the server's processes
 (/proc), not wall time: a busy machine stretches the wall time, not the work."""
 
@@ -50,6 +50,7 @@ from bench.live_transcript import (  # noqa: E402
     served,
 )
 
+BASELINE = "33ea0c1"  # main before one frame for all tabs (issue 33)
 TARGET_CONVERSATION_MS, TARGET_QUEUE_MS, TARGET_IDLE_KB, TARGET_THOUSAND_MB = 5.0, 2.0, 50.0, 100.0
 REDIS = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379")
 
@@ -224,8 +225,11 @@ def run_variant(tree: Path, args: argparse.Namespace) -> dict:
                     if manager == "disk" and "queue" in args.parts:
                         results["queue"] = queue_cost(base, server, real, conversation, args.tabs, args.changes)
                     if "memory" in args.parts:
-                        results[f"memory_{manager}"] = idle_memory(base, server, real, conversation,
-                                                                   args.memory_tabs, Path(tmp), redis_url)
+                        memory = idle_memory(base, server, real, conversation, args.memory_tabs, Path(tmp),
+                                             redis_url)
+                        results[f"memory_{manager}"] = memory
+                        print(f"      {args.memory_tabs} idle tabs, {manager} state manager: web tier RSS "
+                              f"{memory['rss'] / 1024:.1f} KB, state {memory['state'] / 1024:.1f} KB a tab", flush=True)
                     browser.close()
             finally:
                 if redis_url:
@@ -279,8 +283,12 @@ def main() -> None:
     parser.add_argument("--parts", nargs="*", default=["conversation", "queue", "memory"],
                         choices=["conversation", "queue", "memory"])
     parser.add_argument("--managers", nargs="*", default=["disk", "redis"], choices=["disk", "redis"])
-    parser.add_argument("--baseline-commit", default=None, help="also run this commit first, the same way")
+    parser.add_argument("--baseline-commit", default=BASELINE,
+                        help=f"run this commit first, the same way (default {BASELINE})")
+    parser.add_argument("--no-baseline", action="store_true", help="this checkout only")
     args = parser.parse_args()
+    if args.no_baseline:
+        args.baseline_commit = None
     args.tabs = args.tabs or ([50] if args.quick else [50, 200])
     args.cycles = args.cycles or (1 if args.quick else 2)
     args.changes = args.changes or (6 if args.quick else 10)
