@@ -245,7 +245,8 @@ class LightWatchers:
         self.process = context.Process(target=_main, args=(child, base, template, names, user, count, page),
                                        daemon=True)
         self.process.start()
-        deadline = time.monotonic() + READY_TIMEOUT_S + 60
+        # They open one after another: a busy machine takes a few seconds per tab.
+        deadline = time.monotonic() + READY_TIMEOUT_S + 60 + 3 * count
         while not self._connection.poll(1):
             if not self.process.is_alive() or time.monotonic() > deadline:
                 self.close()
