@@ -88,11 +88,18 @@ class RealPage:
         return next(boot for path, boot in self.boots.items() if path.startswith(pathname_start))
 
 
-def light(base: str, real: RealPage, conversation: Conversation, count: int, page: str) -> LightWatchers | None:
+@contextlib.contextmanager
+def light_tabs(base: str, real: RealPage, conversation: Conversation, count: int, page: str):
+    """`count` light tabs on the page (None for 0), closed afterwards. RuntimeError: they did not open."""
     if not count:
-        return None
+        yield None
+        return
     boot = real.boot("/conversations/" if page == "conversation" else "/queue")
-    return LightWatchers(base, boot, reflex_names(), (conversation.reviewer, PASSWORD), count, page)
+    watchers = LightWatchers(base, boot, reflex_names(), (conversation.reviewer, PASSWORD), count, page)
+    try:
+        yield watchers
+    finally:
+        watchers.close()
 
 
 def conversation_cost(base, server, real: RealPage, conversation: Conversation, counts: list[int],
@@ -101,19 +108,16 @@ def conversation_cost(base, server, real: RealPage, conversation: Conversation, 
     cpu: dict[int, float] = {}
     for count in [0, *counts]:
         try:
-            watchers = light(base, real, conversation, count, "conversation")
+            with light_tabs(base, real, conversation, count, "conversation") as watchers:
+                cycle(conversation, [real.page], base, server.pid, 30, watchers)  # warm: not counted
+                frames = watchers.received() if watchers else 0
+                cpu[count] = statistics.mean(
+                    cycle(conversation, [real.page], base, server.pid, 60, watchers)["server_cpu"]
+                    for _ in range(cycles))
+                frames = (watchers.received() - frames) / count / cycles if watchers else 0
         except RuntimeError as exc:  # the machine could not open them: say so, go on
             print(f"      conversation page, {count} light tabs: {exc}", flush=True)
             continue
-        try:
-            cycle(conversation, [real.page], base, server.pid, 30, watchers)  # warm: not counted
-            frames = watchers.received() if watchers else 0
-            cpu[count] = statistics.mean(cycle(conversation, [real.page], base, server.pid, 60, watchers)["server_cpu"]
-                                         for _ in range(cycles))
-            frames = (watchers.received() - frames) / count / cycles if watchers else 0
-        finally:
-            if watchers is not None:
-                watchers.close()
         print(f"      conversation page, {count} light tabs: app CPU {cpu[count]:.3f} s per decision cycle, "
               f"{frames:.0f} frames per tab per cycle", flush=True)
     return cpu
@@ -124,38 +128,39 @@ def queue_cost(base, server, real: RealPage, conversation: Conversation, counts:
     """App CPU seconds per queue change (a claim or a release over the API), per count of queue tabs."""
     import httpx
 
-    token = conversation.api_token()
-    headers = {"Authorization": f"Bearer {token}"}
+    headers = {"Authorization": f"Bearer {conversation.api_token()}"}
     cpu: dict[int, float] = {}
     with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
         for count in [0, *counts]:
             try:
-                watchers = light(base, real, conversation, count, "queue")
-            except RuntimeError as exc:  # the machine could not open them: say so, go on
+                with light_tabs(base, real, conversation, count, "queue") as watchers:
+                    cpu[count] = _queue_changes(server, conversation, client, watchers, count, changes)
+            except RuntimeError as exc:  # the machine could not open them (or they fell behind): say so
                 print(f"      queue page, {count} light tabs: {exc}", flush=True)
                 continue
-            try:
-                review = conversation.wait_paused()
-                before = cpu_seconds(server.pid)[1]
-                for change in range(changes):
-                    action, status = ("claim", "claimed") if change % 2 == 0 else ("release", "pending")
-                    if watchers is not None:
-                        watchers.forget_frames()
-                    client.post(f"/api/reviews/{review}/{action}").raise_for_status()
-                    deadline = time.monotonic() + 60
-                    while watchers is not None and watchers.frames_with(f'"{status}"') < count:
-                        if time.monotonic() > deadline:
-                            raise RuntimeError(f"queue tabs did not all see the {action} within 60 s")
-                        time.sleep(0.05)
-                cpu[count] = (cpu_seconds(server.pid)[1] - before) / changes
-                if changes % 2:  # leave the review unclaimed, as found
-                    client.post(f"/api/reviews/{review}/release").raise_for_status()
-            finally:
-                if watchers is not None:
-                    watchers.close()
             print(f"      queue page, {count} light tabs: app CPU {cpu[count] * 1000:.1f} ms per queue change",
                   flush=True)
     return cpu
+
+
+def _queue_changes(server, conversation: Conversation, client, watchers: LightWatchers | None, count: int,
+                   changes: int) -> float:
+    review = conversation.wait_paused()
+    before = cpu_seconds(server.pid)[1]
+    for change in range(changes):
+        action, status = ("claim", "claimed") if change % 2 == 0 else ("release", "pending")
+        if watchers is not None:
+            watchers.forget_frames()
+        client.post(f"/api/reviews/{review}/{action}").raise_for_status()
+        deadline = time.monotonic() + 60
+        while watchers is not None and watchers.frames_with(f'"{status}"') < count:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"queue tabs did not all see the {action} within 60 s")
+            time.sleep(0.05)
+    spent = (cpu_seconds(server.pid)[1] - before) / changes
+    if changes % 2:  # leave the review unclaimed, as found
+        client.post(f"/api/reviews/{review}/release").raise_for_status()
+    return spent
 
 
 def rss_bytes(server_pid: int) -> int:
@@ -192,15 +197,11 @@ def idle_memory(base, server, real: RealPage, conversation: Conversation, count:
 
     rss_before, state_before = settled()
     try:
-        watchers = light(base, real, conversation, count, "conversation")
+        with light_tabs(base, real, conversation, count, "conversation"):
+            rss_after, state_after = settled()
     except RuntimeError as exc:  # the machine could not open them: say so, go on
         print(f"      {count} idle tabs: {exc}", flush=True)
         return {}
-    try:
-        rss_after, state_after = settled()
-    finally:
-        if watchers is not None:
-            watchers.close()
     return {"rss": (rss_after - rss_before) / count, "state": (state_after - state_before) / count}
 
 
