@@ -120,7 +120,7 @@ def served(tree: Path, database_url: str, workdir: Path,
                               stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_until_answers(server, f"{base}/ping", 300, lambda: (workdir / "server.log").read_text()[-2000:])
+        wait_until_answers(server, f"{base}/ping", 900, lambda: (workdir / "server.log").read_text()[-2000:])
         yield base, server
     finally:
         for sig, grace in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):

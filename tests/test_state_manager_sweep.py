@@ -66,3 +66,10 @@ def test_only_the_disk_manager_is_replaced(states_dir):
     memory._state_manager = original = StateManagerMemory()
     use_sweeping_disk_manager(memory)  # type: ignore[arg-type]
     assert memory._state_manager is original
+
+
+def test_a_missing_folder_is_nothing_to_sweep(states_dir):
+    manager = SweepingDiskStateManager(token_expiration=3600)
+    states_dir.rmdir()
+    manager._last_sweep = 0.0
+    manager._purge_expired_states()  # no error: the folder is made again at the next write

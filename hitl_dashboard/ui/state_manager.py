@@ -30,11 +30,12 @@ class SweepingDiskStateManager(StateManagerDisk):
             return
         self._last_sweep = now
         oldest = time.time() - self.token_expiration
-        # os.scandir: one directory read, no Path object per file.
-        with os.scandir(self.states_directory) as entries:
+        # os.scandir: one directory read, no Path object per file. A folder or file gone meanwhile
+        # (another worker's sweep, a cleaned-up folder) is nothing to sweep.
+        with contextlib.suppress(FileNotFoundError), os.scandir(self.states_directory) as entries:
             for entry in entries:
-                if entry.name.endswith(".pkl") and entry.stat().st_mtime < oldest:
-                    with contextlib.suppress(FileNotFoundError):  # another sweep took it
+                with contextlib.suppress(FileNotFoundError):
+                    if entry.name.endswith(".pkl") and entry.stat().st_mtime < oldest:
                         os.unlink(entry.path)
 
 
