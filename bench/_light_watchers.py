@@ -58,6 +58,7 @@ class Socket:
         self.url = base.replace("http", "ws", 1) + f"{NAMESPACE}/?token={uuid.uuid4()}&EIO=4&transport=websocket"
         self.boot, self.cookie = boot, cookie
         self.frames: list[tuple[float, str]] = []
+        self.received = 0  # event frames since the socket opened (never reset)
         self.connected = asyncio.Event()
         self.closed = False
         self._new_frame = asyncio.Event()
@@ -80,6 +81,7 @@ class Socket:
                 elif raw.startswith("40"):
                     self.connected.set()
                 elif raw.startswith("42"):
+                    self.received += 1
                     self.frames.append((arrived, raw))
                     self._new_frame.set()
         except Exception:  # noqa: BLE001 - a closed socket: counted as missing messages, reported
@@ -158,43 +160,62 @@ def sign_in(base: str, username: str, password: str) -> str:
     return f"{SIGN_IN_COOKIE}={cookie}"
 
 
-async def open_watchers(base: str, template: dict, names: dict, cookie: str, count: int) -> list[LightWatcher]:
+def _feed_ready(names: dict, page: str):
+    """(marker, predicate) of the update that says the page's on_load filled its feed (it registers the
+    tab as a watcher first); the hydrate before it may carry the feed's defaults when no hashes trim them."""
+    feed, field = ((names["conversation_feed"], "messages") if page == "conversation"
+                   else (names["queue_feed"], "loaded"))
+    field += names["field_marker"]
+    return field, lambda update: bool(update.get("delta", {}).get(feed, {}).get(field))
+
+
+async def open_watchers(base: str, template: dict, names: dict, cookie: str, count: int,
+                        page: str = "conversation") -> list[LightWatcher]:
     boot = copy.deepcopy(template)
     boot["event"].setdefault("payload", {}).pop("vars", None)  # nothing of the sign-in rides in the boot
     watchers = [LightWatcher(Socket(base, boot, cookie), names) for _ in range(count)]
+    marker, ready = _feed_ready(names, page)
     for watcher in watchers:  # one after the other, as the real pages open
         await watcher.socket.open(names["version"])
-        # Ready once the page's on_load filled the feed (it registers the tab as a watcher first); the
-        # hydrate before it may carry the feed's defaults (no messages) when no hashes trim them.
-        await watcher.socket.wait_for("messages" + names["field_marker"], lambda update: bool(
-            update.get("delta", {}).get(names["conversation_feed"], {}).get("messages" + names["field_marker"])))
-        watcher.poller = asyncio.create_task(act_like_a_tab(watcher.socket, boot["event"]["router_data"], names))
+        await watcher.socket.wait_for(marker, ready)
+        watcher.poller = asyncio.create_task(act_like_a_tab(watcher.socket, boot["event"]["router_data"], names,
+                                                            page))
     return watchers
 
 
-async def act_like_a_tab(socket: Socket, router_data: dict, names: dict) -> None:
-    """The events a real conversation tab sends by itself (seen with `framesent`): on mount the queue
-    summary and the linked-message jump, then the queue summary every POLL_MS while visible
+async def act_like_a_tab(socket: Socket, router_data: dict, names: dict, page: str = "conversation") -> None:
+    """The events a real tab sends by itself (seen with `framesent`): on mount the queue summary (and on
+    a conversation page the linked-message jump), then the queue summary every POLL_MS while visible
     (assets/queue_watch.js); headless pages count as visible. Their server work is a tab's too."""
     from simple_websocket import ConnectionClosed
 
     with contextlib.suppress(ConnectionClosed):  # closed: its missing messages say so
         await socket.send_event({"name": names["queue_refresh"], "router_data": router_data})
-        await socket.send_event({"name": names["jump_to_message"], "router_data": router_data})
+        if page == "conversation":
+            await socket.send_event({"name": names["jump_to_message"], "router_data": router_data})
         while not socket.closed:
             await asyncio.sleep(names["poll_ms"] / 1000)
             await socket.send_event({"name": names["queue_refresh"], "router_data": router_data})
 
 
 async def _serve(connection, base: str, template: dict, names: dict, user: tuple[str, str],
-                 count: int) -> None:
+                 count: int, page: str) -> None:
     cookie = await asyncio.to_thread(sign_in, base, *user)
-    watchers = await open_watchers(base, template, names, cookie, count)
+    watchers = await open_watchers(base, template, names, cookie, count, page)
     connection.send("open")
     while True:
         command, argument = await asyncio.to_thread(connection.recv)
         if command == "lacking":
             connection.send(sum(w.lacking(argument) for w in watchers))
+        elif command == "frames_with":  # how many watchers received a frame containing the text
+            connection.send(sum(any(argument in raw for _, raw in w.socket.frames) for w in watchers))
+        elif command == "received":  # event frames received so far, all watchers together
+            connection.send(sum(w.socket.received for w in watchers))
+        elif command == "forget_frames":
+            for watcher in watchers:
+                del watcher.socket.frames[:]
+                watcher._parsed = 0
+            connection.send("ok")
         elif command == "collect":
             connection.send([w.collect() for w in watchers])
         else:
@@ -217,12 +238,15 @@ class LightWatchers:
     bench's Playwright loop (and their CPU is reported apart). Signs in once, as a second browser
     whose tabs they are."""
 
-    def __init__(self, base: str, template: dict, names: dict, user: tuple[str, str], count: int):
+    def __init__(self, base: str, template: dict, names: dict, user: tuple[str, str], count: int,
+                 page: str = "conversation"):
         context = multiprocessing.get_context("spawn")
         self._connection, child = context.Pipe()
-        self.process = context.Process(target=_main, args=(child, base, template, names, user, count), daemon=True)
+        self.process = context.Process(target=_main, args=(child, base, template, names, user, count, page),
+                                       daemon=True)
         self.process.start()
-        deadline = time.monotonic() + READY_TIMEOUT_S + 60
+        # They open one after another: a busy machine takes a few seconds per tab.
+        deadline = time.monotonic() + READY_TIMEOUT_S + 60 + 3 * count
         while not self._connection.poll(1):
             if not self.process.is_alive() or time.monotonic() > deadline:
                 self.close()
@@ -243,6 +267,17 @@ class LightWatchers:
     def collect(self) -> list[dict]:
         return self._ask("collect")
 
+    def frames_with(self, text: str) -> int:
+        """How many watchers received a frame containing `text` since the last forget_frames."""
+        return self._ask("frames_with", text)
+
+    def received(self) -> int:
+        """Event frames the watchers received since they opened, all together."""
+        return self._ask("received")
+
+    def forget_frames(self) -> None:
+        self._ask("forget_frames")
+
     def close(self) -> None:
         if self.process.is_alive():
             with contextlib.suppress(OSError, EOFError):  # it ended on its own
@@ -258,13 +293,14 @@ def reflex_names() -> dict:
     from reflex_base.constants.state import FIELD_MARKER
 
     from hitl_dashboard.ui.states.app_state import AppState
-    from hitl_dashboard.ui.states.feeds import ConversationFeed
+    from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed
     from hitl_dashboard.ui.states.queue_summary import POLL_MS, QueueSummary
     from hitl_dashboard.ui.states.stream_feed import StreamFeed
     from hitl_dashboard.ui.states.transcript_export import TranscriptExportState
 
     return {"version": constants.Reflex.VERSION, "field_marker": FIELD_MARKER, "app_state": AppState.get_full_name(),
-            "conversation_feed": ConversationFeed.get_full_name(), "stream_feed": StreamFeed.get_full_name(),
+            "conversation_feed": ConversationFeed.get_full_name(), "queue_feed": QueueFeed.get_full_name(),
+            "stream_feed": StreamFeed.get_full_name(),
             "queue_refresh": f"{QueueSummary.get_full_name()}.refresh", "poll_ms": POLL_MS,
             "jump_to_message": f"{TranscriptExportState.get_full_name()}.jump_to_linked_message"}
 

@@ -104,19 +104,23 @@ def baseline_tree(commit: str = BASELINE) -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def served(tree: Path, database_url: str, workdir: Path) -> Iterator[tuple[str, subprocess.Popen]]:
+def served(tree: Path, database_url: str, workdir: Path,
+           extra_env: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen]]:
+    """The app at `tree` in prod mode; embedded (one worker, disk state manager) unless `extra_env`
+    names a REDIS_URL."""
     port = free_port()
     env = {**os.environ, "DATABASE_URL": database_url, "PORT": str(port), "BIND_HOST": "127.0.0.1",
            "REFLEX_STATES_WORKDIR": str(workdir / "states"), "SCRIPTED_CHUNK_DELAY_MS": str(CHUNK_DELAY_MS),
            "WORKER_POLL_SECONDS": "0.2", "SIGN_IN_ADDRESS_LIMIT": "100000/minute",
            "DEPLOY_LOG_PATH": str(workdir / "deploys.jsonl"), "AUDIT_ANCHOR_FILE": str(workdir / "anchor.jsonl")}
     env.pop("REDIS_URL", None)  # the embedded default: one worker, runner in the web process
+    env.update(extra_env or {})
     log = (workdir / "server.log").open("wb")
     server = subprocess.Popen([str(tree / "scripts" / "serve.sh")], cwd=tree, env=env, stdout=log,
                               stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_until_answers(server, f"{base}/ping", 300, lambda: (workdir / "server.log").read_text()[-2000:])
+        wait_until_answers(server, f"{base}/ping", 900, lambda: (workdir / "server.log").read_text()[-2000:])
         yield base, server
     finally:
         for sig, grace in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):

@@ -18,6 +18,7 @@ from hitl_dashboard.observability.setup import setup  # noqa: E402
 from hitl_dashboard.settings import get_settings  # noqa: E402
 from hitl_dashboard.ui.components.connection import install_overlay  # noqa: E402
 from hitl_dashboard.ui.pages.registry import add_pages  # noqa: E402
+from hitl_dashboard.ui.state_manager import use_sweeping_disk_manager  # noqa: E402
 
 setup("web")  # logs (JSON lines in hosted mode) and, with an OTLP endpoint, traces
 listeners.install()  # the audit chain's linking and the other SQLAlchemy listeners (the API factory's too)
@@ -69,6 +70,7 @@ app = rx.App(
     head_components=[rx.script(src=f"/{name}.js") for name in ("ticking", "keys", "queue_watch", "diff_scroll")],
     stylesheets=["/app.css"],
 )
+use_sweeping_disk_manager(app)  # the embedded manager's sweep, once a minute (see the module)
 install_overlay(app)
 add_pages(app)
 app.register_lifespan_task(limit_api_threads)

@@ -117,11 +117,31 @@ async def send_to_tabs(app: rx.App, tabs: Iterable[str], update: StateUpdate,
             elsewhere.append(tab)
     if local_sids:
         try:
-            # python-socketio encodes the packet once for every room in `to` (each sid is a room).
-            await namespace.emit(str(constants.SocketEvent.EVENT), update, to=local_sids)
+            await _emit_once(namespace, update, local_sids)
         except Exception:  # noqa: BLE001 - a broken socket must not stop the runner's refresh
             log.exception("pushing a live update to the browsers of this worker failed")
     await asyncio.gather(*(_send(namespace, tab, update, on_gone) for tab in elsewhere))
+
+
+async def _emit_once(namespace, update: StateUpdate, sids: list[str]) -> None:
+    """One Socket.IO packet, encoded once, queued on each socket in turn. python-socketio's own
+    emit to a list of sids also encodes once, but makes a task per socket and waits for them all;
+    queueing a packet never blocks (the socket's writer task sends it), so here it is a plain
+    loop. A packet with binary parts (never a state update) goes through the ordinary emit."""
+    from engineio import packet as eio_packet  # type: ignore[import-untyped]
+    from socketio import packet as sio_packet  # type: ignore[import-untyped]
+
+    server, name = namespace.server, namespace.namespace
+    encoded = server.packet_class(sio_packet.EVENT, namespace=name,
+                                  data=[str(constants.SocketEvent.EVENT), update]).encode()
+    if not isinstance(encoded, str):
+        await namespace.emit(str(constants.SocketEvent.EVENT), update, to=sids)
+        return
+    frame = eio_packet.Packet(eio_packet.MESSAGE, encoded)
+    for sid in sids:
+        eio_sid = server.manager.eio_sid_from_sid(sid, name)
+        if eio_sid is not None:  # disconnected since the lookup
+            await server.eio.send_packet(eio_sid, frame)
 
 
 async def _send(namespace, tab: str, update: StateUpdate, on_gone) -> None:

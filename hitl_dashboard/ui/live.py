@@ -4,7 +4,8 @@ Called from the runner (token chunks, committed turns) and after decisions and c
 Refreshes are coalesced across conversations (one flusher per worker) and cover only the
 conversation and the role queues that changed, and only feeds some tab watches; each
 refresh is one delta computed once and sent to every tab watching (ui/fanout.py). Streamed
-text goes its own way (ui/stream.py), coalesced to one small update per STREAM_FLUSH_S."""
+text goes its own way (ui/stream.py), coalesced to one small update per STREAM_FLUSH_S (by the
+runner's process: here, or services/live/live_redis for a runner elsewhere)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,11 @@ log = logging.getLogger(__name__)
 QUEUE_READER = Actor(0, "live-feed", frozenset({"admin"}))
 REFRESH_COALESCE_S = 0.05
 # At most one streamed update per conversation this often (the last chunk always goes out).
-STREAM_FLUSH_S = 0.1
+# Every update is one websocket frame to each watching tab, about 0.14 ms of server CPU per tab
+# (bench/tab_cost.py); at 0.1 s a decision cycle sent each tab about 100 frames (14 ms of CPU),
+# nearly all of them the typing card. Four a second still reads as typing, and the stored
+# message, pushed at once, ends the stream without waiting for the window.
+STREAM_FLUSH_S = 0.25
 
 
 class ReflexLiveSink:
@@ -94,7 +99,9 @@ class ReflexLiveSink:
 
     async def stream(self, conversation_id: int, stream: Stream) -> None:
         """The whole text so far, to every tab watching: from the coalescer above, or from a runner
-        in another process (services/live_redis), coalesced there."""
+        in another process (services/live_redis), coalesced there at the same rate (there, in one
+        place: events of one stream popped by several workers and held back by each could reach a
+        tab out of order)."""
         await push_stream(self.app, conversation_id, stream)
 
 

@@ -23,7 +23,9 @@ from hitl_dashboard.services.live.streams import Stream, StreamTexts
 log = logging.getLogger(__name__)
 QUEUE_KEY = "hitl:live-events"
 MAX_BACKLOG = 10_000  # a web tier that is down for long must not fill Redis
-STREAM_FLUSH_S = 0.08  # at most one stream event per conversation this often; the last always
+# At most one stream event per conversation this often; the last always. The same rate as a runner
+# in the web process (ui/live.py STREAM_FLUSH_S, which says why).
+STREAM_FLUSH_S = 0.25
 
 
 class RedisPublisherSink:
