@@ -8,8 +8,8 @@ Definitions (the sweep's contract; change them here, for every page at once):
   checkVisibility), it is hidden from everyone (inside aria-hidden or inert: Radix's mirror of a
   select or checkbox, which the user never touches), or it is visually hidden on purpose (clipped to
   nothing, the "sr-only" pattern). Its size does NOT make it invisible: a 0-px input is a failure.
-- Its target is the control, or the <label> around it when there is one (clicking the label works
-  it: a 16-px checkbox inside "Viewed" is a target as wide as the label).
+- Its target is the control, or the widest of its labels (<label for=...> or the <label> around it;
+  clicking the label works it: a 16-px checkbox inside "Viewed" is a target as wide as the label).
 - It is reachable when its whole width can be brought inside the window: ancestors that clip
   (overflow hidden or clip) cut it; an ancestor that scrolls (overflow auto or scroll) lets the user
   bring any part of its content into view, so a control inside a sideways-scrolling region counts at
@@ -57,10 +57,15 @@ _PROBLEMS_JS = """([selector, minWidth]) => {
     if (!el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
     const own = el.getBoundingClientRect();
     if (visuallyHidden(el, own)) continue;
-    const target = el.closest('label') || el;
+    // Its target: itself or the widest of its labels (<label for>, or the <label> around it).
+    let target = el;
+    let r = own;
+    for (const label of el.labels || []) {
+      const box = label.getBoundingClientRect();
+      if (box.width > r.width && label.checkVisibility()) { target = label; r = box; }
+    }
     if (seen.has(target)) continue;  // one label, one target
     seen.add(target);
-    const r = target === el ? own : target.getBoundingClientRect();
     let box = {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
     let hidden = false;
     let fixed = false;

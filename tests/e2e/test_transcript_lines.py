@@ -107,7 +107,7 @@ def test_tool_calls_and_results_show_their_last_characters_as_plain_text(
     sign_in(page, app_server, reader)
     page.goto(f"{app_server.base_url}/conversations/{cid}")
     call, result = (page.locator(f".message[data-seq='{seq}']") for seq in (call_seq, result_seq))
-    expect(call).to_contain_text("END-OF-CALL")
+    expect(call).to_contain_text("END-OF-CALL", timeout=30_000)
     expect(result).to_contain_text("second line of the log")
 
     for card, text, needle in ((call, CALL, "END-OF-CALL"), (result, RESULT, "END-OF-RESULT")):
@@ -127,7 +127,7 @@ def test_markdown_keeps_the_agents_line_breaks(app_server: RunningApp, page: Pag
     sign_in(page, app_server, reader)
     page.goto(f"{app_server.base_url}/conversations/{cid}")
     body = page.locator(f".message[data-seq='{text_seq}'] .message-body")
-    expect(body).to_contain_text("Second line of the plan")
+    expect(body).to_contain_text("Second line of the plan", timeout=30_000)
     body.scroll_into_view_if_needed()  # drawn: .message skips laying out cards off screen (app.css)
     handle = body.element_handle()
     lines = [page.evaluate(_LINE_OF_JS, [handle, text]) for text in

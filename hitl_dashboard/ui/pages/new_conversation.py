@@ -100,7 +100,8 @@ def policy_section() -> rx.Component:
             labelled("Minimum confidence", text_input("min_confidence", placeholder="0 to 1, optional"),
                      "min_confidence", hint="Gate when an agent reports less.", for_id="new-min-confidence"),
             spacing="3", width="100%",
-            grid_template_columns=rx.breakpoints(initial="minmax(0, 1fr)", sm="minmax(0, 2fr) minmax(0, 1fr) minmax(0, 1fr)"),
+            grid_template_columns=rx.breakpoints(initial="minmax(0, 1fr)",
+                                                 sm="minmax(0, 2fr) minmax(0, 1fr) minmax(0, 1fr)"),
         ),
         # Each tool's approval mode in the team decides which calls wait (a held call always opens a
         # review): a choice here could not skip one, so none is offered.

@@ -28,9 +28,10 @@ def add_form() -> rx.Component:
             rx.hstack(
                 rx.vstack(rx.text("URL", size="1", weight="medium"),
                           rx.input(value=Hooks.new_url, on_change=Hooks.set_new_url, id="webhook-url", name="url",
-                                   placeholder="https://example.com/hooks/hitl", width="28em", max_length=2000,
-                                   aria_label="URL"),
-                          field_error("url"), spacing="1"),
+                                   placeholder="https://example.com/hooks/hitl", width="28em", max_width="100%",
+                                   max_length=2000, aria_label="URL"),
+                          # Never wider than the card: a phone has less than 28em.
+                          field_error("url"), spacing="1", max_width="100%"),
                 rx.vstack(rx.text("Format", size="1", weight="medium"),
                           rx.select.root(rx.select.trigger(id="webhook-format", aria_label="Format"),
                                          rx.select.content(*[rx.select.item(f, value=f) for f in FORMATS]),
