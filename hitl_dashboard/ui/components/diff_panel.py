@@ -60,7 +60,8 @@ def comment_form() -> rx.Component:
         rx.hstack(
             rx.badge(DecisionState.comment_key, " line ", DecisionState.comment_line.to_string()),
             rx.input(value=DecisionState.comment_text, on_change=DecisionState.set_comment_text,
-                     placeholder="What should the agent change here?", width="100%", id="line-comment-text",
+                     placeholder="What should the agent change here?", id="line-comment-text",
+                     flex="1 1 16em", min_width="0",
                      aria_label="Comment on " + DecisionState.comment_key + " line "
                      + DecisionState.comment_line.to_string()),
             rx.button("Add comment", on_click=DecisionState.add_comment, size="2", id="add-line-comment"),
@@ -68,7 +69,8 @@ def comment_form() -> rx.Component:
             rx.button("Cancel", on_click=DecisionState.cancel_comment, size="2", variant="ghost"),
             rx.cond(DecisionState.comment_note != "", rx.text(DecisionState.comment_note, size="1",
                                                                color_scheme="amber")),
-            align="center", width="100%", id="line-comment-form",
+            # Wraps: on a phone the field takes a line of its own, the buttons the next.
+            align="center", width="100%", wrap="wrap", id="line-comment-form",
         ),
     )
 

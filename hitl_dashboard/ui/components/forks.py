@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from hitl_dashboard.ui.components.diff_viewer import diff_viewer
+from hitl_dashboard.ui.components.diff_viewer import diff_viewer, narrow_viewport
 from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.feeds import ConversationFeed
 from hitl_dashboard.ui.states.forks import DEFAULT_TARGET, BranchRow
@@ -163,8 +163,12 @@ def compare_with_parent() -> rx.Component:
                 align="center", spacing="2", wrap="wrap",
             ),
             rx.cond(F.compare_titles[1] != "", rx.box(
-                diff_viewer(old_value=F.compare_old, new_value=F.compare_new, left_title=F.compare_titles[0],
-                            right_title=F.compare_titles[1], split_view=True),
+                # One column on a phone (two halves there leave neither readable): its one title
+                # names both sides.
+                diff_viewer(old_value=F.compare_old, new_value=F.compare_new,
+                            left_title=rx.cond(narrow_viewport, F.compare_titles[0] + " → " + F.compare_titles[1],
+                                               F.compare_titles[0]),
+                            right_title=F.compare_titles[1], split_view=~narrow_viewport),
                 width="100%", overflow_x="auto", font_size="12px", id="fork-compare-diff",
             )),
             spacing="2", width="100%",

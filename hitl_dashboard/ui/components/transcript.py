@@ -32,16 +32,29 @@ def _markdown_code_block(code, **props) -> rx.Component:
     return code_block(code, margin_y="1em", **props)
 
 
+# A line break the agent wrote stays a line break (CommonMark joins such lines into one paragraph
+# line; agents mean "Ready for review" on a line of its own, as chat and GitHub comments show it).
+LINE_BREAKS = rx.markdown.plugin.create("remark-breaks@4.0.0", "remarkBreaks")
+
+
 def safe_markdown(text: rx.Var[str]) -> rx.Component:
     # use_raw=False: raw HTML in agent output stays text (Reflex enables rehype-raw by default).
-    return rx.markdown(text, use_raw=False, class_name="message-body", component_map={"pre": _markdown_code_block})
+    return rx.markdown(text, use_raw=False, remark_plugins=[LINE_BREAKS], class_name="message-body",
+                       component_map={"pre": _markdown_code_block})
+
+
+def tool_text(text: rx.Var[str]) -> rx.Component:
+    """A tool call (name and JSON arguments on one line) or what the tool returned: plain text, not
+    highlighted (it is no program), in its own lines, with long lines wrapped so their last characters
+    are on screen at any width (app.css, .tool-text). Never markdown: a tool's output is data."""
+    return rx.el.pre(text, class_name="tool-text")
 
 
 def message_body(message: RowVar[MessageRow]) -> rx.Component:
     return rx.match(
         message.kind,
-        ("tool_call", code_block(message.content, language="json")),
-        ("tool_result", code_block(message.content, language="log")),
+        ("tool_call", tool_text(message.content)),
+        ("tool_result", tool_text(message.content)),
         ("decision", rx.text(message.content, white_space="pre-wrap", size="2")),
         safe_markdown(message.content),
     )

@@ -70,7 +70,7 @@ def figure_table(table: RowVar[FigureTable]) -> rx.Component:
             ),
             spacing="2", width="100%",
         ),
-        width="100%", id="table-" + table.name,
+        width="100%", min_width="0", id="table-" + table.name,
     )
 
 
@@ -102,7 +102,10 @@ def analytics_page() -> rx.Component:
                 rx.cond(A.error != "", rx.callout(A.error, icon="triangle-alert", color_scheme="red", size="1")),
                 rx.text("Since ", A.since, size="1", color_scheme="gray"),
                 drill_panel(),
-                rx.grid(rx.foreach(A.figures, figure_table), columns="2", spacing="3", width="100%"),
+                # Two across only where each has room for its columns and its CSV button.
+                rx.grid(rx.foreach(A.figures, figure_table), spacing="3", width="100%",
+                        grid_template_columns=rx.breakpoints(initial="minmax(0, 1fr)",
+                                                             md="repeat(2, minmax(0, 1fr))")),
                 spacing="3", width="100%",
             ),
         ),

@@ -68,7 +68,7 @@ def task_section() -> rx.Component:
             labelled("When a review is overdue", select({"escalate": "Escalate to an admin", "abort": "Abort"},
                                                         New.on_overdue, lambda v: New.set_choice("on_overdue", v),
                                                         "new-on-overdue"), "on_overdue", for_id="new-on-overdue"),
-            columns="3", spacing="3", width="100%",
+            columns=rx.breakpoints(initial="1", sm="3"), spacing="3", width="100%",
         ),
         spacing="3",
     ), size="2", width="100%")
@@ -99,7 +99,9 @@ def policy_section() -> rx.Component:
                      for_id="new-regex"),
             labelled("Minimum confidence", text_input("min_confidence", placeholder="0 to 1, optional"),
                      "min_confidence", hint="Gate when an agent reports less.", for_id="new-min-confidence"),
-            columns="3", spacing="3", width="100%", grid_template_columns="2fr 1fr 1fr",
+            spacing="3", width="100%",
+            grid_template_columns=rx.breakpoints(initial="minmax(0, 1fr)",
+                                                 sm="minmax(0, 2fr) minmax(0, 1fr) minmax(0, 1fr)"),
         ),
         # Each tool's approval mode in the team decides which calls wait (a held call always opens a
         # review): a choice here could not skip one, so none is offered.
@@ -118,10 +120,11 @@ def model_row(agent: StringVar) -> rx.Component:
             rx.select.trigger(width="9em", aria_label="Model provider of " + agent),
             rx.select.content(*[rx.select.item(p, value=p) for p in start_options.PROVIDERS]),
             value=New.providers[agent], on_change=lambda v: New.set_provider(agent, v), size="1",  # type: ignore[index]
-        )),
+        ), data_label="Provider"),
         rx.table.cell(rx.input(value=New.models[agent], on_change=lambda v: New.set_model(agent, v), size="1",  # type: ignore[index]
                                disabled=New.providers[agent] == "scripted", width="14em",  # type: ignore[index]
-                               placeholder="model name, e.g. gpt-4o-mini", aria_label="Model of " + agent)),
+                               placeholder="model name, e.g. gpt-4o-mini", aria_label="Model of " + agent),
+                      data_label="Model"),
         class_name="model-row", data_agent=agent,
     )
 
@@ -136,7 +139,7 @@ def models_section() -> rx.Component:
                                          rx.table.column_header_cell("Provider"),
                                          rx.table.column_header_cell("Model"))),
             rx.table.body(rx.foreach(New.agents, model_row)),
-            size="1", width="100%",
+            size="1", width="100%", class_name="phone-cards",  # a card per agent on a phone (app.css)
         ),
         error_for("model_routing"),
         spacing="2",
@@ -149,8 +152,10 @@ def new_conversation_page() -> rx.Component:
         rx.form(
             rx.vstack(
                 task_section(),
-                rx.grid(policy_section(), models_section(), columns="2", spacing="4", width="100%",
-                        grid_template_columns="minmax(0, 3fr) minmax(0, 2fr)"),
+                # One above the other below 1024 px: side by side, the models' table was cut.
+                rx.grid(policy_section(), models_section(), spacing="4", width="100%",
+                        grid_template_columns=rx.breakpoints(initial="minmax(0, 1fr)",
+                                                             md="minmax(0, 3fr) minmax(0, 2fr)")),
                 error_for("form"),
                 rx.hstack(
                     rx.button(rx.icon("play", size=14), "Start conversation", type="submit", size="3",
