@@ -95,6 +95,12 @@ def _remove_webhook(page: Page, world: World) -> None:
     expect(page.locator("#confirm-remove")).to_be_visible()
 
 
+def _admin_abort_confirmation(page: Page, world: World) -> None:
+    page.fill("#admin-abort-reason", "phone sweep: the confirmation only, never confirmed")
+    page.click("#admin-abort-button")
+    expect(page.locator("#admin-abort-confirm")).to_be_visible()
+
+
 def _keyboard_help(page: Page, world: World) -> None:
     page.locator("body").press("?")
     expect(page.locator("#keyboard-help")).to_be_visible()
@@ -117,6 +123,12 @@ SCREENS = [
     Screen("fork compared with its parent", "reviewer", lambda w: f"/conversations/{w.fork}", "#fork-tree",
            _compare_with_parent),
     Screen("conversation: admin abort", "admin", lambda w: f"/conversations/{w.code}", "#admin-abort"),
+    Screen("dialog: admin abort confirmation", "admin", lambda w: f"/conversations/{w.code}", "#admin-abort",
+           _admin_abort_confirmation),
+    Screen("dialog: abort confirmation", "reviewer", lambda w: f"/conversations/{w.code}", ".review-card",
+           _click(".decide-abort", ".confirm-action")),
+    Screen("conversation: edit and approve", "reviewer", lambda w: f"/conversations/{w.code}", ".review-card",
+           _click(".edit-approve", "#review-editor")),
     Screen("audit", "manager", lambda w: "/audit", ".audit-row"),
     Screen("dialog: audit event", "manager", lambda w: "/audit", ".audit-row", _click(".open-event", "#event-dialog")),
     Screen("analytics", "manager", lambda w: "/analytics", "#csv-reviewers"),
