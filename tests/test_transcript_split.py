@@ -57,7 +57,8 @@ def test_the_head_moves_once_every_settled_every_messages():
     feed = _filled(2 * SETTLED_EVERY)
     feed._fill(_view(2 * SETTLED_EVERY + 1))
     assert {"messages", "settled_messages"} <= feed.dirty_vars
-    assert len(feed.settled_messages) == WINDOW_BLOCKS * SETTLED_EVERY and [r.seq for r in feed.messages] == [2 * SETTLED_EVERY + 1]
+    assert len(feed.settled_messages) == WINDOW_BLOCKS * SETTLED_EVERY
+    assert [r.seq for r in feed.messages] == [2 * SETTLED_EVERY + 1]
     feed._clean()
     for extra in range(2, SETTLED_EVERY + 1):  # the next SETTLED_EVERY - 1 messages leave the head alone
         feed._fill(_view(2 * SETTLED_EVERY + extra))

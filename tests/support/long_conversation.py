@@ -16,7 +16,8 @@ from hitl_dashboard.db.uow import UnitOfWork
 
 BIG_FILE = "app/ledger_tables.py"
 FILE_LINES = 3_000
-LONG_LINE_END = "  # END-OF-THE-300-CHARACTER-LINE"
+LONG_LINE_MARK = "END-OF-THE-300-CHARACTER-LINE"
+LONG_LINE_END = "  # " + LONG_LINE_MARK
 SOURCES = ("planner", "coder")
 
 
@@ -40,9 +41,10 @@ def file_revisions() -> tuple[str, str]:
     return "\n".join(r1) + "\n", "\n".join(r2) + "\n"
 
 
-def grow(engine: Engine, conversation_id: int, messages: int) -> list[int]:
-    """Adds `messages` agent messages after the stored ones (and moves next_seq past them) and the two
-    revisions of BIG_FILE. Returns every seq the conversation then holds, in order."""
+def grow(engine: Engine, conversation_id: int, messages: int, *, with_file: bool = True) -> list[int]:
+    """Adds `messages` (at least 1) agent messages after the stored ones (and moves next_seq past
+    them) and, with_file, the two revisions of BIG_FILE. Returns every seq the conversation then
+    holds, in order."""
     with UnitOfWork(engine) as uow:
         session = uow.session
         last = session.exec(select(func.max(Message.seq)).where(Message.conversation_id == conversation_id)).one()
@@ -55,7 +57,7 @@ def grow(engine: Engine, conversation_id: int, messages: int) -> list[int]:
         assert conversation is not None
         conversation.next_seq = first_new + messages
         session.flush()
-        for number, content in enumerate(file_revisions(), start=1):
+        for number, content in enumerate(file_revisions() if with_file else (), start=1):
             session.add(CodeRevision(conversation_id=conversation_id, message_id=rows[-1].id, key=BIG_FILE,
                                      number=number, language="python", content=content,
                                      content_hash=hashlib.sha256(content.encode()).hexdigest()))

@@ -1,0 +1,98 @@
+"""Every character of a long diff line can be read without resizing the window (issue 32): a
+300-character line scrolls sideways with its half's own scrollbar, visible under the diff, or wraps
+when the reviewer asks (a choice this browser remembers across reloads). At 390 px the one-column
+diff keeps one line-number gutter."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Browser, Page, expect
+
+from tests.e2e.app_process import RunningApp
+from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.support.long_conversation import BIG_FILE, LONG_LINE_MARK, grow
+
+# Where the line's last characters are drawn, and whether that spot is inside its cell's visible
+# part and inside the window: what a reader's eyes need, not a DOM property.
+LAST_CHARS_SEEN = """(cell) => {
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  let last = null;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) if (node.textContent.length) last = node;
+  const range = document.createRange();
+  range.setStart(last, last.textContent.length - 1);
+  range.setEnd(last, last.textContent.length);
+  const at = range.getBoundingClientRect(), box = cell.getBoundingClientRect();
+  const x = at.left + at.width / 2, y = at.top + at.height / 2;
+  const inCell = x >= box.left && x <= box.right, inWindow = x >= 0 && x <= window.innerWidth;
+  return inCell && inWindow && cell.contains(document.elementFromPoint(x, y));
+}"""
+
+
+def _open(browser: Browser, app: RunningApp, width: int) -> tuple[Page, int]:
+    reviewer = make_user(app, "security_reviewer", prefix="wide")
+    starter = make_user(app, "product_reviewer", prefix="widedev")
+    cid = start(app, starter, "Add retry with backoff to the ledger tables")
+    wait_for(lambda: open_reviews(app, cid), timeout=120, what="the security review")
+    grow(app.engine, cid, 3)
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    sign_in(page, app, reviewer)
+    page.goto(f"{app.base_url}/conversations/{cid}")
+    return page, cid
+
+
+def test_a_300_character_line_is_read_to_its_end_by_scrolling_its_half_or_wrapping(
+        app_server: RunningApp, browser: Browser):
+    page, _ = _open(browser, app_server, 1400)
+    try:
+        big = page.locator(f"#diff .diff-file[data-key='{BIG_FILE}']")
+        cell = big.locator("td.right").filter(has_text=LONG_LINE_MARK)
+        expect(cell).to_have_count(1)
+        cell.scroll_into_view_if_needed()
+        assert not cell.evaluate(LAST_CHARS_SEEN)  # wider than its half: the end is a scroll away
+
+        # The new half's scrollbar, visible in the window, scrolls that line to its end.
+        bar = big.locator(".diff-pane-scroll[data-pane='right']")
+        expect(bar).to_be_visible()
+        box = bar.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 900, box
+        bar.focus()
+        page.keyboard.press("End")
+        wait_for(lambda: cell.evaluate(LAST_CHARS_SEEN), what="the line's last characters on screen")
+        # The whole half moved with it, not one line: its other lines scrolled as far.
+        offsets = big.locator("td.right").evaluate_all("cells => [...new Set(cells.map(c => c.scrollLeft))]")
+        assert len(offsets) == 1 and offsets[0] > 0, offsets
+        bar.evaluate("b => { b.scrollLeft = 0; }")
+        wait_for(lambda: not cell.evaluate(LAST_CHARS_SEEN), what="the line scrolled back")
+
+        # Wrapped on request: the end is on screen with no scrolling, and stays so after a reload.
+        page.click("#diff-wrap-toggle")
+        expect(page.locator("#diff")).to_have_attribute("data-wrap", "true")
+        wait_for(lambda: cell.evaluate(LAST_CHARS_SEEN), what="the wrapped line's end on screen")
+        expect(bar).to_be_hidden()
+        page.reload()
+        expect(page.locator("#diff")).to_have_attribute("data-wrap", "true")
+        cell.scroll_into_view_if_needed()
+        wait_for(lambda: cell.evaluate(LAST_CHARS_SEEN), what="the wrapped line's end after a reload")
+        page.click("#diff-wrap-toggle")
+        expect(page.locator("#diff")).to_have_attribute("data-wrap", "false")
+    finally:
+        page.close()
+
+
+def test_the_phone_diff_has_one_line_number_gutter_and_scrolls_its_long_line(
+        app_server: RunningApp, browser: Browser):
+    page, _ = _open(browser, app_server, 390)
+    try:
+        big = page.locator(f"#diff .diff-file[data-key='{BIG_FILE}']")
+        cell = big.locator("td.right").filter(has_text=LONG_LINE_MARK)
+        cell.scroll_into_view_if_needed()
+        row = big.locator("tr").filter(has=cell)
+        gutters = row.locator("td[class*='gutter']:not(.finding-gutter)").evaluate_all(
+            "cells => cells.filter(c => c.getBoundingClientRect().width > 0).map(c => c.textContent)")
+        assert len(gutters) == 1 and gutters[0].strip().isdigit(), gutters  # the new side's number
+        bar = big.locator(".diff-pane-scroll[data-pane='left']")  # one column: one bar
+        expect(bar).to_be_visible()
+        bar.focus()
+        page.keyboard.press("End")
+        wait_for(lambda: cell.evaluate(LAST_CHARS_SEEN), what="the line's end on a phone")
+    finally:
+        page.close()
