@@ -35,4 +35,4 @@ def test_the_markdown_export_streams_a_long_transcript_whole_and_in_order(api_ap
     # The JSON export reads it in one go: the same messages.
     document = client.get(f"/api/conversations/{cid}/export", params={"format": "json"}).json()
     assert [m["seq"] for m in document["messages"]] == seqs
-    assert "ledger_tables.py" in body  # the revisions follow the transcript
+    assert "tables.py r2" in body  # the revisions follow the transcript (inline() escapes the "_")
