@@ -45,7 +45,7 @@ def test_a_300_character_line_is_read_to_its_end_by_scrolling_its_half_or_wrappi
     try:
         big = page.locator(f"#diff .diff-file[data-key='{BIG_FILE}']")
         cell = big.locator("td.right").filter(has_text=LONG_LINE_MARK)
-        expect(cell).to_have_count(1)
+        expect(cell).to_have_count(1, timeout=60_000)  # a 3,000-line diff on a busy machine
         cell.scroll_into_view_if_needed()
         assert not cell.evaluate(LAST_CHARS_SEEN)  # wider than its half: the end is a scroll away
 
@@ -84,8 +84,9 @@ def test_the_phone_diff_has_one_line_number_gutter_and_scrolls_its_long_line(
     try:
         big = page.locator(f"#diff .diff-file[data-key='{BIG_FILE}']")
         cell = big.locator("td.right").filter(has_text=LONG_LINE_MARK)
+        expect(cell).to_have_count(1, timeout=60_000)
         cell.scroll_into_view_if_needed()
-        row = big.locator("tr").filter(has=cell)
+        row = big.locator("tr").filter(has=page.locator("td.right", has_text=LONG_LINE_MARK))
         gutters = row.locator("td[class*='gutter']:not(.finding-gutter)").evaluate_all(
             "cells => cells.filter(c => c.getBoundingClientRect().width > 0).map(c => c.textContent)")
         assert len(gutters) == 1 and gutters[0].strip().isdigit(), gutters  # the new side's number
