@@ -35,4 +35,5 @@ def test_the_markdown_export_streams_a_long_transcript_whole_and_in_order(api_ap
     # The JSON export reads it in one go: the same messages.
     document = client.get(f"/api/conversations/{cid}/export", params={"format": "json"}).json()
     assert [m["seq"] for m in document["messages"]] == seqs
-    assert "tables.py r2" in body  # the revisions follow the transcript (inline() escapes the "_")
+    # The revisions follow the transcript (their names escaped as Markdown text: app\/ledger\_tables\.py).
+    assert re.search(r"^### app.+ledger.+tables.+py r2$", body, flags=re.MULTILINE)
