@@ -139,13 +139,19 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="this checkout only, 1 sample")
     parser.add_argument("--samples", type=int, default=3)
     parser.add_argument("--baseline-commit", default=None, help=f"also serve this commit (full default: {BASELINE})")
+    parser.add_argument("--isolated", action="store_true",
+                        help="serve this checkout's HEAD from a copy (its own .web: tests may use this one's)")
     args = parser.parse_args()
     samples = 1 if args.quick else args.samples
     baseline = args.baseline_commit or (None if args.quick else BASELINE)
     if baseline:
         with baseline_tree(baseline) as tree:
             report(f"baseline {baseline}", run(tree, samples))
-    report("this checkout", run(ROOT, samples))
+    if args.isolated:
+        with baseline_tree("HEAD") as tree:
+            report("this checkout (HEAD)", run(tree, samples))
+    else:
+        report("this checkout", run(ROOT, samples))
 
 
 if __name__ == "__main__":
