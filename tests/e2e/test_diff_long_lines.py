@@ -5,7 +5,7 @@ diff keeps one line-number gutter."""
 
 from __future__ import annotations
 
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.e2e.app_process import RunningApp
 from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
@@ -27,7 +27,8 @@ LAST_CHARS_SEEN = """(cell) => {
 }"""
 
 
-def _open(browser: Browser, app: RunningApp, width: int) -> tuple[Page, int]:
+def _open(browser: Browser, app: RunningApp, width: int) -> tuple[Page, Locator, Locator]:
+    """The page, the big file's section and the cell of its 300-character line, scrolled to."""
     reviewer = make_user(app, "security_reviewer", prefix="wide")
     starter = make_user(app, "product_reviewer", prefix="widedev")
     cid = start(app, starter, "Add retry with backoff to the ledger tables")
@@ -36,17 +37,17 @@ def _open(browser: Browser, app: RunningApp, width: int) -> tuple[Page, int]:
     page = browser.new_page(viewport={"width": width, "height": 900})
     sign_in(page, app, reviewer)
     page.goto(f"{app.base_url}/conversations/{cid}")
-    return page, cid
+    big = page.locator(f"#diff .diff-file[data-key='{BIG_FILE}']")
+    cell = big.locator("td.right").filter(has_text=LONG_LINE_MARK)
+    expect(cell).to_have_count(1, timeout=60_000)  # a 3,000-line diff on a busy machine
+    cell.scroll_into_view_if_needed()
+    return page, big, cell
 
 
 def test_a_300_character_line_is_read_to_its_end_by_scrolling_its_half_or_wrapping(
         app_server: RunningApp, browser: Browser):
-    page, _ = _open(browser, app_server, 1400)
+    page, big, cell = _open(browser, app_server, 1400)
     try:
-        big = page.locator(f"#diff .diff-file[data-key='{BIG_FILE}']")
-        cell = big.locator("td.right").filter(has_text=LONG_LINE_MARK)
-        expect(cell).to_have_count(1, timeout=60_000)  # a 3,000-line diff on a busy machine
-        cell.scroll_into_view_if_needed()
         assert not cell.evaluate(LAST_CHARS_SEEN)  # wider than its half: the end is a scroll away
 
         # The new half's scrollbar, visible in the window, scrolls that line to its end.
@@ -80,12 +81,8 @@ def test_a_300_character_line_is_read_to_its_end_by_scrolling_its_half_or_wrappi
 
 def test_the_phone_diff_has_one_line_number_gutter_and_scrolls_its_long_line(
         app_server: RunningApp, browser: Browser):
-    page, _ = _open(browser, app_server, 390)
+    page, big, cell = _open(browser, app_server, 390)
     try:
-        big = page.locator(f"#diff .diff-file[data-key='{BIG_FILE}']")
-        cell = big.locator("td.right").filter(has_text=LONG_LINE_MARK)
-        expect(cell).to_have_count(1, timeout=60_000)
-        cell.scroll_into_view_if_needed()
         row = big.locator("tr").filter(has=page.locator("td.right", has_text=LONG_LINE_MARK))
         gutters = row.locator("td[class*='gutter']:not(.finding-gutter)").evaluate_all(
             "cells => cells.filter(c => c.getBoundingClientRect().width > 0).map(c => c.textContent)")
