@@ -55,13 +55,16 @@ def test_a_300_character_line_is_read_to_its_end_by_scrolling_its_half_or_wrappi
         expect(bar).to_be_visible()
         box = bar.bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 900, box
-        bar.focus()
-        page.keyboard.press("End")
+        # A sideways wheel (or trackpad) over the line moves its half's bar, and the line with it.
+        cell.hover()
+        page.mouse.wheel(5000, 0)
         wait_for(lambda: cell.evaluate(LAST_CHARS_SEEN), what="the line's last characters on screen")
+        assert bar.evaluate("b => b.scrollLeft") > 0
         # The whole half moved with it, not one line: its other lines scrolled as far.
         offsets = big.locator("td.right").evaluate_all("cells => [...new Set(cells.map(c => c.scrollLeft))]")
         assert len(offsets) == 1 and offsets[0] > 0, offsets
-        bar.evaluate("b => { b.scrollLeft = 0; }")
+        bar.hover()  # and the bar itself scrolls them back
+        page.mouse.wheel(-5000, 0)
         wait_for(lambda: not cell.evaluate(LAST_CHARS_SEEN), what="the line scrolled back")
 
         # Wrapped on request: the end is on screen with no scrolling, and stays so after a reload.
@@ -89,8 +92,8 @@ def test_the_phone_diff_has_one_line_number_gutter_and_scrolls_its_long_line(
         assert len(gutters) == 1 and gutters[0].strip().isdigit(), gutters  # the new side's number
         bar = big.locator(".diff-pane-scroll[data-pane='left']")  # one column: one bar
         expect(bar).to_be_visible()
-        bar.focus()
-        page.keyboard.press("End")
+        bar.hover()
+        page.mouse.wheel(5000, 0)
         wait_for(lambda: cell.evaluate(LAST_CHARS_SEEN), what="the line's end on a phone")
     finally:
         page.close()
