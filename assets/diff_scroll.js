@@ -1,7 +1,7 @@
 // Long diff lines (hitl_dashboard/ui/components/diff_viewer.py, diff_file.py): each half of a diff
 // scrolls sideways as one, with its own scrollbar kept at the bottom of the window (.diff-pane-scroll,
 // focusable, so arrow keys scroll it too). The lines' cells clip (overflow hidden) and follow their
-// half's bar; a sideways wheel or trackpad over a line moves that bar. A one-column diff has one bar.
+// half's bar (all by one offset); a sideways wheel or trackpad over a line moves that bar. A one-column diff has one bar.
 // With "Wrap long lines" on (#diff[data-wrap="true"]) lines wrap and there is nothing to scroll.
 (function () {
   if (window.hitlDiffScroll) return;
@@ -25,10 +25,14 @@
     return body.querySelector('.diff-pane-scroll[data-pane="' + pane + '"]');
   }
 
+  // Every line of a half moves by the same offset (a CSS variable its code reads, assets/app.css):
+  // a cell's own scrollLeft would stop each short line at its end and unalign the half.
   function follow(bar) {
     const body = bar.closest(".diff-file-body");
     if (!body) return;
-    cellsFor(body, bar.dataset.pane).forEach(function (cell) { cell.scrollLeft = bar.scrollLeft; });
+    const shift = -bar.scrollLeft + "px";
+    const panes = isSplit(body) ? [bar.dataset.pane] : ["left", "right"];
+    panes.forEach(function (pane) { body.style.setProperty("--diff-shift-" + pane, shift); });
   }
 
   function layout(body) {
@@ -37,19 +41,23 @@
     const origin = body.getBoundingClientRect();
     body.querySelectorAll(".diff-pane-scroll").forEach(function (bar) {
       const cells = Array.from(cellsFor(body, bar.dataset.pane));
-      const shown = cells.find(function (cell) { return cell.clientWidth > 0; });
-      let widest = 0;
-      cells.forEach(function (cell) { widest = Math.max(widest, cell.scrollWidth); });
-      const wide = !wrapped && (split || bar.dataset.pane === "left") && shown && widest > shown.clientWidth + 1;
+      const shown = cells.find(function (cell) { return cell.clientWidth > 0 && cell.firstElementChild; });
+      let widest = 0;  // the code's own width: a transform does not change it
+      cells.forEach(function (cell) {
+        if (cell.firstElementChild) widest = Math.max(widest, cell.firstElementChild.scrollWidth);
+      });
+      const room = shown ? shown.firstElementChild.clientWidth : 0;
+      const wide = !wrapped && (split || bar.dataset.pane === "left") && shown && widest > room + 1;
       bar.dataset.wide = wide ? "true" : "false";
       if (!wide) {
-        cells.forEach(function (cell) { cell.scrollLeft = 0; });
+        if (split || bar.dataset.pane === "left") bar.scrollLeft = 0;
+        body.style.removeProperty("--diff-shift-" + bar.dataset.pane);
         return;
       }
       const box = shown.getBoundingClientRect();
       bar.style.left = box.left - origin.left + "px";
       bar.style.width = box.width + "px";
-      bar.firstElementChild.style.width = widest + "px";
+      bar.firstElementChild.style.width = box.width + (widest - room) + "px";
       follow(bar);
     });
   }
