@@ -26,6 +26,8 @@ LAST_CHARS_SEEN = """(cell) => {
   return inCell && inWindow && cell.contains(document.elementFromPoint(x, y));
 }"""
 
+CENTERED = "c => { c.scrollIntoView({block: 'center'}); return true; }"
+
 
 def _open(browser: Browser, app: RunningApp, width: int) -> tuple[Page, Locator, Locator]:
     """The page, the big file's section and the cell of its 300-character line, scrolled to."""
@@ -71,12 +73,13 @@ def test_a_300_character_line_is_read_to_its_end_by_scrolling_its_half_or_wrappi
         # Wrapped on request: the end is on screen with no scrolling, and stays so after a reload.
         page.click("#diff-wrap-toggle")
         expect(page.locator("#diff")).to_have_attribute("data-wrap", "true")
-        wait_for(lambda: cell.evaluate(LAST_CHARS_SEEN), what="the wrapped line's end on screen")
+        # Taller now: a reader scrolls down to its end (down only, never sideways).
+        wait_for(lambda: cell.evaluate(CENTERED) and cell.evaluate(LAST_CHARS_SEEN), what="the wrapped line's end")
         expect(bar).to_be_hidden()
         page.reload()
         expect(page.locator("#diff")).to_have_attribute("data-wrap", "true")
-        cell.scroll_into_view_if_needed()
-        wait_for(lambda: cell.evaluate(LAST_CHARS_SEEN), what="the wrapped line's end after a reload")
+        wait_for(lambda: cell.evaluate(CENTERED) and cell.evaluate(LAST_CHARS_SEEN),
+                 what="the wrapped line's end after a reload")
         page.click("#diff-wrap-toggle")
         expect(page.locator("#diff")).to_have_attribute("data-wrap", "false")
     finally:
