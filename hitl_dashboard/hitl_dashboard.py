@@ -64,10 +64,12 @@ async def install_live_updates() -> None:
 # assets/ticking.js: ages and SLA countdowns keep counting in the browser between refreshes;
 # assets/keys.js: keyboard shortcuts (? lists them); assets/app.css: visible focus and their styles;
 # assets/queue_watch.js: unread review requests in the tab title, opt-in desktop notifications;
-# assets/diff_scroll.js: long diff lines, which scroll inside their cell, reachable by keyboard.
+# assets/diff_scroll.js: long diff lines, which scroll inside their cell, reachable by keyboard;
+# assets/transcript_pages.js: older transcript messages load as the reader scrolls up.
 app = rx.App(
     api_transformer=api,
-    head_components=[rx.script(src=f"/{name}.js") for name in ("ticking", "keys", "queue_watch", "diff_scroll")],
+    head_components=[rx.script(src=f"/{name}.js") for name in ("ticking", "keys", "queue_watch", "diff_scroll",
+                                                                     "transcript_pages")],
     stylesheets=["/app.css"],
 )
 use_sweeping_disk_manager(app)  # the embedded manager's sweep, once a minute (see the module)

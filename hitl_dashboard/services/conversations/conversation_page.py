@@ -11,6 +11,7 @@ from hitl_dashboard.db.models import CodeRevision, Conversation, Message, Review
 from hitl_dashboard.domain.enums import ReviewKind, SubjectType
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations.conversation_queries import load_detail, load_messages
+from hitl_dashboard.services.conversations.transcript_window import load_window
 from hitl_dashboard.services.findings.queries import RevisionFindings, findings_of
 from hitl_dashboard.services.findings.review_flags import review_findings
 from hitl_dashboard.services.questions.questions import questions_of
@@ -42,13 +43,19 @@ class ConversationPage:
     team_version: int | None = None  # the number of the team version it runs on (None: before versions)
     review_findings: dict | None = None  # open code review id -> ReviewFindings (the queue's flag)
     suggestions: Sequence = ()  # SuggestionStatus of every suggested change (services/conversations/suggestions.py)
+    older_messages: int = 0  # with newest_only: how many messages come before `messages`
 
 
-def conversation_page(actor: Actor | None, conversation_id: int) -> ConversationPage:
-    """NotFound for an unknown conversation. Every signed-in user may read every conversation."""
+def conversation_page(actor: Actor | None, conversation_id: int, *, newest_only: bool = False) -> ConversationPage:
+    """NotFound for an unknown conversation. Every signed-in user may read every conversation.
+    newest_only: the transcript's newest window alone (services/conversations/transcript_window.py)."""
     with reading() as uow:
         detail = load_detail(uow.session, conversation_id)
-        messages = load_messages(uow.session, conversation_id, limit=WHOLE_TRANSCRIPT)
+        if newest_only:
+            window = load_window(uow.session, conversation_id)
+            messages, older = window.messages, window.older
+        else:
+            messages, older = load_messages(uow.session, conversation_id, limit=WHOLE_TRANSCRIPT), 0
         open_reviews = [_open_review(uow.session, r) for r in detail.open_requests]
         outcomes = recent_outcomes(uow, conversation_id)
         findings = findings_of(uow.session, detail.revisions)
@@ -60,7 +67,7 @@ def conversation_page(actor: Actor | None, conversation_id: int) -> Conversation
         conversation=conversation, agents=list(pinned(conversation).agent_names), messages=messages,
         progress=detail.progress, open_reviews=open_reviews, outcomes=outcomes, revisions=detail.revisions,
         findings=findings, questions=questions, team_version=detail.team_version,
-        review_findings=flags, suggestions=detail.suggestions,
+        review_findings=flags, suggestions=detail.suggestions, older_messages=older,
     )
 
 

@@ -8,17 +8,19 @@ CLI), as on the audit page."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.lookups import load_conversation
-from hitl_dashboard.db.models import AuditEvent, CodeRevision, Decision, ReviewRequest, ToolCall, User
+from hitl_dashboard.db.models import AuditEvent, CodeRevision, Decision, Message, ReviewRequest, ToolCall, User
 from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
 from hitl_dashboard.services.conversations.conversation_page import WHOLE_TRANSCRIPT
-from hitl_dashboard.services.conversations.conversation_queries import load_messages
+from hitl_dashboard.services.conversations.conversation_queries import load_messages, transcript_pages
 from hitl_dashboard.services.transactions import reading
 
 EXPORT_VERSION = 1
@@ -29,15 +31,26 @@ def message_anchor(seq: int) -> str:
     return f"message-{seq}"
 
 
-def export_conversation(actor: Actor | None, conversation_id: int, *, public_url: str = "") -> dict[str, Any]:
-    """NotFound for an unknown conversation. `public_url` makes the message links absolute."""
+def export_conversation(actor: Actor | None, conversation_id: int, *, public_url: str = "",
+                        stream_messages: bool = False) -> dict[str, Any]:
+    """NotFound for an unknown conversation. `public_url` makes the message links absolute.
+    stream_messages: "messages" is an iterator that reads the transcript a page at a time, each page
+    its own short read, up to the last message stored when the rest was read (memory does not grow
+    with the transcript: the Markdown download streams it, api/routes/exports.py)."""
     with_audit = _may_read_audit(actor)
     with reading() as uow:
         session = uow.session
         c = load_conversation(session, conversation_id)
-        messages = load_messages(session, conversation_id, limit=WHOLE_TRANSCRIPT)
-        names = _usernames(session)
         page = f"{public_url.rstrip('/')}/conversations/{conversation_id}"
+        if stream_messages:
+            last_seq = session.exec(select(func.max(Message.seq))
+                                    .where(Message.conversation_id == conversation_id)).one()
+            messages: Iterable[dict] = _streamed(actor, conversation_id, int(last_seq or 0), page)
+            seq_of = _revision_message_seqs(session, conversation_id)
+        else:
+            rows = load_messages(session, conversation_id, limit=WHOLE_TRANSCRIPT)
+            messages, seq_of = [_message(m, page) for m in rows], {m.id: m.seq for m in rows}
+        names = _usernames(session)
         document = {
             "export_version": EXPORT_VERSION,
             "conversation": {
@@ -46,20 +59,35 @@ def export_conversation(actor: Actor | None, conversation_id: int, *, public_url
                 "prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,
                 "created_at": _at(c.created_at), "updated_at": _at(c.updated_at), "url": page,
             },
-            "messages": [
-                {"seq": m.seq, "source": m.source, "kind": m.kind, "content": m.content,
-                 "prompt_tokens": m.prompt_tokens, "completion_tokens": m.completion_tokens, "model": m.model,
-                 "created_at": _at(m.created_at), "anchor": message_anchor(m.seq),
-                 "url": f"{page}#{message_anchor(m.seq)}"}
-                for m in messages
-            ],
-            "revisions": _revisions(session, conversation_id, {m.id: m.seq for m in messages}),
+            "messages": messages,
+            "revisions": _revisions(session, conversation_id, seq_of),
             "reviews": _reviews(session, conversation_id, names),
             "decisions": _decisions(session, conversation_id, names),
             "tool_calls": _tool_calls(session, conversation_id),
             "audit_events": _audit_events(session, conversation_id) if with_audit else None,
         }
     return document
+
+
+def _message(m: Message, page: str) -> dict:
+    return {"seq": m.seq, "source": m.source, "kind": m.kind, "content": m.content,
+            "prompt_tokens": m.prompt_tokens, "completion_tokens": m.completion_tokens, "model": m.model,
+            "created_at": _at(m.created_at), "anchor": message_anchor(m.seq), "url": f"{page}#{message_anchor(m.seq)}"}
+
+
+def _streamed(actor: Actor | None, conversation_id: int, last_seq: int, page: str) -> Iterator[dict]:
+    for rows in transcript_pages(actor, conversation_id):
+        for m in rows:
+            if m.seq > last_seq:  # stored after the rest of the export was read
+                return
+            yield _message(m, page)
+
+
+def _revision_message_seqs(session: Session, conversation_id: int) -> dict[int, int]:
+    """The seq of each message a revision came from (its message id -> seq), without the transcript."""
+    rows = session.exec(select(Message.id, Message.seq).join(CodeRevision, col(CodeRevision.message_id) == Message.id)
+                        .where(CodeRevision.conversation_id == conversation_id))
+    return dict(rows.all())
 
 
 def _may_read_audit(actor: Actor | None) -> bool:

@@ -20,6 +20,12 @@ def to_markdown(doc: dict[str, Any]) -> str:
     return "".join(_lines(doc))
 
 
+def markdown_chunks(doc: dict[str, Any]) -> Iterator[str]:
+    """The same Markdown, a piece at a time: with export_conversation(stream_messages=True) the
+    transcript is read as it is written out (a download of any length in constant memory)."""
+    return _lines(doc)
+
+
 def _lines(doc: dict[str, Any]) -> Iterator[str]:
     c = doc["conversation"]
     yield f"# Conversation {c['id']}: {inline(c['title'])}\n\n"

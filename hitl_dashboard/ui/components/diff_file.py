@@ -71,6 +71,18 @@ def titles(old: Var, old_title: Var | str, new_title: Var | str) -> dict:
     return {"left_title": rx.cond(split_view(old), old_title, one_column), "right_title": new_title}
 
 
+def pane_scrollbar(pane: str, label: str) -> rx.Component:
+    """A scrollbar for one half's long lines, kept at the bottom of the window while the diff is on
+    screen; assets/diff_scroll.js sizes it and scrolls the half's lines with it."""
+    return rx.box(rx.box(class_name="diff-pane-track"), class_name="diff-pane-scroll", data_pane=pane,
+                  custom_attrs={"tabIndex": 0, "aria-label": label})
+
+
+def pane_scrollbars() -> rx.Component:
+    return rx.box(pane_scrollbar("left", "Scroll the long lines of the left side"),
+                  pane_scrollbar("right", "Scroll the long lines of the right side"), class_name="diff-pane-bars")
+
+
 def file_diff(revision: RowVar[RevisionRow]) -> rx.Component:
     viewer_props = dict(
         on_line_number_click=lambda line_id: DecisionState.pick_line(line_id, revision.key),
@@ -96,7 +108,8 @@ def file_section(revision: RowVar[RevisionRow]) -> rx.Component:
         revision.latest,
         rx.el.section(
             file_header(revision, viewed, is_open),
-            rx.cond(is_open, rx.box(file_diff(revision), class_name="diff-file-body", width="100%")),
+            rx.cond(is_open, rx.box(file_diff(revision), pane_scrollbars(), class_name="diff-file-body",
+                                    width="100%")),
             class_name="diff-file", data_key=revision.key,
             custom_attrs={"data-viewed": rx.cond(viewed, "true", "false"),
                           "data-open": rx.cond(is_open, "true", "false")},

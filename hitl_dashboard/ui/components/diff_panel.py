@@ -13,6 +13,7 @@ from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.components.suggestions import suggestion_draft, suggestion_fields, suggestion_outcomes
 from hitl_dashboard.ui.states.conversation_page import ConversationPageState as Page
 from hitl_dashboard.ui.states.decision import DecisionState
+from hitl_dashboard.ui.states.diff_files import DiffFilesState as Files
 from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
 from hitl_dashboard.ui.views.conversation_view import RevisionRow
 
@@ -47,6 +48,9 @@ def toolbar() -> rx.Component:
             rx.button("Newest", on_click=Page.reset_view, size="1", variant="ghost"),
         )),
         rx.spacer(),
+        # Long lines: each half scrolls sideways (a scrollbar per half), or they wrap; remembered.
+        rx.button(rx.cond(Files.wrap, "Scroll long lines", "Wrap long lines"), on_click=Files.toggle_wrap, size="1",
+                  variant="soft", id="diff-wrap-toggle", aria_pressed=rx.cond(Files.wrap, "true", "false")),
         # Below 768 px the diff is one column whatever this says (ui/components/diff_file.py).
         rx.button(rx.cond(Page.split_view, "Unified", "Side by side"), on_click=Page.toggle_split, size="1",
                   variant="soft", display=rx.breakpoints(initial="none", sm="inline-flex"), id="diff-split-toggle"),
@@ -106,7 +110,8 @@ def diff_panel() -> rx.Component:
             rx.vstack(
                 rx.heading("Code revisions", size="3", as_="h2"),
                 toolbar(),
-                rx.vstack(rx.foreach(Feed.revisions, file_section), spacing="2", width="100%", id="diff"),
+                rx.vstack(rx.foreach(Feed.revisions, file_section), spacing="2", width="100%", id="diff",
+                          custom_attrs={"data-wrap": rx.cond(Files.wrap, "true", "false")}),
                 rx.text("Click a line number to comment on that line; comments go out with a revision.",
                         size="1", color_scheme="gray"),
                 findings_panel(),

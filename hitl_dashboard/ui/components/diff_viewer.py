@@ -16,11 +16,13 @@ WORD_DIFF = "diffWordsWithSpace"
 # Overrides of the library's emotion styles (merged by class name, so ours win):
 # - the table has a 1000 px minimum width, wider than the panel: the new side was cut off;
 # - lines wrap anywhere by default, which breaks a code line mid-word and loses its indentation:
-#   a long line keeps its layout and scrolls sideways inside its own half instead;
+#   a long line keeps its layout and its half scrolls sideways instead, with one scrollbar per half
+#   under it (assets/diff_scroll.js moves every line of the half together), or wraps on request
+#   (the "Wrap lines" toggle, assets/app.css);
 # - every word piece is an inline-flex box with padding: plain inline text keeps code aligned.
 DIFF_STYLES = {
     "diffContainer": {"minWidth": "0", "width": "100%"},
-    "content": {"overflowX": "auto", "scrollbarWidth": "thin"},
+    "content": {"overflowX": "hidden"},
     "contentText": {"whiteSpace": "pre", "lineBreak": "auto", "wordBreak": "normal"},
     "wordDiff": {"display": "inline", "padding": "0", "wordBreak": "normal"},
     "titleBlock": {"textOverflow": "ellipsis", "whiteSpace": "nowrap"},

@@ -12,6 +12,7 @@ from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.components.transcript_export import message_anchor_id, message_link
 from hitl_dashboard.ui.states.feeds import ConversationFeed
 from hitl_dashboard.ui.states.stream_feed import StreamFeed
+from hitl_dashboard.ui.states.transcript_history import TranscriptHistory as History
 from hitl_dashboard.ui.views.conversation_view import MessageRow
 
 # Coldark: every token colour keeps WCAG AA contrast (4.5:1) on its background; Reflex's default
@@ -142,10 +143,42 @@ def stored_message(message: rx.Var[MessageRow]) -> rx.Component:
     return message_card(cast("RowVar[MessageRow]", message))
 
 
+# This tab's history belongs to the conversation on screen (it is dropped when another one opens).
+OWN_HISTORY = (History.conversation_id == ConversationFeed.id) & (History.older.length() > 0)
+
+
+def _page_button(label, on_click, *, key, id_: str) -> rx.Component:
+    """Clicked by assets/transcript_pages.js as it comes near the screen; a button for the keyboard
+    too. Its key changes with every page, so each page's button is a new element the script sees."""
+    return rx.button(label, on_click=on_click, key=key, id=id_, class_name="transcript-load", variant="soft",
+                     size="1", color_scheme="gray", width="100%")
+
+
+def older_button() -> rx.Component:
+    more = rx.cond(OWN_HISTORY, ~History.reached_start, ConversationFeed.older_messages > 0)
+    return rx.cond(more, _page_button(
+        "Show older messages", History.load_older(ConversationFeed.first_seq),
+        key=rx.cond(OWN_HISTORY, History.first_seq, ConversationFeed.first_seq).to_string(), id_="transcript-older"))
+
+
+def gap_button() -> rx.Component:
+    """The window moved on since this tab read its history: the messages in between."""
+    gap = (OWN_HISTORY & (History.last_seq + 1 < ConversationFeed.first_seq)
+           & (ConversationFeed.first_seq > History.filled_to))
+    return rx.cond(gap, _page_button("Show the messages in between", History.fill_gap(ConversationFeed.first_seq),
+                                     key=History.last_seq.to_string(), id_="transcript-gap"))
+
+
 def transcript() -> rx.Component:
-    return rx.vstack(
+    """Newest messages first (the feed's window), older ones a page at a time as the reader scrolls
+    up (ui/states/transcript_history.py). Its own scroller, which starts at its end (app.css,
+    .transcript-scroll): the newest message is on the first screen beside the decision panel."""
+    return rx.box(rx.vstack(
+        older_button(),
+        rx.cond(OWN_HISTORY, rx.foreach(History.older, lambda message: stored_message(message=message))),
+        gap_button(),
         rx.foreach(ConversationFeed.settled_messages, lambda message: stored_message(message=message)),
         rx.foreach(ConversationFeed.messages, lambda message: stored_message(message=message)),
         typing_cards(),
         spacing="3", width="100%", id="transcript",
-    )
+    ), class_name="transcript-scroll", width="100%", custom_attrs={"tabIndex": 0, "aria-label": "Transcript"})

@@ -24,6 +24,8 @@ def viewed_key(user_id: int, revision_id: int, path: str) -> str:
 
 class DiffFilesState(AppState):
     viewed_store: str = rx.LocalStorage("[]", name="hitl_viewed", sync=True)
+    # "1": long diff lines wrap instead of scrolling sideways; this browser's choice, kept across reloads.
+    wrap_store: str = rx.LocalStorage("", name="hitl_diff_wrap", sync=True)
     # Files whose fold the reviewer flipped on this page (a viewed file starts folded).
     flipped: rx.Field[list[str]] = rx.field(default_factory=list)
 
@@ -53,6 +55,15 @@ class DiffFilesState(AppState):
         self.viewed_store = json.dumps(marks[-MAX_MARKS:])
         # Marking a file viewed folds it, unmarking unfolds it: forget a flip made before.
         self.flipped = [p for p in self.flipped if p != str(path)[:MAX_PATH]]
+
+    @rx.var
+    def wrap(self) -> bool:
+        return self.wrap_store == "1"
+
+    @rx.event
+    def toggle_wrap(self):
+        """A reading choice of this browser only: nothing to protect."""
+        self.wrap_store = "" if self.wrap_store == "1" else "1"
 
     @rx.event
     def toggle_fold(self, path: str):

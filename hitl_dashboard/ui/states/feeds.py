@@ -21,6 +21,7 @@ import dataclasses
 import reflex as rx
 
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
+from hitl_dashboard.services.conversations.transcript_window import TRANSCRIPT_BLOCK, newest_block_start, window_start
 from hitl_dashboard.ui.fanout import conversation_token, queue_token, resync_on_next_refresh, unwatch, watch
 from hitl_dashboard.ui.states.app_state import AppState, path_id
 from hitl_dashboard.ui.stream import show_stream
@@ -99,14 +100,18 @@ class QueueFeed(rx.State):
             self._fill(role, rows)
 
 
-SETTLED_EVERY = 16
+SETTLED_EVERY = TRANSCRIPT_BLOCK
 
 
 def split_transcript(rows: list[MessageRow]) -> tuple[list[MessageRow], list[MessageRow]]:
-    """(settled head, newest): the head grows by SETTLED_EVERY messages at a time, and the newest
-    part holds the last 1 to SETTLED_EVERY messages."""
-    cut = (len(rows) - 1) // SETTLED_EVERY * SETTLED_EVERY if rows else 0
-    return rows[:cut], rows[cut:]
+    """(settled, newest) of the window the view holds (services/conversations/transcript_window.py):
+    the newest part holds the last 1 to SETTLED_EVERY messages, the settled part the WINDOW_BLOCKS
+    whole blocks before it, so it changes once every SETTLED_EVERY messages and never grows."""
+    if not rows:
+        return [], []
+    cut = newest_block_start(rows[-1].seq)
+    start = window_start(rows[-1].seq)
+    return [r for r in rows if start < r.seq <= cut], [r for r in rows if r.seq > cut]
 
 
 class ConversationFeed(rx.State):
@@ -122,11 +127,14 @@ class ConversationFeed(rx.State):
     tokens: str = ""
     team: str = ""
     agents: list[str] = []
-    # The transcript in two lists: a settled head, replaced only every SETTLED_EVERY messages, and
-    # the newest messages. A stored message then changes `messages` alone, so each refresh sends a
-    # few rows to every tab instead of the whole transcript (which grew with the conversation).
+    # The transcript's newest window in two lists: a settled part, replaced only every SETTLED_EVERY
+    # messages, and the newest messages. A stored message then changes `messages` alone, so each
+    # refresh sends a few rows to every tab, and a move of the window one block: the same cost
+    # whatever the length. Older messages are each tab's own (ui/states/transcript_history.py).
     settled_messages: list[MessageRow] = []
     messages: list[MessageRow] = []
+    first_seq: int = 0  # of the window's first message (0: none yet)
+    older_messages: int = 0  # how many come before it
     steps: list[StepRow] = []
     reviews: rx.Field[list[ReviewRow]] = rx.field(default_factory=list)
     revisions: rx.Field[list[RevisionRow]] = rx.field(default_factory=list)
@@ -145,7 +153,11 @@ class ConversationFeed(rx.State):
         # the page takes everything: its own copy may be older than what it was last pushed.
         everything, self._resync = everything or self._resync, False
         values = {item.name: getattr(view, item.name) for item in dataclasses.fields(view)}
-        values["settled_messages"], values["messages"] = split_transcript(values["messages"])
+        rows = values["messages"]
+        values["settled_messages"], values["messages"] = split_transcript(rows)
+        shown = values["settled_messages"] or values["messages"]
+        values["older_messages"] += len(rows) - len(values["settled_messages"]) - len(values["messages"])
+        values["first_seq"] = shown[0].seq if shown else 0
         for name, value in values.items():
             if everything or self.get_value(name) != value:
                 setattr(self, name, value)

@@ -113,7 +113,8 @@ class ConversationView:
     tokens: str = ""
     team: str = ""  # "code v2": the team version it runs on
     agents: list[str] = field(default_factory=list)
-    messages: list[MessageRow] = field(default_factory=list)
+    messages: list[MessageRow] = field(default_factory=list)  # the newest window (transcript_window.py)
+    older_messages: int = 0  # before that window: the page reads them as the reader scrolls up
     steps: list[StepRow] = field(default_factory=list)
     reviews: list[ReviewRow] = field(default_factory=list)
     revisions: list[RevisionRow] = field(default_factory=list)
@@ -137,7 +138,7 @@ def message_row(m) -> MessageRow:
 
 
 def conversation_view(actor: Actor | None, conversation_id: int) -> ConversationView:
-    page = conversation_page(actor, conversation_id)
+    page = conversation_page(actor, conversation_id, newest_only=True)
     c = page.conversation
     reviews = [_review_row(r, (page.questions or {}).get(r.request.id)) for r in page.open_reviews]
     waits_for = reviews[0] if c.status == "awaiting_review" and reviews else None
@@ -148,7 +149,7 @@ def conversation_view(actor: Actor | None, conversation_id: int) -> Conversation
         initiator_id=c.initiator_id,
         tokens=f"{c.prompt_tokens + c.completion_tokens:,}", agents=page.agents,
         team=c.template + (f" v{page.team_version}" if page.team_version else ""),
-        messages=[message_row(m) for m in page.messages],
+        messages=[message_row(m) for m in page.messages], older_messages=page.older_messages,
         steps=sign_off_steps(page.progress, c.status),
         reviews=reviews, revisions=_revision_rows(page),
         outcomes=[_outcome_row(o) for o in page.outcomes], suggestions=suggestion_rows(page.suggestions), found=True,
