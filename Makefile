@@ -39,4 +39,4 @@ constraints:
 	scripts/constraints.sh
 
 clean:
-	rm -rf .web .states test-results
+	rm -rf .web .web-e2e .states test-results
