@@ -13,8 +13,9 @@ run:
 run-hosted:
 	PORT=$(PORT) scripts/run-hosted.sh
 
-# Linters, then pytest: all but tests/e2e across the cores (pytest-xdist), then tests/e2e in one
-# process; random order, one printed seed (PYTEST_SEED=<n> replays it). ARGS: one plain pytest run.
+# Linters, then pytest: all but tests/e2e across the cores (pytest-xdist), then tests/e2e across
+# E2E_WORKERS (one per core, at most 4), each worker with its own app and web folder (.web-e2e/);
+# random order, one printed seed (PYTEST_SEED=<n> replays it). ARGS: one plain pytest run.
 test:
 	scripts/test.sh $(ARGS)
 
@@ -39,4 +40,4 @@ constraints:
 	scripts/constraints.sh
 
 clean:
-	rm -rf .web .states test-results
+	rm -rf .web .web-e2e .states test-results

@@ -4,9 +4,11 @@
 # one seed for both, printed first: PYTEST_SEED=<n> replays an order):
 #   1. every test but the browser ones, across the cores (pytest-xdist, PYTEST_WORKERS, default
 #      one per core; --dist loadgroup keeps the tests that share a Redis database on one worker);
-#   2. tests/e2e in one process, in a random order too: its apps share the checkout's .web (a build
-#      bakes in the port), and Playwright's loop must come after every test that calls asyncio.run
-#      (tests/e2e/conftest.py).
+#   2. tests/e2e across E2E_WORKERS workers (default one per core, at most 4), in a random order too:
+#      each worker serves its own app and builds it in web folders of its own (.web-e2e/<worker>-*:
+#      a Reflex build bakes in the port); --dist loadgroup keeps a module's tests that share a
+#      module-scoped fixture (an app of their own) on one worker (tests/e2e/conftest.py). A run of its
+#      own because Playwright's loop must come after every test that calls asyncio.run.
 # Both runs always run; the exit code is the first failure's.
 # Arguments replace that plan with one plain pytest run: scripts/test.sh tests/e2e -x
 set -euo pipefail
@@ -26,7 +28,9 @@ status=0
 log "running pytest 1/2: all but tests/e2e, across ${PYTEST_WORKERS:-auto} workers"
 "$PY" -m pytest --randomly-seed="$seed" -n "${PYTEST_WORKERS:-auto}" \
     --dist loadgroup --ignore=tests/e2e --durations=10 || status=$?
-log "running pytest 2/2: tests/e2e"
+cores="$(nproc)"
+e2e_workers="${E2E_WORKERS:-$((cores < 4 ? cores : 4))}"
+log "running pytest 2/2: tests/e2e, across $e2e_workers workers"
 e2e=0
-"$PY" -m pytest --randomly-seed="$seed" tests/e2e --durations=10 || e2e=$?
+"$PY" -m pytest --randomly-seed="$seed" -n "$e2e_workers" --dist loadgroup tests/e2e --durations=10 || e2e=$?
 exit $((status ? status : e2e))

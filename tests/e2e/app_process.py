@@ -21,6 +21,10 @@ ROOT = Path(__file__).resolve().parents[2]
 SERVE = ROOT / "scripts" / "serve.sh"
 # A fresh checkout installs the frontend packages and builds the bundle on first start.
 START_TIMEOUT_S = float(os.environ.get("E2E_START_TIMEOUT_S", "240"))
+# A Reflex prod build bakes the app's port into the frontend, and every start rebuilds its web
+# folder; so each pytest-xdist worker builds its apps in folders of its own (git-ignored), kept
+# between runs so that only the first run installs the frontend packages into them.
+WEB_DIRS = ROOT / ".web-e2e"
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,11 @@ class RunningApp:
 
     def log_tail(self, lines: int = 60) -> str:
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def web_dir(role: str) -> Path:
+    """This worker's web folder for `role`: "shared" (the session's app) or "own" (apps a test starts)."""
+    return WEB_DIRS / f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-{role}"
 
 
 def free_port() -> int:

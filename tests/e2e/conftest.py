@@ -10,7 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
+from tests.e2e.app_process import (
+    ROOT,
+    SERVE,
+    RunningApp,
+    free_port,
+    migrate,
+    stop,
+    wait_until_serving,
+    web_dir,
+)
 from tests.support.oidc_provider import OidcProvider, running_provider
 from tests.support.openai_stub import OpenAIStub
 
@@ -18,30 +27,64 @@ CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOT_DIR = ROOT / "docs" / "screenshots"
 
 
-OWN_APP_TESTS = ("test_hosted_live", "test_reconnect")
 # The shared app's model key: conversations routed to the OpenAI stub send it; it must show nowhere.
 OPENAI_KEY = "sk-e2e-5f0c2a7d9e41-must-not-leak"
+HERE = Path(__file__).parent
+# A fixture of these scopes is set up again whenever its module's tests are split up: an app of a
+# test's own (test_hosted_live, test_reconnect) would start twice, or one worker would empty the
+# Redis database the other's app is using.
+SHARED_BY_A_MODULE = {"module", "class", "package"}
+
+
+def _is_e2e(item: pytest.Item) -> bool:
+    return HERE in Path(str(item.fspath)).parents
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Keep the tests of a module that share a module-scoped fixture on one pytest-xdist worker
+    (`--dist loadgroup`, scripts/test.sh), found from the fixtures themselves: a new test file needs
+    no configuration. Every other browser test is a work unit of its own."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None or not _is_e2e(item):
+        return
+    if any(defs[-1].scope in SHARED_BY_A_MODULE for defs in info.name2fixturedefs.values() if defs):
+        item.add_marker(pytest.mark.xdist_group(f"e2e-{Path(str(item.fspath)).stem}"))
 
 
 # trylast: pytest's own fixture-based reordering (it groups parametrized tests) runs in this hook
-# too; ours must come after it, or a parametrized browser test lands after the hosted one.
+# too; ours must come after it.
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the e2e tests and run them last.
+    """Mark the e2e tests and run them last, the `slow` ones first among them.
 
     Playwright's sync API keeps an asyncio loop running in the main thread from the first
     browser test until the session ends; any later test calling asyncio.run() would fail with
-    "cannot be called from a running event loop".
+    "cannot be called from a running event loop". The slow ones (minutes) first, so that on
+    several workers none of them starts when the others are nearly done; otherwise the shuffled
+    order stays. Each worker builds its apps in web folders of its own (app_process.web_dir), so
+    no test depends on which app was built last.
     """
-    here = Path(__file__).parent
-    e2e = [item for item in items if here in Path(str(item.fspath)).parents]
+    e2e = [item for item in items if _is_e2e(item)]
     for item in e2e:
         item.add_marker(pytest.mark.e2e)
-    # The hosted and the restart tests serve another app from the same checkout; its frontend build
-    # (which bakes in the port) replaces the shared app's, so they come after every other browser test.
-    e2e.sort(key=lambda item: any(name in str(item.fspath) for name in OWN_APP_TESTS))
+    e2e.sort(key=lambda item: item.get_closest_marker("slow") is None)
     chosen = set(map(id, e2e))
     items[:] = [item for item in items if id(item) not in chosen] + e2e
+
+
+@pytest.fixture(scope="session", autouse=True)
+def apps_build_in_this_workers_web_dir() -> Iterator[None]:
+    """An app a test starts from this process (scripts/serve.sh with this environment) builds its
+    frontend in this worker's "own" web folder, not in the checkout's .web or another worker's."""
+    previous = os.environ.get("REFLEX_WEB_WORKDIR")
+    os.environ["REFLEX_WEB_WORKDIR"] = str(web_dir("own"))
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("REFLEX_WEB_WORKDIR", None)
+        else:
+            os.environ["REFLEX_WEB_WORKDIR"] = previous
 
 
 @pytest.fixture(scope="session")
@@ -75,6 +118,8 @@ def app_server(tmp_path_factory: pytest.TempPathFactory, openai_stub: OpenAIStub
         "BIND_HOST": "127.0.0.1",
         # Reflex clears its disk-state folder on start: keep ours apart from a running `make run`.
         "REFLEX_STATES_WORKDIR": str(workdir / "states"),
+        # Its own build (with its port): tests may start other apps meanwhile (app_process.web_dir).
+        "REFLEX_WEB_WORKDIR": str(web_dir("shared")),
         # Agents "type" visibly (word by word), so tests can watch a message stream in.
         "SCRIPTED_CHUNK_DELAY_MS": "8",
         "OPENAI_BASE_URL": openai_stub.base_url,
