@@ -180,6 +180,9 @@ def _take_waiting_statement():
 
 
 _TAKE_WAITING = _take_waiting_statement()
+_LOCK = text(f"SELECT pg_advisory_xact_lock({_AUDIT_LOCK_KEY})")
+_TRY_LOCK = text(f"SELECT pg_try_advisory_xact_lock({_AUDIT_LOCK_KEY})")
+_LOCK_SHARED = text(f"SELECT pg_advisory_xact_lock_shared({_AUDIT_LOCK_KEY})")
 _INSERT_EVENT = insert(table_of(AuditEvent))
 _OUTBOX = table_of(AuditOutbox)
 # sort_by_parameter_order: the ids come back in the order of the events (one statement for several).
@@ -198,15 +201,19 @@ def link_outbox(engine: Engine, *, own_ids: list[int] | None = None) -> int:
     wait = own_ids is None
     while True:
         with Session(engine, expire_on_commit=False, info={LINKER_SESSION: True}) as session:
+            # Core statements on the session's connection (the session is there for its commit's
+            # listeners: the anchor, the head webhook); the ORM's execution adds nothing here.
+            connection = session.connection()
             if wait:  # queued: PostgreSQL lets no later shared request overtake it, so it gets its turn
-                session.execute(text(f"SELECT pg_advisory_xact_lock({_AUDIT_LOCK_KEY})"))
-            elif not session.execute(text(f"SELECT pg_try_advisory_xact_lock({_AUDIT_LOCK_KEY})")).scalar():
+                connection.execute(_LOCK)
+            elif not connection.execute(_TRY_LOCK).scalar():
                 session.rollback()
+                connection = session.connection()
                 # Statements in a row, the count after the lock: READ COMMITTED takes a snapshot per
                 # statement, so it sees what the linker we waited for committed.
-                session.execute(text(f"SELECT pg_advisory_xact_lock_shared({_AUDIT_LOCK_KEY})"))
-                left = session.execute(select(func.count()).select_from(AuditOutbox)
-                                       .where(col(AuditOutbox.id).in_(own_ids or []))).scalar()  # not None: wait is off
+                connection.execute(_LOCK_SHARED)
+                left = connection.execute(select(func.count()).select_from(AuditOutbox)
+                                          .where(col(AuditOutbox.id).in_(own_ids or []))).scalar()  # wait is off
                 if not left:
                     return linked
                 # Missed (committed while that linker was taking): queue for the lock rather than try
@@ -214,7 +221,7 @@ def link_outbox(engine: Engine, *, own_ids: list[int] | None = None) -> int:
                 wait = True
                 continue
             # After the lock, like the count above: a snapshot taken before it could miss the newest link.
-            moved = session.execute(_TAKE_WAITING, {"batch": LINK_BATCH}).all()
+            moved = connection.execute(_TAKE_WAITING, {"batch": LINK_BATCH}).all()
             if not moved:
                 return linked
             _chain_moved(session, moved, head=(moved[0].head_seq or 0, moved[0].head_hash or GENESIS))
