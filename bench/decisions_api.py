@@ -18,12 +18,18 @@ Then the database itself is checked: every 2xx decision has its row (same id, sa
 has more than one decision, no decision exists that no client asked for, each conversation has one
 decision note in its transcript per decision, and the audit chain verifies from event 1.
 
-Baseline, same run: the same bench against the code at commit c43f3c7 (the tree before issue 12's
-decision work), checked out with `git worktree add` into a temporary folder and served from there
-(PYTHONPATH pointed at it), same worker count, same seed, its own fresh database.
+CPU per decision against its floor (issue 33; target <= 2x for the decision alone, --no-claim):
+before its decisions, each server answers the same clients' authenticated read-only requests that
+end in 404 (GET /api/conversations/<unknown>: rate limits, token check, one lookup) for
+--floor-seconds; the bench prints CPU (web tier + PostgreSQL) per decision beside CPU per 404, and
+their ratio, for the code under test and for the baseline.
+
+Baseline, same run: the same bench against the code at --baseline-commit (default 33ea0c1, the main
+before issue 33's decision work), checked out with `git worktree add` into a temporary folder and
+served from there (PYTHONPATH pointed at it), same worker count, same seed, its own fresh database.
 
     .venv/bin/python bench/decisions_api.py [--quick] [--workers 4] [--clients 200] [--seconds 30]
-        [--no-baseline]"""
+        [--no-baseline] [--no-claim] [--floor-seconds S]"""
 
 from __future__ import annotations
 
