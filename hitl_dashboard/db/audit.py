@@ -22,7 +22,7 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from sqlalchemy import Integer, String, event, func, insert, text
@@ -147,7 +147,7 @@ def _chain(session: OrmSession, events: list[AuditEvent], head: tuple[int, str] 
     session.info[PENDING_HEAD] = (seq, prev)
 
 
-def _chain_moved(session: OrmSession, moved: list, head: tuple[int, str]) -> None:
+def _chain_moved(session: OrmSession, moved: Sequence[Any], head: tuple[int, str]) -> None:
     """The linker's _chain: outbox rows into the chain as one Core INSERT of plain values (issue 33:
     an ORM object and a flush per event cost more than the linking itself)."""
     seq, prev = head
