@@ -18,12 +18,18 @@ Then the database itself is checked: every 2xx decision has its row (same id, sa
 has more than one decision, no decision exists that no client asked for, each conversation has one
 decision note in its transcript per decision, and the audit chain verifies from event 1.
 
-Baseline, same run: the same bench against the code at commit c43f3c7 (the tree before issue 12's
-decision work), checked out with `git worktree add` into a temporary folder and served from there
-(PYTHONPATH pointed at it), same worker count, same seed, its own fresh database.
+CPU per decision against its floor (issue 33; target <= 2x for the decision alone, --no-claim):
+before its decisions, each server answers the same clients' authenticated read-only requests that
+end in 404 (GET /api/conversations/<unknown>: rate limits, token check, one lookup) for
+--floor-seconds; the bench prints CPU (web tier + PostgreSQL) per decision beside CPU per 404, and
+their ratio, for the code under test and for the baseline.
+
+Baseline, same run: the same bench against the code at --baseline-commit (default 33ea0c1, the main
+before issue 33's decision work), checked out with `git worktree add` into a temporary folder and
+served from there (PYTHONPATH pointed at it), same worker count, same seed, its own fresh database.
 
     .venv/bin/python bench/decisions_api.py [--quick] [--workers 4] [--clients 200] [--seconds 30]
-        [--no-baseline]"""
+        [--no-baseline] [--no-claim] [--floor-seconds S]"""
 
 from __future__ import annotations
 
@@ -48,10 +54,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._support import ROOT, free_port, p95, temporary_database, wait_until_answers  # noqa: E402
 
-BASELINE_COMMIT = "c43f3c7"
+BASELINE_COMMIT = "33ea0c1"  # the main before issue 33's decision work
 ROLES = ("security_reviewer", "product_reviewer")
 MESSAGES_PER_CONVERSATION = 5
 TARGET_PER_S, TARGET_P95_MS = 300.0, 500.0
+TARGET_COST_RATIO = 2.0  # CPU per decision alone / CPU per authenticated 404 (issue 33)
 REDIS_BASE = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379")
 REDIS_DB = {"new": 13, "baseline": 14}  # the tests use db 7; each server here flushes its own
 
@@ -356,7 +363,7 @@ def check_database(clients: list[Client]) -> dict[str, int | bool | str]:
 
 
 def run_one(label: str, code_dir: Path, clients_n: int, per_client: int, workers: int, seconds: float,
-            claim_first: bool = True, server_env: dict[str, str] | None = None) -> dict:
+            claim_first: bool = True, server_env: dict[str, str] | None = None, floor_seconds: float = 0) -> dict:
     with temporary_database("postgresql") as url, tempfile.TemporaryDirectory(prefix="hitl-dec-") as tmp:
         seeded = time.perf_counter()
         clients = seed(clients_n, per_client)
@@ -364,6 +371,7 @@ def run_one(label: str, code_dir: Path, clients_n: int, per_client: int, workers
               flush=True)
         redis_url = f"{REDIS_BASE}/{REDIS_DB[label]}"
         with hosted_web_tier(code_dir, url, redis_url, workers, Path(tmp), server_env or {}) as (base, group):
+            floor = floor_404(base, group, url, clients, floor_seconds) if floor_seconds else None
             meter = CpuMeter(group, url)
             meter.start()
             wall = asyncio.run(load(base, clients, seconds, lambda i, client, http, deadline:
@@ -385,8 +393,45 @@ def run_one(label: str, code_dir: Path, clients_n: int, per_client: int, workers
         "cycle_p95": p95(cycles) if cycles else float("nan"),
         "statuses": dict(sorted(statuses.items(), key=lambda kv: str(kv[0]))),
         "check": check, "client_cpu_s": meter.client_s, "web_cpu_ms": web_ms, "pg_cpu_ms": pg_ms,
-        "load": load_avg,
+        "load": load_avg, "floor": floor,
     }
+
+
+def floor_404(base: str, group: int, url: str, clients: list[Client], seconds: float) -> dict:
+    """The floor a decision is compared with, on the same server just before the decisions: the same
+    clients' authenticated read-only requests that answer 404 (token check, rate limits, one lookup)."""
+    _label, method, path_of, with_token = FLOOR_PROBES[1]
+    asyncio.run(warm_up(base, clients, method, path_of))
+    meter = CpuMeter(group, url)
+    meter.start()
+    done, wall, statuses, _latencies = asyncio.run(probe_load(base, clients, seconds, method, path_of, with_token))
+    meter.stop()
+    web_ms, pg_ms, _client_ms = meter.per(done)
+    return {"per_s": done / wall, "web_cpu_ms": web_ms, "pg_cpu_ms": pg_ms, "statuses": dict(statuses)}
+
+
+async def warm_up(base: str, clients: list[Client], method: str, path_of) -> None:  # noqa: ANN001
+    """One unmeasured request per client first: its token's first use writes last_used_at (then once a
+    minute), which neither the floor nor the decisions after it should carry."""
+
+    async def one(_index: int, client: Client, http, _deadline: float) -> None:  # noqa: ANN001
+        await http.request(method, path_of(0), {"Authorization": f"Bearer {client.token}"})
+
+    await load(base, clients, 0, one)
+
+
+def cost_ratio(result: dict) -> float:
+    """CPU (web tier + PostgreSQL) per decision over CPU per authenticated 404: the target's figure."""
+    floor = result["floor"]
+    return (result["web_cpu_ms"] + result["pg_cpu_ms"]) / (floor["web_cpu_ms"] + floor["pg_cpu_ms"])
+
+
+def cost_line(result: dict, what: str) -> str:
+    floor = result["floor"]
+    return (f"{what} {result['web_cpu_ms'] + result['pg_cpu_ms']:.2f} ms (web tier {result['web_cpu_ms']:.2f} + "
+            f"PostgreSQL {result['pg_cpu_ms']:.2f}) against {floor['web_cpu_ms'] + floor['pg_cpu_ms']:.2f} ms per "
+            f"authenticated 404 ({floor['web_cpu_ms']:.2f} + {floor['pg_cpu_ms']:.2f}, {floor['per_s']:.0f}/s, "
+            f"statuses {floor['statuses']}): ratio {cost_ratio(result):.2f}x")
 
 
 @dataclass
@@ -483,6 +528,8 @@ def report(result: dict) -> None:
           f"{result['load'][0]:.2f}; CPU per decision: web tier {result['web_cpu_ms']:.1f} ms, PostgreSQL "
           f"{result['pg_cpu_ms']:.1f} ms, bench client {client_ms:.1f} ms")
     print(f"  [{result['label']}] HTTP statuses: {result['statuses']}")
+    if result["floor"]:
+        print(f"  [{result['label']}] CPU per decision: {cost_line(result, 'decision')}")
     print(f"  [{result['label']}] database check: {result['check']}")
 
 
@@ -505,6 +552,9 @@ def main() -> None:
                         help="decide without claiming first (one request per decision, as a bot may)")
     parser.add_argument("--floor", action="store_true",
                         help="instead of decisions, what a request costs before any decision work")
+    parser.add_argument("--floor-seconds", type=float, default=None,
+                        help="seconds of authenticated 404s on each server before its decisions (the ratio's "
+                             "floor; default 10, --quick 8; 0: none)")
     parser.add_argument("--server-env", nargs="*", default=[], metavar="NAME=VALUE",
                         help="settings for the web tier under test, e.g. API_THREADS=8")
     args = parser.parse_args()
@@ -523,12 +573,14 @@ def main() -> None:
           f"{os.getloadavg()[0]:.2f} at the start", flush=True)
     print(f"each decision: {'claim, then decision' if claim_first else 'decision alone (no claim)'}; "
           f"web tier settings: {server_env or 'defaults'}", flush=True)
-    results = [run_one("new", ROOT, args.clients, per_client, args.workers, seconds, claim_first, server_env)]
+    floor_seconds = args.floor_seconds if args.floor_seconds is not None else (8.0 if args.quick else 10.0)
+    results = [run_one("new", ROOT, args.clients, per_client, args.workers, seconds, claim_first, server_env,
+                       floor_seconds)]
     report(results[0])
     if not args.no_baseline:
         with baseline_tree(args.baseline_commit) as tree:
             results.append(run_one("baseline", tree, args.clients, per_client, args.workers, seconds, claim_first,
-                                   server_env))
+                                   server_env, floor_seconds))
         report(results[1])
     new = results[0]
     statuses = new["statuses"]
@@ -544,6 +596,12 @@ def main() -> None:
               f"{base['p95']:.0f} ms, {base['statuses'].get(503, 0)} x 503; ratio {new['per_s'] / base['per_s']:.1f}x "
               f"decisions/s, {base['p95'] / new['p95']:.1f}x p95; CPU per decision: web tier "
               f"{base['web_cpu_ms']:.1f} ms, PostgreSQL {base['pg_cpu_ms']:.1f} ms")
+    if new["floor"]:
+        what = "claim + decision" if claim_first else "decision alone"
+        print(f"CPU per decision against an authenticated 404 on the same server (target <= {TARGET_COST_RATIO:.0f}x, "
+              f"for the decision alone): {cost_line(new, what)}")
+        if len(results) > 1:
+            print(f"  baseline (commit {args.baseline_commit}, same run): {cost_line(results[1], what)}")
     if not all(passed(r) for r in results):
         print("DATABASE CHECK FAILED", file=sys.stderr)
         sys.exit(1)

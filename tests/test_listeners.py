@@ -28,6 +28,8 @@ def ours():
         for listener in getattr(Session.dispatch, name)._clslevel.get(Session, ()):
             if getattr(listener, "__module__", "").startswith("hitl_dashboard"):
                 found.append(f"{name} {listener.__module__}.{listener.__qualname__}")
+    from hitl_dashboard.db.audit import written_observers
+    found += [f"audit_written {o.__module__}.{o.__qualname__}" for o in written_observers()]
     return found
 
 
@@ -64,8 +66,8 @@ def test_imports_register_nothing_and_install_registers_each_listener_once() -> 
         "after_commit hitl_dashboard.services.audit.audit_anchor._after_commit",
         "before_commit hitl_dashboard.services.webhooks.audit_head_webhook._before_commit",
         "after_commit hitl_dashboard.services.webhooks.webhook_cache._after_commit",
-        "after_flush hitl_dashboard.services.observability.audit_metrics._after_flush",
-        "after_flush hitl_dashboard.services.observability.audit_traces._after_flush",
+        "audit_written hitl_dashboard.services.observability.audit_metrics._written",
+        "audit_written hitl_dashboard.services.observability.audit_traces._written",
     } <= set(found["once"])
     # The audit chain links before the anchor's webhook reads the head it sets.
     assert found["once"].index("before_commit hitl_dashboard.db.audit._before_commit") < found["once"].index(

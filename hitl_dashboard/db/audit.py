@@ -22,15 +22,17 @@ import logging
 import os
 import threading
 import weakref
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from sqlalchemy import Integer, String, event, func, text
+from sqlalchemy import Integer, String, event, func, insert, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import SessionTransaction
 from sqlmodel import Session, col, select
 
-from hitl_dashboard.db.models import AuditEvent, AuditOutbox, utcnow
+from hitl_dashboard.db.models import AuditEvent, AuditOutbox, chain_payload, utcnow
+from hitl_dashboard.db.rows import table_of
 from hitl_dashboard.domain.audit_chain import GENESIS, event_hash
 
 log = logging.getLogger(__name__)
@@ -58,6 +60,24 @@ def pending_head(session: OrmSession) -> tuple[int, str] | None:
 
 def forget_pending_head(session: OrmSession) -> tuple[int, str] | None:
     return session.info.pop(PENDING_HEAD, None)
+
+
+# Who is told of the events a transaction writes (the metrics, the traces): at its commit, in the
+# transaction that made them, once each; never of the linker's copies. The events are AuditEvent
+# objects; on PostgreSQL no ORM object is flushed for them (a Core INSERT into the outbox), so an
+# after_flush listener would not see them.
+WrittenObserver = Callable[[OrmSession, list[AuditEvent]], None]
+_written_observers: list[WrittenObserver] = []
+
+
+def observe_written(observer: WrittenObserver) -> None:
+    """Called by an observer's install() (hitl_dashboard/listeners.py). Idempotent."""
+    if observer not in _written_observers:
+        _written_observers.append(observer)
+
+
+def written_observers() -> tuple[WrittenObserver, ...]:
+    return tuple(_written_observers)
 
 
 # Without the listeners a transaction's events would never be linked, so never stored: append_audit
@@ -100,12 +120,16 @@ def link_pending(session: OrmSession) -> None:
     if not events:
         return
     if session.get_bind().dialect.name == "postgresql":
-        rows = [AuditOutbox(**{name: getattr(e, name) for name in _FIELDS}) for e in events]
-        session.add_all(rows)
-        session.info.setdefault(OUTBOX_WRITTEN, []).extend(rows)
-        return
-    session.flush()  # every other change first
-    _chain(session, events)
+        # A Core INSERT on the session's connection (issue 33: an ORM object and a flush per event
+        # cost more than the row); the ids are what the linker waits for after the commit.
+        ids = session.connection().execute(
+            _INSERT_OUTBOX, [{name: getattr(e, name) for name in _FIELDS} for e in events]).scalars().all()
+        session.info.setdefault(OUTBOX_WRITTEN, []).extend(ids)
+    else:
+        session.flush()  # every other change first
+        _chain(session, events)
+    for observer in _written_observers:
+        observer(session, events)
 
 
 def _chain(session: OrmSession, events: list[AuditEvent], head: tuple[int, str] | None = None) -> None:
@@ -120,6 +144,21 @@ def _chain(session: OrmSession, events: list[AuditEvent], head: tuple[int, str] 
         audit_event.hash = prev = event_hash(prev, audit_event.payload())
     session.add_all(events)
     session.flush()
+    session.info[PENDING_HEAD] = (seq, prev)
+
+
+def _chain_moved(session: OrmSession, moved: Sequence[Any], head: tuple[int, str]) -> None:
+    """The linker's _chain: outbox rows into the chain as one Core INSERT of plain values (issue 33:
+    an ORM object and a flush per event cost more than the linking itself)."""
+    seq, prev = head
+    values = []
+    for row in moved:
+        seq += 1
+        event_values = {name: getattr(row, name) for name in _FIELDS}
+        digest = event_hash(prev, chain_payload(seq, row))
+        values.append({**event_values, "seq": seq, "prev_hash": prev, "hash": digest})
+        prev = digest
+    session.connection().execute(_INSERT_EVENT, values)
     session.info[PENDING_HEAD] = (seq, prev)
 
 
@@ -141,6 +180,13 @@ def _take_waiting_statement():
 
 
 _TAKE_WAITING = _take_waiting_statement()
+_LOCK = text(f"SELECT pg_advisory_xact_lock({_AUDIT_LOCK_KEY})")
+_TRY_LOCK = text(f"SELECT pg_try_advisory_xact_lock({_AUDIT_LOCK_KEY})")
+_LOCK_SHARED = text(f"SELECT pg_advisory_xact_lock_shared({_AUDIT_LOCK_KEY})")
+_INSERT_EVENT = insert(table_of(AuditEvent))
+_OUTBOX = table_of(AuditOutbox)
+# sort_by_parameter_order: the ids come back in the order of the events (one statement for several).
+_INSERT_OUTBOX = insert(_OUTBOX).returning(_OUTBOX.c.id, sort_by_parameter_order=True)
 
 
 def link_outbox(engine: Engine, *, own_ids: list[int] | None = None) -> int:
@@ -155,15 +201,19 @@ def link_outbox(engine: Engine, *, own_ids: list[int] | None = None) -> int:
     wait = own_ids is None
     while True:
         with Session(engine, expire_on_commit=False, info={LINKER_SESSION: True}) as session:
+            # Core statements on the session's connection (the session is there for its commit's
+            # listeners: the anchor, the head webhook); the ORM's execution adds nothing here.
+            connection = session.connection()
             if wait:  # queued: PostgreSQL lets no later shared request overtake it, so it gets its turn
-                session.execute(text(f"SELECT pg_advisory_xact_lock({_AUDIT_LOCK_KEY})"))
-            elif not session.execute(text(f"SELECT pg_try_advisory_xact_lock({_AUDIT_LOCK_KEY})")).scalar():
+                connection.execute(_LOCK)
+            elif not connection.execute(_TRY_LOCK).scalar():
                 session.rollback()
+                connection = session.connection()
                 # Statements in a row, the count after the lock: READ COMMITTED takes a snapshot per
                 # statement, so it sees what the linker we waited for committed.
-                session.execute(text(f"SELECT pg_advisory_xact_lock_shared({_AUDIT_LOCK_KEY})"))
-                left = session.execute(select(func.count()).select_from(AuditOutbox)
-                                       .where(col(AuditOutbox.id).in_(own_ids or []))).scalar()  # not None: wait is off
+                connection.execute(_LOCK_SHARED)
+                left = connection.execute(select(func.count()).select_from(AuditOutbox)
+                                          .where(col(AuditOutbox.id).in_(own_ids or []))).scalar()  # wait is off
                 if not left:
                     return linked
                 # Missed (committed while that linker was taking): queue for the lock rather than try
@@ -171,12 +221,10 @@ def link_outbox(engine: Engine, *, own_ids: list[int] | None = None) -> int:
                 wait = True
                 continue
             # After the lock, like the count above: a snapshot taken before it could miss the newest link.
-            moved = session.execute(_TAKE_WAITING, {"batch": LINK_BATCH}).all()
+            moved = connection.execute(_TAKE_WAITING, {"batch": LINK_BATCH}).all()
             if not moved:
                 return linked
-            events = [AuditEvent(seq=0, prev_hash="", hash="", **{name: getattr(row, name) for name in _FIELDS})
-                      for row in moved]
-            _chain(session, events, head=(moved[0].head_seq or 0, moved[0].head_hash or GENESIS))
+            _chain_moved(session, moved, head=(moved[0].head_seq or 0, moved[0].head_hash or GENESIS))
             session.commit()  # publishes the new head (services/audit_anchor.py) and releases the lock
         linked += len(moved)
         if len(moved) < LINK_BATCH:
@@ -259,9 +307,9 @@ def link_after_commit(session: Session) -> None:
 
 
 def _after_commit(session: OrmSession) -> None:
-    rows = session.info.pop(OUTBOX_WRITTEN, None)
-    if rows:
-        session.info.setdefault(LINK_DUE, []).extend(row.id for row in rows)
+    ids = session.info.pop(OUTBOX_WRITTEN, None)
+    if ids:
+        session.info.setdefault(LINK_DUE, []).extend(ids)
 
 
 def _after_soft_rollback(session: OrmSession, previous: SessionTransaction) -> None:

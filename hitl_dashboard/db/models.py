@@ -274,17 +274,23 @@ class AuditEvent(SQLModel, table=True):
     hash: str = Field(max_length=64)
 
     def payload(self) -> dict[str, Any]:
-        return {
-            "seq": self.seq,
-            "at": self.at.isoformat(),
-            "actor": self.actor,
-            "actor_role": self.actor_role,
-            "action": self.action,
-            "conversation_id": self.conversation_id,
-            "review_request_id": self.review_request_id,
-            "content_hash": self.content_hash,
-            "details": self.details,
-        }
+        return chain_payload(self.seq, self)
+
+
+def chain_payload(seq: int, event: Any) -> dict[str, Any]:
+    """What an event's hash covers: its seq and the fields of `event` (an AuditEvent, or a row with
+    the same names, such as an audit_outbox row the linker moves)."""
+    return {
+        "seq": seq,
+        "at": event.at.isoformat(),
+        "actor": event.actor,
+        "actor_role": event.actor_role,
+        "action": event.action,
+        "conversation_id": event.conversation_id,
+        "review_request_id": event.review_request_id,
+        "content_hash": event.content_hash,
+        "details": event.details,
+    }
 
 
 class AuditOutbox(SQLModel, table=True):

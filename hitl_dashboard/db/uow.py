@@ -53,10 +53,12 @@ class UnitOfWork:
 class CoreUnitOfWork:
     """A transaction on a bare connection, for a hot path that writes with Core statements only: no
     ORM objects and no audit events (those need UnitOfWork: its session links the audit chain). Rolls
-    back unless committed; the callbacks given to on_commit run once the commit has returned."""
+    back unless committed; the callbacks given to on_commit run once the commit has returned.
+    read_only: for a hot read (every API request's token check), as UnitOfWork's."""
 
-    def __init__(self, engine: Engine | None = None):
+    def __init__(self, engine: Engine | None = None, *, read_only: bool = False):
         self.engine = engine or get_engine()
+        self.read_only = read_only
         self._connection: Connection | None = None
         self._after_commit: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
 
@@ -68,8 +70,8 @@ class CoreUnitOfWork:
         return self._connection
 
     def __enter__(self) -> CoreUnitOfWork:
-        self._connection = self.engine.connect()
-        self._connection.begin()  # SQLite: BEGIN IMMEDIATE (db/engine.py)
+        self._connection = (read_only_engine(self.engine) if self.read_only else self.engine).connect()
+        self._connection.begin()  # SQLite: BEGIN IMMEDIATE, or deferred when read_only (db/engine.py)
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -17,6 +17,7 @@ from hitl_dashboard.api.schemas.reviews import (
     ReviewPublic,
 )
 from hitl_dashboard.api.strict_json import StrictJsonRoute
+from hitl_dashboard.api.validated import validated_json
 from hitl_dashboard.domain.decisions import DecisionInput, LineComment, check_idempotency_key
 from hitl_dashboard.domain.enums import Role, SubjectType
 from hitl_dashboard.services.findings.review_flags import review_findings_reading
@@ -63,9 +64,9 @@ def next_review(actor: CurrentActor, role: Annotated[Role, Query()],
 
 
 @router.post("/{review_id}/claim", response_model=ReviewPublic, responses={**NOT_FOUND, **CONFLICT})
-def claim(review_id: IdPath, actor: CurrentActor) -> ReviewPublic:
+def claim(review_id: IdPath, actor: CurrentActor) -> Response:
     """Take a review request, so other reviewers see it is being worked on."""
-    return ReviewPublic.model_validate(claims.claim(actor, review_id))
+    return validated_json(ReviewPublic.model_validate(claims.claim(actor, review_id)))
 
 
 @router.post("/{review_id}/release", response_model=ReviewPublic, responses={**NOT_FOUND, **CONFLICT})
@@ -84,7 +85,7 @@ def decision(
     idempotency_key: Annotated[str | None, Header(
         alias="Idempotency-Key", description="1-200 printable ASCII characters, no spaces; yours alone",
         json_schema_extra={"pattern": "^[!-~]{1,200}$", "minLength": 1, "maxLength": 200})] = None,
-) -> DecisionOutcomePublic:
+) -> Response:
     """Approve, revise, abort or skip; approve with your own version of the code (edited_files) or the
     message (edited_text) under review. The same Idempotency-Key twice with the same body applies the
     decision once (the second answer has replayed=true); with another body it is a 422. A malformed
@@ -99,9 +100,9 @@ def decision(
         override_reason=body.override_reason, expected_content_hash=body.expected_content_hash,
     )
     outcome = decide(actor, review_id, decision_input)
-    return DecisionOutcomePublic(
+    return validated_json(DecisionOutcomePublic(
         decision_id=outcome.decision_id, review_id=outcome.review_request_id,
         conversation_id=outcome.conversation_id, action=outcome.action,
         conversation_status=outcome.conversation_status, next_review_id=outcome.next_review_id,
         replayed=outcome.replayed,
-    )
+    ))

@@ -15,14 +15,15 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import timedelta
-from typing import Any
 
-from sqlalchemy import func, update
+from sqlalchemy import Select, bindparam, func, update
+from sqlalchemy import select as core_select
 from sqlmodel import col, select
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import ApiToken, User, utcnow
-from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.db.rows import table_of
+from hitl_dashboard.db.uow import CoreUnitOfWork, UnitOfWork
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from hitl_dashboard.domain.permissions import FULL_SCOPE, TOKEN_SCOPES, Actor
 from hitl_dashboard.services.auth.users import get_user_by_name
@@ -104,26 +105,33 @@ def resolve_token(plaintext: str, kind: str | None = None) -> Actor:
     when last_used_at is due (once a minute per token)."""
     if not plaintext or len(plaintext) > MAX_TOKEN_CHARS or not plaintext.startswith(TOKEN_PREFIX):
         raise PermissionDenied(_REFUSED)
-    with reading() as uow:
+    with CoreUnitOfWork(read_only=True) as uow:
         actor, token_to_touch = _resolve(uow, plaintext, kind)
     if token_to_touch is not None:
-        with transaction() as uow:
-            uow.session.exec(update(ApiToken).where(col(ApiToken.id) == token_to_touch).values(last_used_at=utcnow()))
+        with CoreUnitOfWork() as write:
+            write.connection.execute(update(ApiToken).where(col(ApiToken.id) == token_to_touch)
+                                     .values(last_used_at=utcnow()))
+            write.commit()
     return actor
 
 
-def _resolve(uow: UnitOfWork, plaintext: str, kind: str | None) -> tuple[Actor, int | None]:
+def _token_statement() -> Select:
+    """The columns the check needs, not two whole entities: every API request pays for this read."""
+    tokens, users = table_of(ApiToken), table_of(User)
+    return (core_select(*(tokens.c[name] for name in ("id", "kind", "scope", "name", "revoked_at", "expires_at",
+                                                       "last_used_at", "created_at", "user_id")),
+                        users.c.username, users.c.roles, users.c.is_active)
+            .join(users, users.c.id == tokens.c.user_id).where(tokens.c.token_hash == bindparam("token_hash")))
+
+
+# Built once, read with Core on a bare connection (issue 33: the ORM session and its statement
+# handling cost more than the read itself, on every API request).
+_TOKEN = _token_statement()
+
+
+def _resolve(uow: CoreUnitOfWork, plaintext: str, kind: str | None) -> tuple[Actor, int | None]:
     """The actor, and the token's id when its last_used_at is due."""
-    # The columns it needs, not two whole entities: every API request pays for this read.
-    # sqlmodel's select() is typed for at most 4 columns; it takes any number. The row's columns are
-    # read by name, which its typing (a plain tuple) does not know: Any.
-    token: Any = uow.session.exec(
-        select(ApiToken.id, ApiToken.kind, ApiToken.scope, ApiToken.name,  # type: ignore[call-overload]
-               ApiToken.revoked_at, ApiToken.expires_at, ApiToken.last_used_at,
-               ApiToken.created_at, ApiToken.user_id, User.username, User.roles, User.is_active)
-        .join(User, User.id == ApiToken.user_id)
-        .where(ApiToken.token_hash == hash_token(plaintext))
-    ).first()
+    token = uow.connection.execute(_TOKEN, {"token_hash": hash_token(plaintext)}).first()
     if token is None:
         raise PermissionDenied(_REFUSED)
     now = utcnow()

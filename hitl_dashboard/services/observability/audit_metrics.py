@@ -3,17 +3,17 @@
 Every state change writes its audit event in the same transaction (DESIGN.md), so watching the
 events flushed and counting them once that transaction commits counts every decision and every
 overdue request exactly once, whichever service, process or edge did it, with no hook in the
-decision path itself. On PostgreSQL a transaction's events are flushed as audit_outbox rows and
-linked into the chain afterwards by another session: they are counted in the transaction that made
-them (where its review request is already loaded: no query), never again in the linker's."""
+decision path itself. db/audit.py tells of a transaction's events at its commit (on PostgreSQL, as
+they go to audit_outbox, to be linked into the chain afterwards by another session): they are counted
+in the transaction that made them (where its review request is already loaded: no query), never
+again in the linker's."""
 
 from __future__ import annotations
 
-from sqlalchemy import event
 from sqlalchemy.orm import Session
 
-from hitl_dashboard.db.audit import LINKER_SESSION
-from hitl_dashboard.db.models import AuditEvent, AuditOutbox, ReviewRequest
+from hitl_dashboard.db.audit import observe_written
+from hitl_dashboard.db.models import AuditEvent, ReviewRequest
 from hitl_dashboard.observability import metrics
 from hitl_dashboard.observability.on_commit import on_commit
 
@@ -21,15 +21,12 @@ DECISION_ACTIONS = ("decision.recorded", "decision.override")
 OVERDUE_ACTIONS = ("review.escalated", "review.expired")
 
 
-def _after_flush(session: Session, _context) -> None:
-    if session.info.get(LINKER_SESSION):
-        return
-    for obj in session.new:
-        if isinstance(obj, AuditEvent | AuditOutbox):
-            _count(session, obj)
+def _written(session: Session, events: list[AuditEvent]) -> None:
+    for e in events:
+        _count(session, e)
 
 
-def _count(session: Session, e: AuditEvent | AuditOutbox) -> None:
+def _count(session: Session, e: AuditEvent) -> None:
     if e.action in DECISION_ACTIONS:
         role = e.actor_role or "unknown"
         on_commit(session, metrics.decision, str(e.details.get("action", "unknown")), role,
@@ -39,7 +36,7 @@ def _count(session: Session, e: AuditEvent | AuditOutbox) -> None:
                   e.details.get("to") if e.action == "review.escalated" else None)
 
 
-def _waited_s(session: Session, e: AuditEvent | AuditOutbox) -> float | None:
+def _waited_s(session: Session, e: AuditEvent) -> float | None:
     if e.review_request_id is None:
         return None
     with session.no_autoflush:  # the decision path loaded the request: usually no query at all
@@ -51,5 +48,4 @@ def _waited_s(session: Session, e: AuditEvent | AuditOutbox) -> float | None:
 
 def install() -> None:
     """Idempotent."""
-    if not event.contains(Session, "after_flush", _after_flush):
-        event.listen(Session, "after_flush", _after_flush)
+    observe_written(_written)

@@ -14,17 +14,16 @@ from opentelemetry.util.types import AttributeValue
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
-from hitl_dashboard.db.audit import LINKER_SESSION
-from hitl_dashboard.db.models import AuditEvent, AuditOutbox, Conversation
+from hitl_dashboard.db.audit import observe_written
+from hitl_dashboard.db.models import AuditEvent, Conversation
 from hitl_dashboard.observability import tracing
 from hitl_dashboard.services.observability.audit_metrics import DECISION_ACTIONS
 
-_KEY = "hitl_traced_audit_events"
 _CARRY = "hitl_trace_carriers"
 STARTS_A_CHAIN = (*DECISION_ACTIONS, "conversation.started", "conversation.retried")
 
 
-def attributes(e: AuditEvent | AuditOutbox) -> dict[str, AttributeValue]:
+def attributes(e: AuditEvent) -> dict[str, AttributeValue]:
     found: dict[str, AttributeValue | None] = {
         "hitl.audit.action": e.action, "hitl.actor": e.actor, "hitl.actor.role": e.actor_role,
         "hitl.conversation.id": e.conversation_id, "hitl.review.id": e.review_request_id}
@@ -35,20 +34,15 @@ def attributes(e: AuditEvent | AuditOutbox) -> dict[str, AttributeValue]:
     return {k: v for k, v in found.items() if v is not None}
 
 
-def _after_flush(session: Session, _context) -> None:
-    # Where the events are made, in the request or run that made them: its own chained events on
-    # SQLite, the rows it puts in the outbox on PostgreSQL. Those are linked after the commit by
-    # whichever thread's linking round comes first (another request's, another process's), so the
-    # linker's copies are never traced: a decision's span would hang under that other request, and
-    # its conversation would carry that request's trace to the runner.
-    if tracing.is_on() and not session.info.get(LINKER_SESSION):
-        events = [obj for obj in session.new if isinstance(obj, AuditEvent | AuditOutbox)]
-        if events:
-            session.info.setdefault(_KEY, []).extend(events)
-
-
-def _after_flush_postexec(session: Session, _context) -> None:
-    for e in session.info.pop(_KEY, ()):
+def _written(session: Session, events: list[AuditEvent]) -> None:
+    # Where the events are made, in the request or run that made them, at its commit (db/audit.py).
+    # On PostgreSQL they are linked after the commit by whichever thread's linking round comes
+    # first (another request's, another process's), so the linker's copies are never traced: a
+    # decision's span would hang under that other request, and its conversation would carry that
+    # request's trace to the runner.
+    if not tracing.is_on():
+        return
+    for e in events:
         if e.action in STARTS_A_CHAIN:
             _chain_start(session, e)
         else:
@@ -57,7 +51,7 @@ def _after_flush_postexec(session: Session, _context) -> None:
                 span.add_event(e.action, attributes(e))
 
 
-def _chain_start(session: Session, e: AuditEvent | AuditOutbox) -> None:
+def _chain_start(session: Session, e: AuditEvent) -> None:
     details = e.details if isinstance(e.details, dict) else {}
     name = f"decision {details.get('action', '')}".strip() if e.action in DECISION_ACTIONS else e.action
     attrs = attributes(e)
@@ -89,7 +83,6 @@ def _carry(session: Session, conversation_id: int, carrier: dict[str, str]) -> N
 
 def _forget(session: Session, *_) -> None:
     session.info.pop(_CARRY, None)
-    session.info.pop(_KEY, None)
 
 
 def _after_transaction_end(session: Session, transaction) -> None:
@@ -99,8 +92,8 @@ def _after_transaction_end(session: Session, transaction) -> None:
 
 def install() -> None:
     """Idempotent."""
-    for name, listener in (("after_flush", _after_flush), ("after_flush_postexec", _after_flush_postexec),
-                           ("before_commit", _before_commit), ("after_soft_rollback", _forget),
+    observe_written(_written)
+    for name, listener in (("before_commit", _before_commit), ("after_soft_rollback", _forget),
                            ("after_transaction_end", _after_transaction_end)):
         if not event.contains(Session, name, listener):
             event.listen(Session, name, listener)

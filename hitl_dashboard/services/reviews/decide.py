@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-from sqlalchemy import exists, update
+from sqlalchemy import bindparam, exists, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col, select
@@ -23,7 +23,7 @@ from hitl_dashboard.db.models import (
     without_checkpoint,
 )
 from hitl_dashboard.db.questions_models import ReviewQuestion
-from hitl_dashboard.db.rows import get_existing, table_of
+from hitl_dashboard.db.rows import get_existing, insert_row, table_of, write_changes
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput, validate_decision
 from hitl_dashboard.domain.enums import (
@@ -94,6 +94,16 @@ def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: Dec
     return _record(uow, actor, request, conversation, decision, asked=asked)
 
 
+# Built once (issue 33: building it cost a third of its run).
+_LOCKED_REQUEST = (
+    select(ReviewRequest, Conversation,
+           exists().where(col(ReviewQuestion.review_request_id) == ReviewRequest.id).label("asked"))
+    .join(Conversation, col(Conversation.id) == ReviewRequest.conversation_id)
+    .where(ReviewRequest.id == bindparam("review_id")).options(*without_checkpoint())
+    .with_for_update(of=Conversation).execution_options(populate_existing=True)
+)
+
+
 def _request_and_locked_conversation(uow: UnitOfWork, review_id: int) -> tuple[ReviewRequest, Conversation, bool]:
     """Both in one round trip, and whether anyone asked the agents a question on the review (most
     reviews have none: their decision then needs no read of the questions). Decisions on one
@@ -102,13 +112,7 @@ def _request_and_locked_conversation(uow: UnitOfWork, review_id: int) -> tuple[R
     other's decision, or neither would resume the team; and the transcript note takes the
     conversation's next seq. The request may have changed while this waited for the lock: the
     conditional UPDATE in _record finds out."""
-    found = uow.session.exec(
-        select(ReviewRequest, Conversation,
-               exists().where(col(ReviewQuestion.review_request_id) == ReviewRequest.id).label("asked"))
-        .join(Conversation, col(Conversation.id) == ReviewRequest.conversation_id)
-        .where(ReviewRequest.id == review_id).options(*without_checkpoint())
-        .with_for_update(of=Conversation).execution_options(populate_existing=True)
-    ).first()
+    found = uow.session.execute(_LOCKED_REQUEST, {"review_id": review_id}).first()
     if found is None:
         raise NotFound(f"review request {review_id} does not exist")
     return found[0], found[1], bool(found[2])
@@ -174,18 +178,19 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
             return earlier
         uow.session.refresh(request)
         raise Conflict(f"review request {review_id} was closed a moment ago: {closed_how(uow.session, request)}")
-    row = Decision(
+    # The rows a decision writes are Core INSERTs and UPDATEs of plain values (issue 33: the ORM's
+    # objects and flushes cost more than the statements); what they hold is decided above and below.
+    row = dict(
         review_request_id=review_id, conversation_id=conversation.id, action=decision.action,
         reason=decision.reason, instructions=decision.instructions, target_agent=decision.target_agent,
         edited_args=edited, line_comments=[asdict(c) for c in decision.line_comments] or None,
         reviewer_id=actor.user_id, role=request.required_role, is_override=is_override,
         override_reason=decision.override_reason if is_override else None,
         content_hash=approved_hash, idempotency_key=decision.idempotency_key,
-        request_fingerprint=fingerprint if decision.idempotency_key else None,
+        request_fingerprint=fingerprint if decision.idempotency_key else None, created_at=utcnow(),
     )
-    uow.session.add(row)
     try:
-        uow.session.flush()
+        decision_id = insert_row(uow.session, Decision, row)
     except IntegrityError:
         # Same idempotency key raced in from another request: the first one wins.
         uow.rollback()
@@ -200,20 +205,19 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
         details={"action": decision.action, "reason": decision.reason, "instructions": decision.instructions,
                  **({"edited_from_hash": request.content_hash} if planned else {}),
                  "target_agent": decision.target_agent, "edited_args": edited,
-                 "override_reason": row.override_reason, "decision_id": row.id,
+                 "override_reason": row["override_reason"], "decision_id": decision_id,
                  **findings_details(uow.session, request), **suggestions_details(decision.line_comments),
                  **(questions_details(uow.session, request) if asked else {})},
     )
-    note = transcript_note(uow.session, conversation, actor, request, decision, is_override, edited, planned)
-    subject = (store_edit(uow.session, actor, conversation, request, planned, note) if planned else
+    note_id = transcript_note(uow.session, conversation, actor, request, decision, is_override, edited, planned)
+    subject = (store_edit(uow.session, actor, conversation, request, planned, note_id) if planned else
                Subject(request.subject_type, request.subject_id, request.subject_label, request.content_hash))
-    webhooks.review_decided(uow.session, row, request, conversation, actor.username)
+    webhooks.review_decided(uow.session, decision_id, row, request, conversation, actor.username)
     next_review = _apply(uow, actor, conversation, request, decision, edited, subject)
     conversation.updated_at = utcnow()
-    uow.session.add(conversation)
-    uow.session.flush()
+    write_changes(uow.session, conversation)
     touch_queue(uow.session, request.required_role)
-    return DecisionOutcome(row.id, review_id, conversation.id, decision.action, conversation.status,
+    return DecisionOutcome(decision_id, review_id, conversation.id, decision.action, conversation.status,
                            next_review.id if next_review else None, queue_roles=touched_queues(uow.session))
 
 
@@ -263,7 +267,8 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
     """subject: what was approved (the reviewer's version after an edit, else the request's)."""
     session = uow.session
     if decision.action == Action.ABORT:
-        dismiss_open_requests(session, conversation.id, actor=actor.username, why="conversation aborted")
+        with session.no_autoflush:  # as for a revision, below
+            dismiss_open_requests(session, conversation.id, actor=actor.username, why="conversation aborted")
         cancel_pending_calls(session, conversation.id, why=f"the conversation was aborted by {actor.username}")
         _set_status(session, conversation, ConversationStatus.ABORTED, decision.reason, actor)
         return None
@@ -275,7 +280,10 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
                         + (f": {why}" if why else ""), actor)
         return None
     if decision.action == Action.REVISE:
-        dismiss_open_requests(session, conversation.id, actor=actor.username, why="revision requested")
+        # The only change not yet written is the conversation's (its next seq), which the query of its
+        # open requests does not read: no autoflush, so _record writes the conversation once, at its end.
+        with session.no_autoflush:
+            dismiss_open_requests(session, conversation.id, actor=actor.username, why="revision requested")
         if is_external(conversation):  # the caller revises and asks again
             _set_status(session, conversation, ConversationStatus.ABORTED,
                         f"revision requested by {actor.username}: {decision.instructions or ''}".strip(), actor)

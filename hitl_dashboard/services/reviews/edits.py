@@ -132,12 +132,11 @@ def _plan_message(session: Session, reviewer: str, request: ReviewRequest, decis
 
 
 def store_edit(session: Session, actor: Actor, conversation: Conversation, request: ReviewRequest,
-               planned: PlannedEdit, note: Message) -> Subject:
+               planned: PlannedEdit, note_id: int) -> Subject:
     """The reviewer's version as rows they wrote, audited with both hashes; returns what the next
     sign-off reviews."""
     if planned.subject_type == SubjectType.CODE_REVISION:
-        session.flush()  # the revisions name the note's message by id
-        revisions = add_revisions(session, conversation.id, note.id,
+        revisions = add_revisions(session, conversation.id, note_id,
                                   [ProposedCode(key, language, text) for key, language, text in planned.files],
                                   author_id=actor.user_id)
         session.flush()

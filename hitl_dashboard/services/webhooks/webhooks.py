@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, Decision, ReviewRequest, Webhook, WebhookDelivery, utcnow
+from hitl_dashboard.db.models import Conversation, ReviewRequest, Webhook, WebhookDelivery, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.domain.errors import InvalidInput
@@ -97,12 +97,13 @@ def review_escalated(session: Session, request: ReviewRequest, to_role: str | No
                   {"review": _review(request), "to_role": to_role, "url": review_url(request.id)})
 
 
-def review_decided(session: Session, decision: Decision, request: ReviewRequest, conversation: Conversation,
-                   reviewer: str) -> None:
-    enqueue_event(session, "review.decided", f"review.decided:{decision.id}", {
-        "decision": {"id": decision.id, "action": decision.action, "reason": decision.reason,
-                     "instructions": decision.instructions, "target_agent": decision.target_agent,
-                     "reviewer": reviewer, "role": decision.role, "is_override": decision.is_override},
+def review_decided(session: Session, decision_id: int, decision: dict[str, Any], request: ReviewRequest,
+                   conversation: Conversation, reviewer: str) -> None:
+    """`decision`: the values of the decision's row (the decide path writes it with a Core INSERT)."""
+    enqueue_event(session, "review.decided", f"review.decided:{decision_id}", {
+        "decision": {"id": decision_id, "action": decision["action"], "reason": decision["reason"],
+                     "instructions": decision["instructions"], "target_agent": decision["target_agent"],
+                     "reviewer": reviewer, "role": decision["role"], "is_override": decision["is_override"]},
         # Queued before the decision is applied, so it precedes the events the decision causes
         # (the next review, the conversation's end); hence no conversation status here.
         "review": _review(request), "url": review_url(request.id),
