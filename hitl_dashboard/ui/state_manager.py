@@ -46,4 +46,8 @@ def use_sweeping_disk_manager(app: rx.App) -> None:
     manager = app._state_manager
     if type(manager) is StateManagerDisk:
         expiration = manager.token_expiration
-        app._state_manager = SweepingDiskStateManager(token_expiration=expiration)
+        # The ignore: with a cold cache, mypy reads reflex's StateManagerDisk as having abstract
+        # "get_state-redefinition" (and set/modify) members, and a warm cache does not (hence
+        # unused-ignore too); the class is concrete (Reflex itself makes one).
+        app._state_manager = SweepingDiskStateManager(  # type: ignore[abstract, unused-ignore]
+            token_expiration=expiration)
