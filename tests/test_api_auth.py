@@ -69,6 +69,9 @@ def test_oversized_bodies_are_413(api_app: ApiApp) -> None:
     big = b'{"task": "' + b"x" * 300_000 + b'"}'
     declared = client.post("/api/conversations", content=big, headers={"Content-Type": "application/json"})
     assert declared.status_code == 413
+    # In the error shape every other answer has (the limit itself answers in plain text).
+    assert declared.headers["content-type"] == "application/json"
+    assert declared.json() == {"detail": "Request body too large"}
 
     def chunks():  # no Content-Length: the limit must count the streamed bytes
         for _ in range(30):

@@ -21,6 +21,7 @@ from hitl_dashboard.api.routes import (
     transcripts,
 )
 from hitl_dashboard.api.strict_json import StrictJsonRoute
+from hitl_dashboard.api.too_large import JsonTooLarge
 from hitl_dashboard.settings import get_settings
 
 
@@ -35,3 +36,4 @@ def mount_api(api: FastAPI, prefix: str) -> None:
         api.include_router(module.router, prefix=prefix, max_body_size=max_body_size)
     add_api_fallback(api, prefix)  # last: only what no route above serves
     install_error_handlers(api)
+    api.add_middleware(JsonTooLarge)  # the body limit's 413 as JSON, as documented

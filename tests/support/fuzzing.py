@@ -70,6 +70,11 @@ def id_dictionaries(config_path: Path, ids: dict[str, list[int]], probability: f
     lines = []
     for name, values in ids.items():
         lines += [f"[dictionaries.{name}]", f"values = {json.dumps(sorted(values))}", ""]
+    # A schema-violating body can also be too large (a suggestion's 500 lines of 20,000 characters
+    # allow more than the 256 KB limit): 413 rejects it as rightly as 422 does.
+    lines += ["[checks.negative_data_rejection]",
+              'expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", '
+              '"429", "5xx"]', ""]
     lines.append("[parameters]")
     lines += [f'"path.{name}" = {{ dictionary = "{name}", probability = {probability} }}' for name in ids]
     config_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
