@@ -226,7 +226,7 @@ def test_no_forged_frame_changes_another_users_view_or_any_row(app_server: Runni
     # Control: alice approves the review card she sees, through the UI. The decision lands on that
     # review, in her name, and on nothing else: what she was shown is what she decided.
     card = victims[0][0].locator(f".review-card[data-review-id='{victim_review.id}']")
-    card.get_by_role("button", name="Approve").click()
+    card.get_by_role("button", name="Approve", exact=True).click()
     query = text("SELECT review_request_id, action, reviewer_id FROM decisions WHERE conversation_id IN (:a, :b, :c)")
 
     def decided() -> list[tuple]:

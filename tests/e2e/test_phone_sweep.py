@@ -194,6 +194,9 @@ def test_every_control_is_on_screen_and_wide_enough(app_server: RunningApp, page
     expect(page.locator(screen.ready).first).to_be_visible(timeout=20_000)
     if screen.open:
         screen.open(page, world)
+    # A dialog fades and zooms in (Radix): measured mid-animation, its controls are still transparent
+    # (not visible to the sweep) and everything behind it is aria-hidden, so nothing would be measured.
+    page.wait_for_function("document.getAnimations().every((a) => a.playState !== 'running')")
 
     checked, problems = unreachable_controls(page)
     assert checked > 0, f"{screen.name}: no control measured"

@@ -38,14 +38,23 @@ EDITED_TEXTS = "JSON.stringify(window.hitlEdits || {})"
 FORGET_EDITS = "window.hitlEdits = {}"
 
 
+# On a phone (the app's 768 px breakpoint) long lines wrap: a code line wider than the screen would
+# leave its end (and the editor's own scrollbar) out of a thumb's reach. Wider screens keep lines whole.
+PHONE_WRAP = ("((typeof window !== 'undefined' && window.matchMedia('(max-width: 767.98px)').matches)"
+              " ? [cm_EditorView.lineWrapping] : [])")
+
+
 def language_extensions(language: Var[str]) -> Var[list[Any]]:
-    """The CodeMirror language extension for a revision's language (none for others: plain text)."""
+    """The CodeMirror language extension for a revision's language (none for others: plain text),
+    and line wrapping on a phone."""
     # Aliased: a bare `json` or `python` could meet another name in the page's module.
     imports = {package: [ImportVar(tag=name, alias=f"cm_{name}")] for package, name in LANGUAGES.values()}
+    imports["@codemirror/view@6.44.2"] = [ImportVar(tag="EditorView", alias="cm_EditorView")]
     table = ", ".join(f"{lang}: () => [cm_{name}()]" for lang, (_, name) in LANGUAGES.items())
     aliases = ", ".join(f"{alias}: {target!r}" for alias, target in ALIASES.items())
     expr = (f"((lang) => {{ const made = {{{table}}}; const aliases = {{{aliases}}};"
-            f" const pick = made[aliases[lang] || lang]; return pick ? pick() : []; }})({language})")
+            f" const pick = made[aliases[lang] || lang]; return [...(pick ? pick() : []), ...{PHONE_WRAP}]; }})"
+            f"({language})")
     return Var(_js_expr=expr, _var_type=list, _var_data=VarData.merge(VarData(imports=imports),
                                                                         language._get_all_var_data()))
 
