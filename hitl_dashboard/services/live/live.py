@@ -35,6 +35,10 @@ def register_sink(sink: LiveSink) -> None:
     _sinks.append(sink)
 
 
+def has_sink(kind: type) -> bool:
+    return any(isinstance(sink, kind) for sink in _sinks)
+
+
 def clear_sinks() -> None:
     _sinks.clear()
 

@@ -64,7 +64,10 @@ class DatabasePublisherSink:
 
 
 def install_publisher() -> None:
-    live.register_sink(DatabasePublisherSink())
+    """Once per process: the CLI's entry point may run several times in one process (tests, a
+    script calling main()), and a second publisher would write every change twice."""
+    if not live.has_sink(DatabasePublisherSink):
+        live.register_sink(DatabasePublisherSink())
 
 
 def _reader(engine: Engine | None) -> Engine:

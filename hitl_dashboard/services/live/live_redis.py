@@ -67,7 +67,10 @@ class RedisPublisherSink:
 
 
 def install_publisher(url: str) -> None:
-    live.register_sink(RedisPublisherSink(url))
+    """Once per process: the CLI's entry point may run several times in one process (tests, a
+    script calling main()), and a second publisher would push every change twice."""
+    if not live.has_sink(RedisPublisherSink):
+        live.register_sink(RedisPublisherSink(url))
 
 
 async def consume(url: str, on_changed: Callable[[int, tuple[str, ...] | None], None],
