@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
-from sqlmodel import select
+from sqlmodel import col, select
 
 from hitl_dashboard.db.models import Webhook
 from hitl_dashboard.db.uow import UnitOfWork
@@ -82,6 +82,16 @@ def _on_spare_user(css: str, shows: str) -> Callable[[Page, World], None]:
 
 
 SWEEP_HOOK = "https://hooks.example.invalid/phone-sweep"
+SWEEP_ROW_HOOK = "https://rows.example.invalid/phone-sweep"  # listed on the webhooks page, never sent to
+
+
+def _webhook_listed(page: Page, world: World) -> None:
+    """A webhook row of the sweep's own (what other tests left must not decide what is measured)."""
+    with UnitOfWork(world.app.engine) as uow:
+        uow.session.add(Webhook(url=SWEEP_ROW_HOOK, events=["review.escalated"], secret="phone-sweep"))
+        uow.commit()
+    page.reload()
+    expect(page.locator(".webhook-row", has_text=SWEEP_ROW_HOOK).first).to_be_visible()
 
 
 def _remove_webhook(page: Page, world: World) -> None:
@@ -143,7 +153,7 @@ SCREENS = [
     Screen("admin: team editor, YAML", "admin", lambda w: "/admin/teams?team=code", "#team-title",
            lambda page, w: page.get_by_role("radio", name="YAML").click()),
     Screen("tokens", "reviewer", lambda w: "/tokens", "#create-token"),
-    Screen("webhooks", "admin", lambda w: "/webhooks", "#add-webhook"),
+    Screen("webhooks", "admin", lambda w: "/webhooks", "#add-webhook", _webhook_listed),
     Screen("dialog: remove webhook", "admin", lambda w: "/webhooks", "#add-webhook", _remove_webhook),
 ]
 
@@ -178,7 +188,7 @@ def world(app_server: RunningApp, browser: Browser) -> Iterator[World]:
                     app_server)
     finally:  # the sweep's webhook is the whole app's: removed (inactive) whatever happened
         with UnitOfWork(app_server.engine) as uow:
-            for hook in uow.session.exec(select(Webhook).where(Webhook.url == SWEEP_HOOK)):
+            for hook in uow.session.exec(select(Webhook).where(col(Webhook.url).in_([SWEEP_HOOK, SWEEP_ROW_HOOK]))):
                 hook.active = False
                 uow.session.add(hook)
             uow.commit()

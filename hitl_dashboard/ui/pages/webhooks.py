@@ -120,7 +120,8 @@ def webhooks_page() -> rx.Component:
                             rx.table.header(rx.table.row(*[rx.table.column_header_cell(t) for t in (
                                 "URL", "Events", "Format", "Added", "")])),
                             rx.table.body(rx.foreach(Hooks.rows, webhook_row)),
-                            size="1", variant="surface", width="100%", id="webhooks-table"),
+                            size="1", variant="surface", width="100%", id="webhooks-table",
+                            class_name="phone-cards"),  # a card per webhook on a phone (assets/app.css)
                         rx.text("No webhooks yet.", size="2", color_scheme="gray", id="no-webhooks")),
                 rx.hstack(rx.heading("Recent deliveries", size="3", as_="h2"),
                           rx.button(rx.icon("refresh-cw", size=12), "Refresh", size="1", variant="ghost",
@@ -130,7 +131,8 @@ def webhooks_page() -> rx.Component:
                             rx.table.header(rx.table.row(*[rx.table.column_header_cell(t) for t in (
                                 "Queued", "Webhook", "Event", "Status", "Response", "Attempts", "Error")])),
                             rx.table.body(rx.foreach(Hooks.deliveries, delivery_row)),
-                            size="1", variant="surface", width="100%", id="deliveries-table"),
+                            size="1", variant="surface", width="100%", id="deliveries-table",
+                            class_name="phone-cards"),
                         rx.text("Nothing sent yet.", size="2", color_scheme="gray", id="no-deliveries")),
                 remove_dialog(),
                 spacing="4", width="100%",
