@@ -95,6 +95,19 @@ def openai_stub() -> Iterator[OpenAIStub]:
         yield stub
 
 
+@pytest.fixture(autouse=True)
+def _own_openai_replies(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The shared stub's queue starts and ends each test empty: replies a failed test queued but
+    never had asked for would otherwise answer the next test's conversation (one failure failing
+    another)."""
+    stub = request.getfixturevalue("openai_stub") if "openai_stub" in request.fixturenames else None
+    if stub is not None:
+        stub.forget_replies()
+    yield
+    if stub is not None:
+        stub.forget_replies()
+
+
 @pytest.fixture(scope="session")
 def oidc_provider() -> Iterator[OidcProvider]:
     """A real OpenID Connect provider on 127.0.0.1: the shared app offers single sign-on through it

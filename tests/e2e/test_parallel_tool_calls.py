@@ -70,7 +70,9 @@ def test_two_parallel_calls_each_run_once_with_their_own_edited_arguments(
         expect(args[env]).to_have_value(json.dumps(EDITS[env], indent=2, sort_keys=True))
 
     page.locator(f"#decide-approve-{rid[first]}").click()
-    expect(page.locator(".review-card")).to_have_count(1)
+    # The decided card leaves once the decision is stored and pushed back: 20 s, as another worker's
+    # app may be building its frontend on the same cores meanwhile (e2e runs on 2 workers).
+    expect(page.locator(".review-card")).to_have_count(1, timeout=20_000)
     expect(page.locator(f".review-card[data-review-id='{rid[second]}']")).to_be_visible()
     expect(args[second]).to_have_value(json.dumps(EDITS[second], indent=2, sort_keys=True))
     outcome = page.locator(f".review-outcome[data-review-id='{rid[first]}']")

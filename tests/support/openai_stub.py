@@ -118,6 +118,12 @@ class OpenAIStub:
         with self._lock:
             self._replies.extend(TextReply(r) if isinstance(r, str) else r for r in replies)
 
+    def forget_replies(self) -> None:
+        """Drop what is still queued: a test that failed before its conversation asked for every
+        reply it queued must not hand the rest to the next test's conversation."""
+        with self._lock:
+            self._replies.clear()
+
     def __enter__(self) -> OpenAIStub:
         self._thread.start()
         return self
