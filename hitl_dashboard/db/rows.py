@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from sqlalchemy import Insert, Table, insert, inspect, update
+from sqlalchemy import Insert, Table, Update, bindparam, insert, inspect, update
 from sqlmodel import Session, SQLModel
 
 from hitl_dashboard.domain.errors import NotFound
@@ -35,12 +35,20 @@ def write_changes(session: Session, row: SQLModel) -> None:
     state = inspect(row)
     changed = {key: state.dict[key] for key, old in state.committed_state.items() if state.dict.get(key) != old}
     if changed:
-        table = table_of(type(row))
-        (key_column,) = table.primary_key.columns
-        session.connection().execute(
-            update(table).where(key_column == getattr(row, key_column.key)).values(changed))
+        statement, key = _updates.get(type(row)) or _update_statement(type(row))
+        session.connection().execute(statement, {**changed, _ROW_KEY: getattr(row, key)})
     # Every change is written: none is left for a flush (what the ORM does after its own).
     state._commit_all(state.dict, session.identity_map)  # noqa: SLF001 - the ORM's own post-flush step
+
+
+_ROW_KEY = "row_key_"  # the WHERE's parameter: no column has this name (the SET clause takes the others)
+
+
+def _update_statement(model: type[SQLModel]) -> tuple[Update, str]:
+    table = table_of(model)
+    (key_column,) = table.primary_key.columns
+    _updates[model] = found = (update(table).where(key_column == bindparam(_ROW_KEY)), key_column.key)
+    return found
 
 
 def insert_row(session: Session, model: type[SQLModel], values: dict[str, Any]) -> int:
@@ -54,3 +62,4 @@ def insert_row(session: Session, model: type[SQLModel], values: dict[str, Any]) 
 
 
 _inserts: dict[type[SQLModel], Insert] = {}  # built once per model: building one costs more than its run
+_updates: dict[type[SQLModel], tuple[Update, str]] = {}  # the same for write_changes

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-from sqlalchemy import bindparam, exists, update
+from sqlalchemy import Row, bindparam, exists, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import col, select
@@ -17,6 +17,7 @@ from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import (
     Conversation,
     Decision,
+    Message,
     ReviewRequest,
     ToolCall,
     utcnow,
@@ -32,6 +33,7 @@ from hitl_dashboard.domain.enums import (
     ConversationStatus,
     ReviewKind,
     ReviewStatus,
+    SubjectType,
 )
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor, check_can_decide
@@ -80,33 +82,38 @@ def decide(actor: Actor, review_id: int, decision: DecisionInput, *,
     with transaction() as uow:
         # Held to the commit: the session keeps loaded objects weakly, and the decision metric reads
         # the request's age when the audit event is flushed (at the commit), with no second query.
-        request, conversation, asked = _request_and_locked_conversation(uow, review_id)
+        request, conversation, read = _request_and_locked_conversation(uow, review_id)
         if conversation_id is not None and request.conversation_id != conversation_id:
             raise NotFound(f"review request {review_id} is not part of this conversation")
-        outcome = _record(uow, actor, request, conversation, decision, asked=asked)
+        outcome = _record(uow, actor, request, conversation, decision, read=read)
     # Browsers on the conversation and on the queues it changed (a replay changed nothing new).
     live.publish_turn(outcome.conversation_id, outcome.queue_roles)
     return outcome
 
 
 def record_decision(uow: UnitOfWork, actor: Actor, review_id: int, decision: DecisionInput) -> DecisionOutcome:
-    request, conversation, asked = _request_and_locked_conversation(uow, review_id)
-    return _record(uow, actor, request, conversation, decision, asked=asked)
+    request, conversation, read = _request_and_locked_conversation(uow, review_id)
+    return _record(uow, actor, request, conversation, decision, read=read)
 
 
 # Built once (issue 33: building it cost a third of its run).
 _LOCKED_REQUEST = (
     select(ReviewRequest, Conversation,
-           exists().where(col(ReviewQuestion.review_request_id) == ReviewRequest.id).label("asked"))
+           exists().where(col(ReviewQuestion.review_request_id) == ReviewRequest.id).label("asked"),
+           # A message subject's author (authors_of), in the same round trip.
+           select(Message.author_id).where(col(Message.id) == ReviewRequest.subject_id,
+                                           ReviewRequest.subject_type == SubjectType.MESSAGE)
+           .scalar_subquery().label("message_author"))
     .join(Conversation, col(Conversation.id) == ReviewRequest.conversation_id)
     .where(ReviewRequest.id == bindparam("review_id")).options(*without_checkpoint())
     .with_for_update(of=Conversation).execution_options(populate_existing=True)
 )
 
 
-def _request_and_locked_conversation(uow: UnitOfWork, review_id: int) -> tuple[ReviewRequest, Conversation, bool]:
+def _request_and_locked_conversation(uow: UnitOfWork, review_id: int) -> tuple[ReviewRequest, Conversation, Row]:
     """Both in one round trip, and whether anyone asked the agents a question on the review (most
-    reviews have none: their decision then needs no read of the questions). Decisions on one
+    reviews have none: their decision then needs no read of the questions) and a message subject's
+    author (the row's `asked` and `message_author`). Decisions on one
     conversation take turns (PostgreSQL: FOR UPDATE on its row; SQLite: BEGIN IMMEDIATE already
     holds the write lock). Two reviewers deciding the parallel calls of one turn must each see the
     other's decision, or neither would resume the team; and the transcript note takes the
@@ -115,15 +122,16 @@ def _request_and_locked_conversation(uow: UnitOfWork, review_id: int) -> tuple[R
     found = uow.session.execute(_LOCKED_REQUEST, {"review_id": review_id}).first()
     if found is None:
         raise NotFound(f"review request {review_id} does not exist")
-    return found[0], found[1], bool(found[2])
+    return found[0], found[1], found
 
 
 def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation: Conversation,
-            decision: DecisionInput, *, asked: bool) -> DecisionOutcome:
+            decision: DecisionInput, *, read: Row) -> DecisionOutcome:
+    """read: the locked read's row (whether a question was asked, a message subject's author)."""
     review_id = request.id
     agents = pinned(conversation).agent_names
     validate_decision(decision, kind=ReviewKind(request.kind), agents=agents)
-    authors = (authors_of(uow.session, request) if decision.action in (Action.APPROVE, Action.SKIP)
+    authors = (authors_of(uow.session, request, read.message_author) if decision.action in (Action.APPROVE, Action.SKIP)
                else frozenset[int]())
     is_override = check_can_decide(
         actor, required_role=request.required_role, initiator_id=conversation.initiator_id,
@@ -162,11 +170,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
     # the rows it changed (a fifth of this function's CPU). The one it changes is `request`, whose
     # new values are set below as loaded ones (the webhook and the metrics read them).
     result = uow.session.connection().execute(
-        update(table_of(ReviewRequest))
-        .where(col(ReviewRequest.id) == review_id, col(ReviewRequest.version) == request.version,
-               col(ReviewRequest.status).in_(OPEN_REVIEW_STATUSES))
-        .values(closed)
-    )
+        _CLOSE_REQUEST, {**closed, "request_id": review_id, "seen_version": request.version})
     if result.rowcount == 1:
         for name, value in closed.items():
             set_committed_value(request, name, value)
@@ -207,7 +211,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
                  "target_agent": decision.target_agent, "edited_args": edited,
                  "override_reason": row["override_reason"], "decision_id": decision_id,
                  **findings_details(uow.session, request), **suggestions_details(decision.line_comments),
-                 **(questions_details(uow.session, request) if asked else {})},
+                 **(questions_details(uow.session, request) if read.asked else {})},
     )
     note_id = transcript_note(uow.session, conversation, actor, request, decision, is_override, edited, planned)
     subject = (store_edit(uow.session, actor, conversation, request, planned, note_id) if planned else
@@ -219,6 +223,12 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
     touch_queue(uow.session, request.required_role)
     return DecisionOutcome(decision_id, review_id, conversation.id, decision.action, conversation.status,
                            next_review.id if next_review else None, queue_roles=touched_queues(uow.session))
+
+
+# Built once, as the locked read (issue 33); the SET clause is the columns named in the parameters.
+_CLOSE_REQUEST = update(table_of(ReviewRequest)).where(
+    col(ReviewRequest.id) == bindparam("request_id"), col(ReviewRequest.version) == bindparam("seen_version"),
+    col(ReviewRequest.status).in_(OPEN_REVIEW_STATUSES))
 
 
 def _earlier(uow: UnitOfWork, key: str | None, fingerprint: str, actor: Actor) -> DecisionOutcome | None:

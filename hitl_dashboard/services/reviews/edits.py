@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sqlalchemy import bindparam, func
 from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.audit import append_audit
@@ -161,25 +162,32 @@ def store_edit(session: Session, actor: Actor, conversation: Conversation, reque
     return subject
 
 
-def authors_of(session: Session, request: ReviewRequest) -> frozenset[int]:
-    """The people who wrote the content under review (none for an agent's)."""
+def authors_of(session: Session, request: ReviewRequest, message_author: int | None) -> frozenset[int]:
+    """The people who wrote the content under review (none for an agent's). message_author: a message
+    subject's author_id, which decide's locked read brings along (issue 33: one round trip less)."""
     if request.subject_type == SubjectType.CODE_REVISION:
         return frozenset(r.author_id for r in revisions_under_review(session, request)[0] if r.author_id)
     if request.subject_type == SubjectType.MESSAGE:
-        message = session.get(Message, request.subject_id)
-        return frozenset((message.author_id,)) if message is not None and message.author_id else frozenset()
+        return frozenset((message_author,)) if message_author else frozenset()
     return frozenset()
 
 
 def untold_edits(session: Session, conversation: Conversation) -> list[str]:
     """What people changed since the agents' last turn, oldest first: the edit sections of the
-    transcript notes written after it (each says who changed what, as unified diffs)."""
-    last_seq = session.exec(
-        select(TurnCheckpoint.last_seq).where(TurnCheckpoint.conversation_id == conversation.id,
-                                              TurnCheckpoint.turn == conversation.checkpoint_version)
-    ).first() or 0
-    notes = session.exec(
-        select(Message.content).where(Message.conversation_id == conversation.id, Message.seq > last_seq,
-                                      Message.kind == MessageKind.DECISION).order_by(col(Message.seq))
-    ).all()
+    transcript notes written after it (each says who changed what, as unified diffs). One Core read
+    on the session's connection (issue 33): no autoflush of the conversation's pending changes, which
+    it does not read (the decision writes them once, at its end)."""
+    notes = session.connection().execute(
+        _UNTOLD, {"conversation_id": conversation.id, "turn": conversation.checkpoint_version}).scalars().all()
     return [section for section in map(edits_section, notes) if section]
+
+
+# Built once (issue 33). The transcript after the checkpoint of the conversation's current turn.
+_UNTOLD = (
+    select(Message.content).where(
+        Message.conversation_id == bindparam("conversation_id"), Message.kind == MessageKind.DECISION,
+        Message.seq > func.coalesce(
+            select(TurnCheckpoint.last_seq).where(TurnCheckpoint.conversation_id == bindparam("conversation_id"),
+                                                  TurnCheckpoint.turn == bindparam("turn")).scalar_subquery(), 0))
+    .order_by(col(Message.seq))
+)
