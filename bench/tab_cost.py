@@ -75,6 +75,9 @@ class RealPage:
         self.page.goto(f"{base}/conversations/{conversation.id}", timeout=120_000)
         self.page.wait_for_selector(".message", timeout=120_000)
         self.page.evaluate(OBSERVE)
+        # How often the served version's tabs poll the queue summary (the baseline's: every 10 s;
+        # pushed since issue 33, no attribute): the light tabs do the same.
+        self.poll_ms = int(self.page.get_attribute("#queue-watch", "data-poll-ms") or 0)
 
     def _on_socket(self, socket) -> None:
         def on_sent(frame) -> None:
@@ -95,7 +98,8 @@ def light_tabs(base: str, real: RealPage, conversation: Conversation, count: int
         yield None
         return
     boot = real.boot("/conversations/" if page == "conversation" else "/queue")
-    watchers = LightWatchers(base, boot, reflex_names(), (conversation.reviewer, PASSWORD), count, page)
+    names = {**reflex_names(), "poll_ms": real.poll_ms}
+    watchers = LightWatchers(base, boot, names, (conversation.reviewer, PASSWORD), count, page)
     try:
         yield watchers
     finally:

@@ -40,10 +40,33 @@ def conversation_token(conversation_id: int) -> str:
     return f"conv-{conversation_id}"
 
 
-def watchers_store():
+def summary_token(roles: tuple[str, ...]) -> str:
+    """The queue summary of one role set (ui/states/queue_summary.py): one feed per set of roles held."""
+    return "summary-" + "+".join(role.replace("_", "-") for role in roles)
+
+
+def watchers_store(slot: str = ""):
     from hitl_dashboard.settings import get_settings
 
-    return streams_store(get_settings().redis_url)
+    return streams_store(get_settings().redis_url, slot)
+
+
+SUMMARY = "summary"  # the store slot of the queue summaries: a tab watches its page's feed and one summary
+
+
+async def watch_summary(state: rx.State, feed: str) -> None:
+    await watchers_store(SUMMARY).watch(feed, state.router.session.client_token)
+
+
+async def unwatch_summary(state: rx.State) -> None:
+    await watchers_store(SUMMARY).forget_tab(state.router.session.client_token)
+
+
+async def forget_summary_watches(tabs: Iterable[str]) -> None:
+    """These tabs get no queue summary any more until they ask again (their user's rights changed)."""
+    store = watchers_store(SUMMARY)
+    for tab in tabs:
+        await store.forget_tab(tab)
 
 
 async def watch(state: rx.State, feed: str) -> None:
@@ -68,17 +91,19 @@ async def resync_on_next_refresh(feed: str, cls: type[rx.State]) -> None:
         (await root.get_state(cls))._resync = True
 
 
-async def watched(feeds: list[str]) -> set[str]:
+async def watched(feeds: list[str], slot: str = "") -> set[str]:
     """Of these feeds, the ones some tab watches: one lookup for them all."""
-    return await watchers_store().watched(feeds)
+    return await watchers_store(slot).watched(feeds)
 
 
-async def fill_and_fan_out(app: rx.App, feed: str, cls: type[Feed], fill: Callable[[Feed], None]) -> int:
+async def fill_and_fan_out(app: rx.App, feed: str, cls: type[Feed], fill: Callable[[Feed], None],
+                           slot: str = "") -> int:
     """Applies `fill` to the server's baseline of the feed and sends what changed to every tab
     watching it. Returns how many tabs it was sent to."""
     # Asked again here, after the caller read the fresh view: a tab that began watching while it
     # read gets this change too.
-    tabs = await watchers_store().watchers(feed)
+    store = watchers_store(slot)
+    tabs = await store.watchers(feed)
     if not tabs:
         return 0
     async with app.state_manager.modify_state(rx.BaseStateToken(ident=feed, cls=cls)) as root:
@@ -90,7 +115,6 @@ async def fill_and_fan_out(app: rx.App, feed: str, cls: type[Feed], fill: Callab
     delta = {name: values for name, values in delta.items() if name == cls.get_full_name() and values}
     if not delta:
         return 0
-    store = watchers_store()
 
     async def forget(tab: str) -> None:
         await store.forget(feed, tab)

@@ -2,7 +2,8 @@
 
 Called from the runner (token chunks, committed turns) and after decisions and claims.
 Refreshes are coalesced across conversations (one flusher per worker) and cover only the
-conversation and the role queues that changed, and only feeds some tab watches; each
+conversation and the role queues that changed (and the queue summaries of the role sets holding
+one of those roles), and only feeds some tab watches; each
 refresh is one delta computed once and sent to every tab watching (ui/fanout.py). Streamed
 text goes its own way (ui/stream.py), coalesced to one small update per STREAM_FLUSH_S (by the
 runner's process: here, or services/live/live_redis for a runner elsewhere)."""
@@ -20,8 +21,17 @@ from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.live.coalesce import Coalescer
 from hitl_dashboard.services.live.streams import Stream, StreamTexts
-from hitl_dashboard.ui.fanout import conversation_token, fill_and_fan_out, queue_token, watched
+from hitl_dashboard.services.reviews.queue_summary import role_sets_touching
+from hitl_dashboard.ui.fanout import (
+    SUMMARY,
+    conversation_token,
+    fill_and_fan_out,
+    queue_token,
+    summary_token,
+    watched,
+)
 from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed
+from hitl_dashboard.ui.states.queue_summary import QueueSummary, forget_summaries, remember_summary, summary_rows
 from hitl_dashboard.ui.states.session_watch import end_sessions
 from hitl_dashboard.ui.stream import push_stream
 from hitl_dashboard.ui.views.conversation_view import conversation_view
@@ -111,7 +121,11 @@ async def refresh(app: rx.App, conversation_ids: list[int], roles: tuple[str, ..
     conversations = {conversation_token(cid): cid for cid in conversation_ids}
     queues = {queue_token(role): role for role in roles}
     feeds = [*conversations, *queues]
+    role_sets = role_sets_touching(roles, QUEUE_ROLES) if roles else []
+    forget_summaries(role_sets)  # a tab opening next reads the change, not a summary cached before it
+    summaries = {summary_token(role_set): role_set for role_set in role_sets}
     watched_now = await watched(feeds)
+    watched_summaries = await watched(list(summaries), SUMMARY) if summaries else set()
     for feed in (f for f in feeds if f in watched_now):
         try:
             if feed in conversations:
@@ -119,6 +133,11 @@ async def refresh(app: rx.App, conversation_ids: list[int], roles: tuple[str, ..
             else:
                 await refresh_queue(app, queues[feed])
         except Exception:  # noqa: BLE001 - one feed's problem must not keep the others stale
+            log.exception("live refresh of %s failed", feed)
+    for feed in (f for f in summaries if f in watched_summaries):
+        try:
+            await refresh_summary(app, summaries[feed])
+        except Exception:  # noqa: BLE001 - as above
             log.exception("live refresh of %s failed", feed)
 
 
@@ -132,6 +151,15 @@ async def refresh_conversation(app: rx.App, conversation_id: int) -> None:
 async def refresh_queue(app: rx.App, role: str) -> None:
     rows = await asyncio.to_thread(queue_rows, QUEUE_READER, role)
     await fill_and_fan_out(app, queue_token(role), QueueFeed, lambda baseline: baseline._fill(role, rows))
+
+
+async def refresh_summary(app: rx.App, roles: tuple[str, ...]) -> None:
+    """One read of the role set's queue summary, one delta, the same packet to every tab of a user
+    holding exactly these roles (ui/states/queue_summary.py)."""
+    summary = await asyncio.to_thread(summary_rows, QUEUE_READER, roles)
+    remember_summary(roles, summary)
+    await fill_and_fan_out(app, summary_token(roles), QueueSummary, lambda baseline: baseline._fill(summary),
+                           SUMMARY)
 
 
 async def install(app: rx.App) -> None:
