@@ -20,7 +20,7 @@ from hitl_dashboard.domain.enums import QUEUE_ROLES
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.live.coalesce import Coalescer
-from hitl_dashboard.services.live.streams import Stream, StreamTexts
+from hitl_dashboard.services.live.streams import Stream, StreamTexts, remember
 from hitl_dashboard.services.reviews.queue_summary import role_sets_touching
 from hitl_dashboard.ui.fanout import (
     SUMMARY,
@@ -47,6 +47,12 @@ REFRESH_COALESCE_S = 0.05
 # nearly all of them the typing card. Four a second still reads as typing, and the stored
 # message, pushed at once, ends the stream without waiting for the window.
 STREAM_FLUSH_S = 0.25
+# A conversation watched by more tabs than this streams at most every CROWD_STREAM_FLUSH_S: the
+# stream is most of a watching tab's frames (36 of about 47 a decision cycle at 0.25 s, 50 tabs,
+# bench/tab_cost.py), and each costs every tab its frame. Two a second still shows the reply coming;
+# the stored message still goes out at once.
+CROWD_TABS = 20
+CROWD_STREAM_FLUSH_S = 0.5
 
 
 class ReflexLiveSink:
@@ -58,7 +64,8 @@ class ReflexLiveSink:
         self._wake = asyncio.Event()
         self._flusher: asyncio.Task | None = None
         self._streams = StreamTexts()
-        self._stream_sends: Coalescer[int, Stream] = Coalescer(self.stream, STREAM_FLUSH_S)
+        self._stream_sends: Coalescer[int, Stream] = Coalescer(self.stream, self._stream_interval)
+        self._stream_tabs: dict[int, int] = {}  # per conversation: the tabs its last streamed update reached
         self._background: set[asyncio.Task] = set()
 
     # -- committed changes ------------------------------------------------------------------
@@ -112,7 +119,11 @@ class ReflexLiveSink:
         in another process (services/live_redis), coalesced there at the same rate (there, in one
         place: events of one stream popped by several workers and held back by each could reach a
         tab out of order)."""
-        await push_stream(self.app, conversation_id, stream)
+        remember(self._stream_tabs, conversation_id, await push_stream(self.app, conversation_id, stream))
+
+    def _stream_interval(self, conversation_id: int) -> float:
+        crowded = self._stream_tabs.get(conversation_id, 0) > CROWD_TABS
+        return CROWD_STREAM_FLUSH_S if crowded else STREAM_FLUSH_S
 
 
 async def refresh(app: rx.App, conversation_ids: list[int], roles: tuple[str, ...]) -> None:
