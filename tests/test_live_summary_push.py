@@ -99,3 +99,17 @@ def test_rights_changed_drop_the_summary_watches_and_ask_the_tabs_again(monkeypa
 
     assert asyncio.run(scenario()) == ["tab-y"]
     assert pushed == [(["tab-x"], [session_watch.RECHECK.name, f"{QueueSummary.get_full_name()}.refresh"])]
+
+
+def test_a_signed_out_tab_is_forgotten_by_its_page_feed_and_its_summary():
+    from hitl_dashboard.ui.fanout import forget_every_watch
+
+    async def scenario():
+        feeds, summaries = watchers_store(), watchers_store(SUMMARY)
+        await feeds.watch("conv-8", "tab-gone")
+        await feeds.watch("conv-8", "tab-kept")
+        await summaries.watch("summary-admin", "tab-gone")
+        await forget_every_watch("tab-gone")
+        return await feeds.watchers("conv-8"), await summaries.watchers("summary-admin")
+
+    assert asyncio.run(scenario()) == (["tab-kept"], [])

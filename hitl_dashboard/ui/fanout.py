@@ -62,6 +62,13 @@ async def unwatch_summary(state: rx.State) -> None:
     await watchers_store(SUMMARY).forget_tab(state.router.session.client_token)
 
 
+async def forget_every_watch(tab: str) -> None:
+    """The tab's sign-in is gone (ended, deactivated): its page's feed and its queue summary push
+    it nothing more (a page it opens again watches again, after its own check)."""
+    await watchers_store().forget_tab(tab)
+    await watchers_store(SUMMARY).forget_tab(tab)
+
+
 async def forget_summary_watches(tabs: Iterable[str]) -> None:
     """These tabs get no queue summary any more until they ask again (their user's rights changed)."""
     store = watchers_store(SUMMARY)
