@@ -59,10 +59,10 @@ def test_the_role_sets_a_change_touches():
 def test_a_pass_refreshes_each_watched_role_set_once(monkeypatch):
     sent: list = []
 
-    async def summary(_app, roles):
+    async def summary(_app, roles, outbox=None):
         sent.append(roles)
 
-    async def nothing(*_args):
+    async def nothing(*_args, **_kwargs):
         return None
 
     monkeypatch.setattr(live_ui, "refresh_summary", summary)
@@ -113,3 +113,17 @@ def test_a_signed_out_tab_is_forgotten_by_its_page_feed_and_its_summary():
         return await feeds.watchers("conv-8"), await summaries.watchers("summary-admin")
 
     assert asyncio.run(scenario()) == (["tab-kept"], [])
+
+
+def test_a_pass_sends_each_tab_one_frame_with_every_feed_it_watches():
+    from hitl_dashboard.ui.fanout import Outbox
+
+    outbox = Outbox()
+    outbox.add("conv-1", ["tab-a", "tab-b", "tab-c"], {"state.conversation_feed": {"status": "paused"}})
+    outbox.add("summary-security-reviewer", ["tab-a", "tab-b", "tab-q"], {"state.queue_summary": {"loaded": True}})
+    groups = sorted((sorted(tabs), sorted(delta)) for tabs, delta in outbox.groups())
+    assert groups == [
+        (["tab-a", "tab-b"], ["state.conversation_feed", "state.queue_summary"]),  # one packet for both
+        (["tab-c"], ["state.conversation_feed"]),
+        (["tab-q"], ["state.queue_summary"]),
+    ]

@@ -103,10 +103,40 @@ async def watched(feeds: list[str], slot: str = "") -> set[str]:
     return await watchers_store(slot).watched(feeds)
 
 
+class Outbox:
+    """The updates of one refresh pass, sent together: each tab gets one frame with the deltas of
+    every feed of the pass it watches (its page's feed and its queue summary: a decision changes
+    both), and the tabs that get the same feeds get the same encoded packet."""
+
+    def __init__(self) -> None:
+        self._feeds: dict[str, tuple[list[str], dict]] = {}
+
+    def add(self, feed: str, tabs: list[str], delta: dict) -> None:
+        self._feeds[feed] = (tabs, delta)
+
+    def groups(self) -> list[tuple[list[str], dict]]:
+        """(tabs, merged delta) per set of feeds: one per distinct combination some tab watches."""
+        by_feeds: dict[tuple[str, ...], list[str]] = {}
+        per_tab: dict[str, list[str]] = {}
+        for feed, (tabs, _delta) in self._feeds.items():
+            for tab in tabs:
+                per_tab.setdefault(tab, []).append(feed)
+        for tab, feeds in per_tab.items():
+            by_feeds.setdefault(tuple(feeds), []).append(tab)
+        return [(tabs, {name: values for feed in feeds for name, values in self._feeds[feed][1].items()})
+                for feeds, tabs in by_feeds.items()]
+
+    async def send(self, app: rx.App) -> None:
+        for tabs, delta in self.groups():
+            await send_to_tabs(app, tabs, StateUpdate(delta=delta), forget_every_watch)
+        self._feeds.clear()
+
+
 async def fill_and_fan_out(app: rx.App, feed: str, cls: type[Feed], fill: Callable[[Feed], None],
-                           slot: str = "") -> int:
+                           slot: str = "", outbox: Outbox | None = None) -> int:
     """Applies `fill` to the server's baseline of the feed and sends what changed to every tab
-    watching it. Returns how many tabs it was sent to."""
+    watching it (or leaves it in `outbox`, which sends it with the pass's other feeds). Returns how
+    many tabs it was for."""
     # Asked again here, after the caller read the fresh view: a tab that began watching while it
     # read gets this change too.
     store = watchers_store(slot)
@@ -122,6 +152,9 @@ async def fill_and_fan_out(app: rx.App, feed: str, cls: type[Feed], fill: Callab
     delta = {name: values for name, values in delta.items() if name == cls.get_full_name() and values}
     if not delta:
         return 0
+    if outbox is not None:
+        outbox.add(feed, tabs, delta)
+        return len(tabs)
 
     async def forget(tab: str) -> None:
         await store.forget(feed, tab)

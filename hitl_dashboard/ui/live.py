@@ -24,6 +24,7 @@ from hitl_dashboard.services.live.streams import Stream, StreamTexts, remember
 from hitl_dashboard.services.reviews.queue_summary import role_sets_touching
 from hitl_dashboard.ui.fanout import (
     SUMMARY,
+    Outbox,
     conversation_token,
     fill_and_fan_out,
     queue_token,
@@ -137,40 +138,45 @@ async def refresh(app: rx.App, conversation_ids: list[int], roles: tuple[str, ..
     summaries = {summary_token(role_set): role_set for role_set in role_sets}
     watched_now = await watched(feeds)
     watched_summaries = await watched(list(summaries), SUMMARY) if summaries else set()
-    for feed in (f for f in feeds if f in watched_now):
-        try:
-            if feed in conversations:
-                await refresh_conversation(app, conversations[feed])
-            else:
-                await refresh_queue(app, queues[feed])
-        except Exception:  # noqa: BLE001 - one feed's problem must not keep the others stale
-            log.exception("live refresh of %s failed", feed)
-    for feed in (f for f in summaries if f in watched_summaries):
-        try:
-            await refresh_summary(app, summaries[feed])
-        except Exception:  # noqa: BLE001 - as above
-            log.exception("live refresh of %s failed", feed)
+    outbox = Outbox()  # one frame a tab for the whole pass: its page's feed and its summary together
+    try:
+        for feed in (f for f in feeds if f in watched_now):
+            try:
+                if feed in conversations:
+                    await refresh_conversation(app, conversations[feed], outbox=outbox)
+                else:
+                    await refresh_queue(app, queues[feed], outbox=outbox)
+            except Exception:  # noqa: BLE001 - one feed's problem must not keep the others stale
+                log.exception("live refresh of %s failed", feed)
+        for feed in (f for f in summaries if f in watched_summaries):
+            try:
+                await refresh_summary(app, summaries[feed], outbox=outbox)
+            except Exception:  # noqa: BLE001 - as above
+                log.exception("live refresh of %s failed", feed)
+    finally:
+        await outbox.send(app)
 
 
-async def refresh_conversation(app: rx.App, conversation_id: int) -> None:
+async def refresh_conversation(app: rx.App, conversation_id: int, outbox: Outbox | None = None) -> None:
     # No actor: the server reads the conversation once for every tab watching it.
     view = await asyncio.to_thread(conversation_view, None, conversation_id)
     await fill_and_fan_out(app, conversation_token(conversation_id), ConversationFeed,
-                           lambda baseline: baseline._fill(view))
+                           lambda baseline: baseline._fill(view), outbox=outbox)
 
 
-async def refresh_queue(app: rx.App, role: str) -> None:
+async def refresh_queue(app: rx.App, role: str, outbox: Outbox | None = None) -> None:
     rows = await asyncio.to_thread(queue_rows, QUEUE_READER, role)
-    await fill_and_fan_out(app, queue_token(role), QueueFeed, lambda baseline: baseline._fill(role, rows))
+    await fill_and_fan_out(app, queue_token(role), QueueFeed, lambda baseline: baseline._fill(role, rows),
+                           outbox=outbox)
 
 
-async def refresh_summary(app: rx.App, roles: tuple[str, ...]) -> None:
+async def refresh_summary(app: rx.App, roles: tuple[str, ...], outbox: Outbox | None = None) -> None:
     """One read of the role set's queue summary, one delta, the same packet to every tab of a user
     holding exactly these roles (ui/states/queue_summary.py)."""
     summary = await asyncio.to_thread(summary_rows, QUEUE_READER, roles)
     remember_summary(roles, summary)
     await fill_and_fan_out(app, summary_token(roles), QueueSummary, lambda baseline: baseline._fill(summary),
-                           SUMMARY)
+                           SUMMARY, outbox)
 
 
 async def install(app: rx.App) -> None:
