@@ -2,8 +2,9 @@
 // in the tab title until the user looks at the queue, and, once the user opted in with the button on
 // the queue page, one desktop notification per new request.
 // Input: #queue-watch (hitl_dashboard/ui/components/queue_watch.py), whose data-arrivals holds the
-// newest open requests of the user's queues as JSON. The summary is polled: every data-poll-ms while
-// the tab is visible, and at once when it becomes visible, this clicks its hidden refresh button. Titles are agent- or user-written text: they
+// newest open requests of the user's queues as JSON. The server pushes each change of the summary
+// (ui/states/queue_summary.py); when the tab becomes visible again this clicks its hidden refresh
+// button, which also watches the summary again after a rights change. Titles are agent- or user-written text: they
 // only ever reach document.title and the Notification API, both plain text; never innerHTML.
 // Per user in localStorage: the newest request seen on the queue page, the newest one notified,
 // and the opt-in.
@@ -67,11 +68,6 @@
     showTitle(arrivals.filter((a) => a.review_id > seen).length);
   }
 
-  function pollMs() {
-    const el = document.getElementById("queue-watch");
-    return Math.max(2000, Number(el && el.getAttribute("data-poll-ms")) || 10000);
-  }
-
   function poll() {
     const button = document.getElementById("queue-watch-refresh");
     if (button) button.click();
@@ -114,7 +110,6 @@
       if (document.visibilityState === "visible") poll();
       update();
     });
-    setInterval(function () { if (document.visibilityState === "visible") poll(); }, pollMs());
     update();
     showOptIn();
   }

@@ -185,15 +185,17 @@ async def open_watchers(base: str, template: dict, names: dict, cookie: str, cou
 
 async def act_like_a_tab(socket: Socket, router_data: dict, names: dict, page: str = "conversation") -> None:
     """The events a real tab sends by itself (seen with `framesent`): on mount the queue summary (and on
-    a conversation page the linked-message jump), then the queue summary every POLL_MS while visible
-    (assets/queue_watch.js); headless pages count as visible. Their server work is a tab's too."""
+    a conversation page the linked-message jump), then, when the served version polls it (names["poll_ms"]
+    > 0: the baseline's tabs polled every 10 s; since issue 33 it is pushed), the queue summary every
+    poll_ms while visible (assets/queue_watch.js); headless pages count as visible. Their server work
+    is a tab's too."""
     from simple_websocket import ConnectionClosed
 
     with contextlib.suppress(ConnectionClosed):  # closed: its missing messages say so
         await socket.send_event({"name": names["queue_refresh"], "router_data": router_data})
         if page == "conversation":
             await socket.send_event({"name": names["jump_to_message"], "router_data": router_data})
-        while not socket.closed:
+        while names.get("poll_ms", 0) > 0 and not socket.closed:
             await asyncio.sleep(names["poll_ms"] / 1000)
             await socket.send_event({"name": names["queue_refresh"], "router_data": router_data})
 
@@ -294,14 +296,15 @@ def reflex_names() -> dict:
 
     from hitl_dashboard.ui.states.app_state import AppState
     from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed
-    from hitl_dashboard.ui.states.queue_summary import POLL_MS, QueueSummary
+    from hitl_dashboard.ui.states.queue_summary import QueueSummary
     from hitl_dashboard.ui.states.stream_feed import StreamFeed
     from hitl_dashboard.ui.states.transcript_export import TranscriptExportState
 
     return {"version": constants.Reflex.VERSION, "field_marker": FIELD_MARKER, "app_state": AppState.get_full_name(),
             "conversation_feed": ConversationFeed.get_full_name(), "queue_feed": QueueFeed.get_full_name(),
             "stream_feed": StreamFeed.get_full_name(),
-            "queue_refresh": f"{QueueSummary.get_full_name()}.refresh", "poll_ms": POLL_MS,
+            # poll_ms: what the served page says (RealPage.poll_ms in bench/tab_cost.py); none by default.
+            "queue_refresh": f"{QueueSummary.get_full_name()}.refresh", "poll_ms": 0,
             "jump_to_message": f"{TranscriptExportState.get_full_name()}.jump_to_linked_message"}
 
 

@@ -214,3 +214,35 @@ def test_remember_keeps_only_the_newest_entries():
         remember(mapping, key, str(key), limit=3)
     remember(mapping, 2, "again", limit=3)
     assert list(mapping) == [3, 4, 2]
+
+
+def test_the_interval_may_depend_on_the_key():
+    """ui/live.py: a conversation many tabs watch streams less often."""
+    async def scenario():
+        time, sent = ManualTime(), []
+
+        async def record(key, value):
+            sent.append((round(time.now, 3), key, value))
+
+        c = Coalescer(record, lambda key: 2 * INTERVAL if key == "crowded" else INTERVAL,
+                      clock=time.clock, sleep=time.sleep)
+        for key in ("quiet", "crowded"):
+            c.put(key, "a")
+        await settle()
+        for key in ("quiet", "crowded"):
+            c.put(key, "ab")
+        await time.advance(INTERVAL)
+        assert sent == [(0.0, "quiet", "a"), (0.0, "crowded", "a"), (0.08, "quiet", "ab")]
+        await time.advance(INTERVAL)
+        assert sent[-1] == (0.16, "crowded", "ab")
+
+    run(scenario)
+
+
+def test_a_conversation_many_tabs_watch_streams_half_as_often():
+    from hitl_dashboard.ui import live as live_ui
+
+    sink = live_ui.ReflexLiveSink(object(), asyncio.new_event_loop())
+    sink._stream_tabs.update({1: live_ui.CROWD_TABS, 2: live_ui.CROWD_TABS + 1})
+    assert [sink._stream_interval(cid) for cid in (1, 2, 3)] == [
+        live_ui.STREAM_FLUSH_S, live_ui.CROWD_STREAM_FLUSH_S, live_ui.STREAM_FLUSH_S]

@@ -54,12 +54,12 @@ def test_the_store_names_the_watched_feeds_only(store):
 def test_a_pass_refreshes_only_what_is_watched(monkeypatch):
     sent: list[tuple] = []
 
-    async def conversation(_app, conversation_id):
+    async def conversation(_app, conversation_id, outbox=None):
         if conversation_id == 4:
             raise RuntimeError("this conversation's view is broken")
         sent.append(("conversation", conversation_id))
 
-    async def queue(_app, role):
+    async def queue(_app, role, outbox=None):
         sent.append(("queue", role))
 
     monkeypatch.setattr(live_ui, "refresh_conversation", conversation)

@@ -40,10 +40,40 @@ def conversation_token(conversation_id: int) -> str:
     return f"conv-{conversation_id}"
 
 
-def watchers_store():
+def summary_token(roles: tuple[str, ...]) -> str:
+    """The queue summary of one role set (ui/states/queue_summary.py): one feed per set of roles held."""
+    return "summary-" + "+".join(role.replace("_", "-") for role in roles)
+
+
+def watchers_store(slot: str = ""):
     from hitl_dashboard.settings import get_settings
 
-    return streams_store(get_settings().redis_url)
+    return streams_store(get_settings().redis_url, slot)
+
+
+SUMMARY = "summary"  # the store slot of the queue summaries: a tab watches its page's feed and one summary
+
+
+async def watch_summary(state: rx.State, feed: str) -> None:
+    await watchers_store(SUMMARY).watch(feed, state.router.session.client_token)
+
+
+async def unwatch_summary(state: rx.State) -> None:
+    await watchers_store(SUMMARY).forget_tab(state.router.session.client_token)
+
+
+async def forget_every_watch(tab: str) -> None:
+    """The tab's sign-in is gone (ended, deactivated): its page's feed and its queue summary push
+    it nothing more (a page it opens again watches again, after its own check)."""
+    await watchers_store().forget_tab(tab)
+    await watchers_store(SUMMARY).forget_tab(tab)
+
+
+async def forget_summary_watches(tabs: Iterable[str]) -> None:
+    """These tabs get no queue summary any more until they ask again (their user's rights changed)."""
+    store = watchers_store(SUMMARY)
+    for tab in tabs:
+        await store.forget_tab(tab)
 
 
 async def watch(state: rx.State, feed: str) -> None:
@@ -68,17 +98,49 @@ async def resync_on_next_refresh(feed: str, cls: type[rx.State]) -> None:
         (await root.get_state(cls))._resync = True
 
 
-async def watched(feeds: list[str]) -> set[str]:
+async def watched(feeds: list[str], slot: str = "") -> set[str]:
     """Of these feeds, the ones some tab watches: one lookup for them all."""
-    return await watchers_store().watched(feeds)
+    return await watchers_store(slot).watched(feeds)
 
 
-async def fill_and_fan_out(app: rx.App, feed: str, cls: type[Feed], fill: Callable[[Feed], None]) -> int:
+class Outbox:
+    """The updates of one refresh pass, sent together: each tab gets one frame with the deltas of
+    every feed of the pass it watches (its page's feed and its queue summary: a decision changes
+    both), and the tabs that get the same feeds get the same encoded packet."""
+
+    def __init__(self) -> None:
+        self._feeds: dict[str, tuple[list[str], dict]] = {}
+
+    def add(self, feed: str, tabs: list[str], delta: dict) -> None:
+        self._feeds[feed] = (tabs, delta)
+
+    def groups(self) -> list[tuple[list[str], dict]]:
+        """(tabs, merged delta) per set of feeds: one per distinct combination some tab watches."""
+        by_feeds: dict[tuple[str, ...], list[str]] = {}
+        per_tab: dict[str, list[str]] = {}
+        for feed, (tabs, _delta) in self._feeds.items():
+            for tab in tabs:
+                per_tab.setdefault(tab, []).append(feed)
+        for tab, feeds in per_tab.items():
+            by_feeds.setdefault(tuple(feeds), []).append(tab)
+        return [(tabs, {name: values for feed in feeds for name, values in self._feeds[feed][1].items()})
+                for feeds, tabs in by_feeds.items()]
+
+    async def send(self, app: rx.App) -> None:
+        for tabs, delta in self.groups():
+            await send_to_tabs(app, tabs, StateUpdate(delta=delta), forget_every_watch)
+        self._feeds.clear()
+
+
+async def fill_and_fan_out(app: rx.App, feed: str, cls: type[Feed], fill: Callable[[Feed], None],
+                           slot: str = "", outbox: Outbox | None = None) -> int:
     """Applies `fill` to the server's baseline of the feed and sends what changed to every tab
-    watching it. Returns how many tabs it was sent to."""
+    watching it (or leaves it in `outbox`, which sends it with the pass's other feeds). Returns how
+    many tabs it was for."""
     # Asked again here, after the caller read the fresh view: a tab that began watching while it
     # read gets this change too.
-    tabs = await watchers_store().watchers(feed)
+    store = watchers_store(slot)
+    tabs = await store.watchers(feed)
     if not tabs:
         return 0
     async with app.state_manager.modify_state(rx.BaseStateToken(ident=feed, cls=cls)) as root:
@@ -90,7 +152,9 @@ async def fill_and_fan_out(app: rx.App, feed: str, cls: type[Feed], fill: Callab
     delta = {name: values for name, values in delta.items() if name == cls.get_full_name() and values}
     if not delta:
         return 0
-    store = watchers_store()
+    if outbox is not None:
+        outbox.add(feed, tabs, delta)
+        return len(tabs)
 
     async def forget(tab: str) -> None:
         await store.forget(feed, tab)

@@ -2,7 +2,8 @@
 
 Called from the runner (token chunks, committed turns) and after decisions and claims.
 Refreshes are coalesced across conversations (one flusher per worker) and cover only the
-conversation and the role queues that changed, and only feeds some tab watches; each
+conversation and the role queues that changed (and the queue summaries of the role sets holding
+one of those roles), and only feeds some tab watches; each
 refresh is one delta computed once and sent to every tab watching (ui/fanout.py). Streamed
 text goes its own way (ui/stream.py), coalesced to one small update per STREAM_FLUSH_S (by the
 runner's process: here, or services/live/live_redis for a runner elsewhere)."""
@@ -19,9 +20,19 @@ from hitl_dashboard.domain.enums import QUEUE_ROLES
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.live.coalesce import Coalescer
-from hitl_dashboard.services.live.streams import Stream, StreamTexts
-from hitl_dashboard.ui.fanout import conversation_token, fill_and_fan_out, queue_token, watched
+from hitl_dashboard.services.live.streams import Stream, StreamTexts, remember
+from hitl_dashboard.services.reviews.queue_summary import role_sets_touching
+from hitl_dashboard.ui.fanout import (
+    SUMMARY,
+    Outbox,
+    conversation_token,
+    fill_and_fan_out,
+    queue_token,
+    summary_token,
+    watched,
+)
 from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed
+from hitl_dashboard.ui.states.queue_summary import QueueSummary, forget_summaries, remember_summary, summary_rows
 from hitl_dashboard.ui.states.session_watch import end_sessions
 from hitl_dashboard.ui.stream import push_stream
 from hitl_dashboard.ui.views.conversation_view import conversation_view
@@ -37,6 +48,12 @@ REFRESH_COALESCE_S = 0.05
 # nearly all of them the typing card. Four a second still reads as typing, and the stored
 # message, pushed at once, ends the stream without waiting for the window.
 STREAM_FLUSH_S = 0.25
+# A conversation watched by more tabs than this streams at most every CROWD_STREAM_FLUSH_S: the
+# stream is most of a watching tab's frames (36 of about 47 a decision cycle at 0.25 s, 50 tabs,
+# bench/tab_cost.py), and each costs every tab its frame. Two a second still shows the reply coming;
+# the stored message still goes out at once.
+CROWD_TABS = 20
+CROWD_STREAM_FLUSH_S = 0.5
 
 
 class ReflexLiveSink:
@@ -48,7 +65,8 @@ class ReflexLiveSink:
         self._wake = asyncio.Event()
         self._flusher: asyncio.Task | None = None
         self._streams = StreamTexts()
-        self._stream_sends: Coalescer[int, Stream] = Coalescer(self.stream, STREAM_FLUSH_S)
+        self._stream_sends: Coalescer[int, Stream] = Coalescer(self.stream, self._stream_interval)
+        self._stream_tabs: dict[int, int] = {}  # per conversation: the tabs its last streamed update reached
         self._background: set[asyncio.Task] = set()
 
     # -- committed changes ------------------------------------------------------------------
@@ -102,7 +120,11 @@ class ReflexLiveSink:
         in another process (services/live_redis), coalesced there at the same rate (there, in one
         place: events of one stream popped by several workers and held back by each could reach a
         tab out of order)."""
-        await push_stream(self.app, conversation_id, stream)
+        remember(self._stream_tabs, conversation_id, await push_stream(self.app, conversation_id, stream))
+
+    def _stream_interval(self, conversation_id: int) -> float:
+        crowded = self._stream_tabs.get(conversation_id, 0) > CROWD_TABS
+        return CROWD_STREAM_FLUSH_S if crowded else STREAM_FLUSH_S
 
 
 async def refresh(app: rx.App, conversation_ids: list[int], roles: tuple[str, ...]) -> None:
@@ -111,27 +133,50 @@ async def refresh(app: rx.App, conversation_ids: list[int], roles: tuple[str, ..
     conversations = {conversation_token(cid): cid for cid in conversation_ids}
     queues = {queue_token(role): role for role in roles}
     feeds = [*conversations, *queues]
+    role_sets = role_sets_touching(roles, QUEUE_ROLES) if roles else []
+    forget_summaries(role_sets)  # a tab opening next reads the change, not a summary cached before it
+    summaries = {summary_token(role_set): role_set for role_set in role_sets}
     watched_now = await watched(feeds)
-    for feed in (f for f in feeds if f in watched_now):
-        try:
-            if feed in conversations:
-                await refresh_conversation(app, conversations[feed])
-            else:
-                await refresh_queue(app, queues[feed])
-        except Exception:  # noqa: BLE001 - one feed's problem must not keep the others stale
-            log.exception("live refresh of %s failed", feed)
+    watched_summaries = await watched(list(summaries), SUMMARY) if summaries else set()
+    outbox = Outbox()  # one frame a tab for the whole pass: its page's feed and its summary together
+    try:
+        for feed in (f for f in feeds if f in watched_now):
+            try:
+                if feed in conversations:
+                    await refresh_conversation(app, conversations[feed], outbox=outbox)
+                else:
+                    await refresh_queue(app, queues[feed], outbox=outbox)
+            except Exception:  # noqa: BLE001 - one feed's problem must not keep the others stale
+                log.exception("live refresh of %s failed", feed)
+        for feed in (f for f in summaries if f in watched_summaries):
+            try:
+                await refresh_summary(app, summaries[feed], outbox=outbox)
+            except Exception:  # noqa: BLE001 - as above
+                log.exception("live refresh of %s failed", feed)
+    finally:
+        await outbox.send(app)
 
 
-async def refresh_conversation(app: rx.App, conversation_id: int) -> None:
+async def refresh_conversation(app: rx.App, conversation_id: int, outbox: Outbox | None = None) -> None:
     # No actor: the server reads the conversation once for every tab watching it.
     view = await asyncio.to_thread(conversation_view, None, conversation_id)
     await fill_and_fan_out(app, conversation_token(conversation_id), ConversationFeed,
-                           lambda baseline: baseline._fill(view))
+                           lambda baseline: baseline._fill(view), outbox=outbox)
 
 
-async def refresh_queue(app: rx.App, role: str) -> None:
+async def refresh_queue(app: rx.App, role: str, outbox: Outbox | None = None) -> None:
     rows = await asyncio.to_thread(queue_rows, QUEUE_READER, role)
-    await fill_and_fan_out(app, queue_token(role), QueueFeed, lambda baseline: baseline._fill(role, rows))
+    await fill_and_fan_out(app, queue_token(role), QueueFeed, lambda baseline: baseline._fill(role, rows),
+                           outbox=outbox)
+
+
+async def refresh_summary(app: rx.App, roles: tuple[str, ...], outbox: Outbox | None = None) -> None:
+    """One read of the role set's queue summary, one delta, the same packet to every tab of a user
+    holding exactly these roles (ui/states/queue_summary.py)."""
+    summary = await asyncio.to_thread(summary_rows, QUEUE_READER, roles)
+    remember_summary(roles, summary)
+    await fill_and_fan_out(app, summary_token(roles), QueueSummary, lambda baseline: baseline._fill(summary),
+                           SUMMARY, outbox)
 
 
 async def install(app: rx.App) -> None:

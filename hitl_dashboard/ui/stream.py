@@ -25,17 +25,19 @@ def stream_delta(conversation_id: int, stream: Stream) -> dict[str, dict[str, ob
     return {StreamFeed.get_full_name(): {name + FIELD_MARKER: value for name, value in values.items()}}
 
 
-async def push_stream(app: rx.App, conversation_id: int, stream: Stream) -> None:
+async def push_stream(app: rx.App, conversation_id: int, stream: Stream) -> int:
+    """Returns how many tabs it was sent to."""
     store = watchers_store()
     feed = conversation_token(conversation_id)
     tabs = await store.save(conversation_id, stream, feed)
     if not tabs:
-        return
+        return 0
 
     async def forget(tab: str) -> None:
         await store.forget(feed, tab)
 
     await send_to_tabs(app, tabs, StateUpdate(delta=stream_delta(conversation_id, stream)), forget)
+    return len(tabs)
 
 
 async def show_stream(state: rx.State, conversation_id: int) -> None:

@@ -103,7 +103,14 @@ def set_roles(*, username: str, roles: list[str], by: Actor) -> User:
         uow.session.add(user)
         append_audit(uow.session, actor=by.username, actor_role="admin", action="user.roles_changed",
                      details={"username": username, "before": before, "after": user.roles})
-        return user
+        user_id, changed = user.id, sorted(before) != sorted(after)
+    if user_id is not None and changed:
+        # After the commit: their open tabs check again now, so a tab stops getting the pushed queue
+        # summary of a role taken away (ui/states/session_watch.py; the sessions themselves go on).
+        from hitl_dashboard.services.live import live
+
+        live.publish_sessions_ended(user_id)
+    return user
 
 
 def lock_active_admins(uow: UnitOfWork, *, excluding: int | None) -> int:

@@ -3,7 +3,9 @@
 Latest wins: a value replaced before it is sent is never sent. The first value goes out at once,
 later ones at most once per `interval` per key, and the last one always goes out (a trailing send),
 so the end of a stream is never held back. A send that takes longer than the interval delays the
-next one instead of piling sends up: the browser never has a backlog to work through."""
+next one instead of piling sends up: the browser never has a backlog to work through. The interval
+may be a function of the key, asked after each send (the stream of a conversation many tabs watch
+goes out less often: ui/live.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ V = TypeVar("V")
 
 
 class Coalescer(Generic[K, V]):
-    def __init__(self, send: Callable[[K, V], Awaitable[None]], interval: float, *,
+    def __init__(self, send: Callable[[K, V], Awaitable[None]], interval: float | Callable[[K], float], *,
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
         self.send, self.interval, self.clock, self.sleep = send, interval, clock, sleep
@@ -46,7 +48,8 @@ class Coalescer(Generic[K, V]):
                 except Exception:  # noqa: BLE001 - a failed send must not stop the next ones
                     log.exception("coalesced send for %r failed", key)
                 # Stay for the rest of the interval: what arrives meanwhile goes out at its end.
-                wait = sent_at + self.interval - self.clock()
+                interval = self.interval(key) if callable(self.interval) else self.interval
+                wait = sent_at + interval - self.clock()
                 if wait > 0:
                     await self.sleep(wait)
         finally:

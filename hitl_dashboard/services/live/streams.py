@@ -102,14 +102,21 @@ class LocalStreams:
         if self._watching.get(token) == feed:
             del self._watching[token]
 
+    async def forget_tab(self, token: str) -> None:
+        """The tab watches nothing more (of this store)."""
+        feed = self._watching.pop(token, None)
+        if feed is not None:
+            self._watchers.get(feed, set()).discard(token)
+
 
 class RedisStreams:
     """Several web workers: the same, in Redis (asyncio client of the worker's loop)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, slot: str = "") -> None:
         import redis.asyncio
 
         self.client = redis.asyncio.Redis.from_url(url)
+        self._watching_prefix = f"hitl:watching{'-' + slot if slot else ''}:"
 
     @staticmethod
     def _stream_key(conversation_id: int) -> str:
@@ -132,7 +139,7 @@ class RedisStreams:
         return Stream(**json.loads(raw)) if raw else None
 
     async def watch(self, feed: str, token: str) -> None:
-        key = f"hitl:watching:{token}"
+        key = self._watching_prefix + token
         previous = await self.client.getset(key, feed)
         pipe = self.client.pipeline()
         if previous is not None and previous.decode() != feed:
@@ -162,13 +169,20 @@ class RedisStreams:
     async def forget(self, feed: str, token: str) -> None:
         await self.client.srem(self._watchers_key(feed), token)  # type: ignore[misc]  # as in watchers()
 
+    async def forget_tab(self, token: str) -> None:
+        feed = await self.client.getdel(self._watching_prefix + token)
+        if feed is not None:
+            await self.client.srem(self._watchers_key(feed.decode()), token)  # type: ignore[misc]
 
-_stores: dict[int, LocalStreams | RedisStreams] = {}
+
+_stores: dict[tuple[int, str], LocalStreams | RedisStreams] = {}
 
 
-def streams_store(redis_url: str | None) -> LocalStreams | RedisStreams:
-    """The store of this process (per event loop: a Redis asyncio client belongs to one loop)."""
-    key = id(asyncio.get_running_loop())
+def streams_store(redis_url: str | None, slot: str = "") -> LocalStreams | RedisStreams:
+    """The store of this process (per event loop: a Redis asyncio client belongs to one loop). A tab
+    watches one feed per slot: the page's feed in the default slot, and beside it the summary of its
+    user's queues in the "summary" slot."""
+    key = (id(asyncio.get_running_loop()), slot)
     if key not in _stores:
-        _stores[key] = RedisStreams(redis_url) if redis_url else LocalStreams()
+        _stores[key] = RedisStreams(redis_url, slot) if redis_url else LocalStreams()
     return _stores[key]

@@ -53,3 +53,13 @@ def newest_open(actor: Actor, roles: tuple[str, ...], limit: int = NEWEST) -> li
              .order_by(col(ReviewRequest.id).desc()).limit(limit))
     with reading() as uow:
         return [Arrival(*row) for row in uow.session.exec(query).all()]
+
+
+def role_sets_touching(roles: tuple[str, ...], queue_roles: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Every set of queue roles a user may hold (in `queue_roles` order) that shares a role with
+    `roles`: the summaries a change of those queues may change. Four queue roles make 15 sets."""
+    from itertools import combinations
+
+    touched = set(roles)
+    return [subset for size in range(1, len(queue_roles) + 1)
+            for subset in combinations(queue_roles, size) if touched & set(subset)]

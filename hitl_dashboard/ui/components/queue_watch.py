@@ -7,7 +7,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui.states.app_state import AppState
-from hitl_dashboard.ui.states.queue_summary import POLL_MS, QueueSummary
+from hitl_dashboard.ui.states.queue_summary import QueueSummary
 
 ENABLE_JS = "window.hitlQueueWatch && window.hitlQueueWatch.toggleNotifications()"
 
@@ -16,12 +16,12 @@ def queue_watch() -> rx.Component:
     return rx.cond(
         AppState.review_roles.length() > 0,
         rx.el.div(
-            # The script clicks the hidden button every data-poll-ms while the tab is visible.
+            # The script clicks the hidden button when the tab becomes visible again; changes are pushed.
             rx.el.button(id="queue-watch-refresh", type="button", tab_index=-1, aria_hidden="true",
                          on_click=QueueSummary.refresh),
             id="queue-watch", hidden=True, on_mount=QueueSummary.refresh,
             # Data, not markup: the script reads titles with JSON.parse and shows them as plain text.
-            custom_attrs={"data-user": AppState.user_id.to_string(), "data-poll-ms": str(POLL_MS),
+            custom_attrs={"data-user": AppState.user_id.to_string(),
                           "data-loaded": rx.cond(QueueSummary.loaded, "true", "false"),
                           "data-arrivals": QueueSummary.arrivals.to_string()},
         ),
@@ -40,7 +40,7 @@ def notifications_button() -> rx.Component:
 
 
 def count_badge(role: rx.Var[str]) -> rx.Component:
-    """A queue tab's number of open requests (QueueSummary: one grouped count per role set and poll)."""
+    """A queue tab's number of open requests (QueueSummary: one grouped count per role set and change, pushed)."""
     return rx.cond(
         QueueSummary.loaded,
         # counts: a dict state var, an ObjectVar when read on the class; mypy sees a dict.

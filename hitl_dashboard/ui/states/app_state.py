@@ -110,10 +110,15 @@ class AppState(rx.State):
 
     @rx.event
     async def require_login(self):
-        """on_load of every protected page: no live sign-in -> the sign-in page, and back here after."""
+        """on_load of every protected page: no live sign-in -> the sign-in page, and back here after.
+        Also what a tab is told to send when its user's sessions end (ui/states/session_watch.py):
+        refused, the tab's feeds stop pushing to it."""
         try:
             await self._signed_in_actor()
         except PermissionDenied:
+            from hitl_dashboard.ui.fanout import forget_every_watch
+
+            await forget_every_watch(self.router.session.client_token)
             return self._to_sign_in()
 
     def _forget(self) -> None:

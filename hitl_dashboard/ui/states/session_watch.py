@@ -14,12 +14,15 @@ from reflex.state import StateUpdate
 
 from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.services.live.user_tabs import user_tabs_store
-from hitl_dashboard.ui.fanout import send_to_tabs
+from hitl_dashboard.ui.fanout import forget_summary_watches, send_to_tabs
 from hitl_dashboard.ui.states.app_state import AppState
+from hitl_dashboard.ui.states.queue_summary import QueueSummary
 
 log = logging.getLogger(__name__)
 # What the browser is told to send back: the same check as every protected page's on_load.
 RECHECK = Event(name=f"{AppState.get_full_name()}.require_login")
+# Then the queue summary asks again: it watches the role set the user holds now, or nothing.
+SUMMARY_AGAIN = Event(name=f"{QueueSummary.get_full_name()}.refresh")
 
 
 def _store():
@@ -42,7 +45,8 @@ class SessionWatch(rx.State):
 
 async def end_sessions(app: rx.App, user_id: int) -> None:
     """Every open tab of the user checks its session now (from any worker: send_to_tabs reaches the
-    tabs of the other workers through Redis)."""
+    tabs of the other workers through Redis). Deactivated, or their roles changed: their tabs get no
+    pushed queue summary from here on until they ask again, which checks their rights first."""
     store = _store()
 
     async def forget(tab: str) -> None:
@@ -50,8 +54,9 @@ async def end_sessions(app: rx.App, user_id: int) -> None:
 
     try:
         tabs = await store.tabs(user_id)
+        await forget_summary_watches(tabs)
         if tabs:
-            await send_to_tabs(app, tabs, StateUpdate(events=[RECHECK]), forget)
+            await send_to_tabs(app, tabs, StateUpdate(events=[RECHECK, SUMMARY_AGAIN]), forget)
     except Exception:  # noqa: BLE001 - the sessions are revoked already; the tabs re-check at their next event
         log.exception("could not ask the open tabs of user %s to check their session", user_id)
         return
