@@ -40,14 +40,22 @@ def _is_e2e(item: pytest.Item) -> bool:
     return HERE in Path(str(item.fspath)).parents
 
 
+def _starts_its_own_app(fixturedef: pytest.FixtureDef) -> bool:
+    """A module-scoped fixture that does not build on the worker's app (`app_server`) serves one of its
+    own (or holds a Redis database). One that does only makes data in the worker's app: when its
+    module's tests are split up, each worker makes that data again in its own app, which is correct
+    and cheaper than one worker running the whole module (test_phone_sweep: 160 s)."""
+    return fixturedef.scope in SHARED_BY_A_MODULE and "app_server" not in fixturedef.argnames
+
+
 def pytest_itemcollected(item: pytest.Item) -> None:
-    """Keep the tests of a module that share a module-scoped fixture on one pytest-xdist worker
-    (`--dist loadgroup`, scripts/test.sh), found from the fixtures themselves: a new test file needs
-    no configuration. Every other browser test is a work unit of its own."""
+    """Keep the tests of a module whose module-scoped fixture starts an app of its own on one
+    pytest-xdist worker (`--dist loadgroup`, scripts/test.sh), found from the fixtures themselves: a
+    new test file needs no configuration. Every other browser test is a work unit of its own."""
     info = getattr(item, "_fixtureinfo", None)
     if info is None or not _is_e2e(item):
         return
-    if any(defs[-1].scope in SHARED_BY_A_MODULE for defs in info.name2fixturedefs.values() if defs):
+    if any(_starts_its_own_app(defs[-1]) for defs in info.name2fixturedefs.values() if defs):
         item.add_marker(pytest.mark.xdist_group(f"e2e-{Path(str(item.fspath)).stem}"))
 
 

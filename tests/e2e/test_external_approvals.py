@@ -41,10 +41,17 @@ def _caller(app: RunningApp, token: str, request_id: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _finished(process: subprocess.Popen) -> tuple[int, list[dict]]:
-    # 120 s: the caller long-polls until the decision; the last full run on a loaded machine passed
-    # 60 s here once (not diagnosed, see the stop 37 note).
-    out, err = process.communicate(timeout=120)
+def _finished(process: subprocess.Popen, app: RunningApp | None = None) -> tuple[int, list[dict]]:
+    """The caller's exit code and JSON lines, once its long polls have seen the decision (each poll
+    reads the database every second or so: a recorded decision releases it within seconds)."""
+    try:
+        out, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+        where = f"\nserver log:\n{app.log_tail(80)}" if app is not None else ""
+        raise AssertionError(
+            f"the caller was not released within 60 s; stdout:\n{out}\nstderr:\n{err}{where}") from None
     lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     assert lines, f"no output; stderr:\n{err}"
     return process.returncode, lines
@@ -55,6 +62,13 @@ def _requests(app: RunningApp, request_id: str) -> list[tuple[int, int]]:
     with UnitOfWork(app.engine) as uow:
         return [(r.id, r.conversation_id) for r in uow.session.exec(
             select(ExternalRequest).where(ExternalRequest.caller_request_id == request_id))]
+
+
+def _status(app: RunningApp, review_id: int) -> str:
+    with UnitOfWork(app.engine) as uow:
+        review = uow.session.get(ReviewRequest, review_id)
+        assert review is not None
+        return str(review.status)
 
 
 def _reviews(app: RunningApp, conversation_id: int) -> int:
@@ -115,8 +129,21 @@ def test_an_external_process_is_released_by_an_approval_in_chromium_with_the_edi
     assert page.title() != "pwned"
 
     page.locator(f"#tool-args-{review_id}").fill(json.dumps(EDITED, indent=2))
+    # The server's answer to the edit adds this line above the buttons: clicking before it lands can
+    # hit the line that moves in under the pointer, not Approve (a loaded machine met that).
+    expect(page.locator(".args-edited")).to_be_visible()
     page.locator(f"#decide-approve-{review_id}").click()
-    code, lines = _finished(second)
+    # What the reviewer sees first: the approval recorded (the card leaves), or the card's error.
+    try:
+        wait_for(lambda: _status(app_server, review_id) not in ("pending", "claimed"), timeout=30,
+                 what="the approval recorded")
+    except AssertionError:
+        said = page.locator(".field-error, [data-sonner-toast], [role=alert]").all_inner_texts()
+        raise AssertionError(f"the approval was not recorded; the page says {said}; approve button "
+                             f"{page.locator(f'#decide-approve-{review_id}').evaluate('b => b.outerHTML')[:300]}; "
+                             f"page:\n{page.inner_text('body')[:3000]}\n{app_server.log_tail(30)}") from None
+    assert _status(app_server, review_id) == "decided"
+    code, lines = _finished(second, app_server)
     assert code == 0, lines
     assert lines[0] == {"ran": EDITED} and lines[-1] == {"result": "deployed billing 2.4.2 x1"}
     assert _requests(app_server, request_id) == [(approval_id, cid)] and _reviews(app_server, cid) == 1
@@ -142,5 +169,5 @@ def test_a_denial_raises_approval_denied_with_the_reason_and_nothing_runs(app_se
                          json={"action": "revise", "reason": "change freeze until Monday"},
                          headers={"Authorization": f"Bearer {api_token(app_server, reviewer)}"}, timeout=30)
     assert decided.status_code == 200, decided.text
-    code, lines = _finished(process)
+    code, lines = _finished(process, app_server)
     assert (code, lines) == (3, [{"denied": "change freeze until Monday"}])
