@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 import reflex as rx
 
@@ -138,20 +139,20 @@ async def refresh(app: rx.App, conversation_ids: list[int], roles: tuple[str, ..
     summaries = {summary_token(role_set): role_set for role_set in role_sets}
     watched_now = await watched(feeds)
     watched_summaries = await watched(list(summaries), SUMMARY) if summaries else set()
+    # (feed, its refresh), in this order: conversations, queues, then the summaries.
+    work: list[tuple[str, Callable[[Outbox], Awaitable[None]]]] = [
+        *((feed, partial(refresh_conversation, app, cid)) for feed, cid in conversations.items()
+          if feed in watched_now),
+        *((feed, partial(refresh_queue, app, role)) for feed, role in queues.items() if feed in watched_now),
+        *((feed, partial(refresh_summary, app, role_set)) for feed, role_set in summaries.items()
+          if feed in watched_summaries),
+    ]
     outbox = Outbox()  # one frame a tab for the whole pass: its page's feed and its summary together
     try:
-        for feed in (f for f in feeds if f in watched_now):
+        for feed, refresh_feed in work:
             try:
-                if feed in conversations:
-                    await refresh_conversation(app, conversations[feed], outbox=outbox)
-                else:
-                    await refresh_queue(app, queues[feed], outbox=outbox)
+                await refresh_feed(outbox)
             except Exception:  # noqa: BLE001 - one feed's problem must not keep the others stale
-                log.exception("live refresh of %s failed", feed)
-        for feed in (f for f in summaries if f in watched_summaries):
-            try:
-                await refresh_summary(app, summaries[feed], outbox=outbox)
-            except Exception:  # noqa: BLE001 - as above
                 log.exception("live refresh of %s failed", feed)
     finally:
         await outbox.send(app)

@@ -41,7 +41,7 @@ def _caller(app: RunningApp, token: str, request_id: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _finished(process: subprocess.Popen, app: RunningApp | None = None) -> tuple[int, list[dict]]:
+def _finished(process: subprocess.Popen, app: RunningApp) -> tuple[int, list[dict]]:
     """The caller's exit code and JSON lines, once its long polls have seen the decision (each poll
     reads the database every second or so: a recorded decision releases it within seconds)."""
     try:
@@ -49,9 +49,8 @@ def _finished(process: subprocess.Popen, app: RunningApp | None = None) -> tuple
     except subprocess.TimeoutExpired:
         process.kill()
         out, err = process.communicate()
-        where = f"\nserver log:\n{app.log_tail(80)}" if app is not None else ""
-        raise AssertionError(
-            f"the caller was not released within 60 s; stdout:\n{out}\nstderr:\n{err}{where}") from None
+        raise AssertionError(f"the caller was not released within 60 s; stdout:\n{out}\nstderr:\n{err}\n"
+                             f"server log:\n{app.log_tail(80)}") from None
     lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     assert lines, f"no output; stderr:\n{err}"
     return process.returncode, lines

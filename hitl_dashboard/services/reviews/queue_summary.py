@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import combinations
 
 from sqlalchemy import func
 from sqlmodel import col, select
@@ -58,8 +59,6 @@ def newest_open(actor: Actor, roles: tuple[str, ...], limit: int = NEWEST) -> li
 def role_sets_touching(roles: tuple[str, ...], queue_roles: tuple[str, ...]) -> list[tuple[str, ...]]:
     """Every set of queue roles a user may hold (in `queue_roles` order) that shares a role with
     `roles`: the summaries a change of those queues may change. Four queue roles make 15 sets."""
-    from itertools import combinations
-
     touched = set(roles)
     return [subset for size in range(1, len(queue_roles) + 1)
             for subset in combinations(queue_roles, size) if touched & set(subset)]
