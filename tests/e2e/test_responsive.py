@@ -4,12 +4,14 @@ scrolling of the page, and code shown line for line with its indentation."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import pytest
 from playwright.sync_api import Page, expect
 from sqlmodel import select
 
+from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import CodeRevision, Message
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
@@ -186,16 +188,72 @@ def test_queue_rows_are_cards_on_a_phone(app_server: RunningApp, page: Page, rev
     assert narrow_text(page, MIN_CHARS_PER_LINE) == []
 
 
-@pytest.mark.parametrize("path, row", [("/conversations", ".conversation-row"), ("/audit", ".audit-row")])
-def test_phone_lists_fit_the_window(app_server: RunningApp, page: Page, review: tuple[str, int], path: str,
-                                    row: str) -> None:
+def test_phone_conversation_list_fits_the_window(app_server: RunningApp, page: Page) -> None:
+    # A conversation of this test's own, found by its starter (the list's own filter), with a long
+    # address in its title: a task is often a link.
+    starter = make_user(app_server, "manager", prefix="resp-list")
+    cid = start(app_server, starter, "Retry the export at https://api.example.com/v2/statements/"
+                                     "export?format=csv&since=2026-01-01T00:00:00Z&account=acct_9f8e7d6c5b4a3928")
+    page.set_viewport_size(PHONE)
+    sign_in(page, app_server, starter, lands_on="**/conversations*")
+    page.goto(f"{app_server.base_url}/conversations?initiator={starter}")
+    row = page.locator(".conversation-row")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text(f"#{cid}")
+
+    assert box(row)["width"] <= PHONE["width"]
+    assert horizontal_overflow(page) == 0, overflowing(page)
+    assert narrow_text(page, MIN_CHARS_PER_LINE) == []
+
+
+# Every action the product writes, each with details of the longest shape it writes: a hash, a
+# webhook address, an IPv6 address, a 64-character attempted username, a model's error, a tool's
+# arguments. A card must fit a phone whatever the event (one of them was 592 px wide at 390 px).
+_HASH = hashlib.sha256(b"revision").hexdigest()
+_URL = "https://hooks.example.com/services/T024BE7LD/B01ABCDEF9G/9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+_LONG_DETAILS = {
+    "from_hash": _HASH, "to_hash": hashlib.sha256(b"edited").hexdigest(), "url": _URL,
+    "address": "2001:0db8:85a3:0000:0000:8a2e:0370:7334", "username": "x" * 64,
+    "error": "ConnectTimeout('http://127.0.0.1:8000/v1/chat/completions did not answer in 30 s')",
+    "arguments": {"service": "billing", "version": "2.4.1"}, "request_id": "req_" + _HASH[:32],
+    "events": ["review.requested", "decision.recorded", "review.escalated"],
+}
+AUDIT_ACTIONS = (
+    "conversation.aborted", "conversation.completed_without_review", "conversation.failed",
+    "conversation.finished", "conversation.forked", "conversation.replayed", "conversation.rerouted",
+    "conversation.retried", "conversation.started", "decision.override", "decision.recorded",
+    "external.decided", "external.reported", "review.claimed", "review.decided", "review.dismissed",
+    "review.edited", "review.escalated", "review.expired", "review.question_answered",
+    "review.question_asked", "review.question_retried", "review.released", "review.requested",
+    "runner.crashed", "slack.action_received", "slack.refused", "slack.user_linked", "slack.user_unlinked",
+    "team.saved", "token.created", "token.revoked", "user.created", "user.deactivated", "user.reactivated",
+    "user.roles_changed", "user.sign_in_failed", "user.signed_in", "user.signed_out",
+    "user.signed_out_everywhere", "webhook.added", "webhook.removed", "webhook.secret_rotated",
+    "webhook.tested",
+)
+
+
+def test_phone_audit_cards_fit_the_window_for_every_action(app_server: RunningApp, page: Page) -> None:
     manager = make_user(app_server, "manager", prefix="resp-mgr")
+    # The actor's own name is long too (a username with no break in it), and the filter finds
+    # exactly this test's events, whatever other tests wrote.
+    actor = make_user(app_server, "admin", prefix="auditsweepadministratorwithalongname")
+    with UnitOfWork(app_server.engine) as uow:
+        for action in AUDIT_ACTIONS:
+            append_audit(uow.session, actor=actor, actor_role="admin", action=action, content_hash=_HASH,
+                         details={"action": action.split(".")[-1], **_LONG_DETAILS})
+        uow.commit()
     page.set_viewport_size(PHONE)
     sign_in(page, app_server, manager, lands_on="**/conversations*")
-    page.goto(app_server.base_url + path)
-    first = page.locator(row).first
-    expect(first).to_be_visible()
+    page.goto(app_server.base_url + "/audit")
+    page.fill("#filter-user", actor)
+    page.click("#filter-show-sessions")
+    page.click("#apply-filters")
+    rows = page.locator(".audit-row")
+    expect(rows).to_have_count(len(AUDIT_ACTIONS))
 
-    assert box(first)["width"] <= PHONE["width"]
+    too_wide = [(row.get_attribute("data-seq"), box(row)["width"]) for row in rows.all()
+                if box(row)["width"] > PHONE["width"]]
+    assert too_wide == []
     assert horizontal_overflow(page) == 0, overflowing(page)
     assert narrow_text(page, MIN_CHARS_PER_LINE) == []
