@@ -52,10 +52,10 @@ def test_every_queue_tab_shows_its_count(app_server: RunningApp, browser: Browse
     assert int(page.locator("#tab-security_reviewer .tab-count").inner_text()) >= 1
 
 
-def test_unread_title_count_and_desktop_notification(app_server: RunningApp, browser: Browser):
+def test_unread_title_count_and_desktop_notification(app_server: RunningApp, full_browser: Browser):
     reviewer = make_user(app_server, "security_reviewer", prefix="qunread")
     starter = make_user(app_server, "product_reviewer", prefix="qudev")
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context = full_browser.new_context(viewport={"width": 1400, "height": 900})
     context.grant_permissions(["notifications"], origin=app_server.base_url)
     context.add_init_script(CAPTURE_NOTIFICATIONS)
     page = context.new_page()
