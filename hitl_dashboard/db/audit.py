@@ -25,7 +25,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from sqlalchemy import Integer, String, event, func, insert, text
+from sqlalchemy import Integer, String, event, insert, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import SessionTransaction
@@ -181,46 +181,32 @@ def _take_waiting_statement():
 
 _TAKE_WAITING = _take_waiting_statement()
 _LOCK = text(f"SELECT pg_advisory_xact_lock({_AUDIT_LOCK_KEY})")
-_TRY_LOCK = text(f"SELECT pg_try_advisory_xact_lock({_AUDIT_LOCK_KEY})")
-_LOCK_SHARED = text(f"SELECT pg_advisory_xact_lock_shared({_AUDIT_LOCK_KEY})")
 _INSERT_EVENT = insert(table_of(AuditEvent))
 _OUTBOX = table_of(AuditOutbox)
 # sort_by_parameter_order: the ids come back in the order of the events (one statement for several).
 _INSERT_OUTBOX = insert(_OUTBOX).returning(_OUTBOX.c.id, sort_by_parameter_order=True)
 
 
-def link_outbox(engine: Engine, *, own_ids: list[int] | None = None) -> int:
+def link_outbox(engine: Engine) -> int:
     """PostgreSQL: move the events waiting in audit_outbox into the chain, oldest first, under the
     chain lock; returns how many this call linked. Safe to call from any process at any time.
 
-    With own_ids (the events of the callers of a round, just committed): when another linker holds the lock,
-    wait for it to finish (a shared lock: every waiter is let go at once) and look whether it took
-    ours; only if not, try again. So a burst of commits costs one linking transaction (one WAL
-    flush) per round instead of a queue of lock holders one after the other."""
+    The caller queues for the lock (PostgreSQL lets no later request overtake it). Each process runs
+    one round at a time (_LinkRounds), so at most one linker per process waits: when it gets the
+    lock, a linker of another process may already have taken its events (the take then finds only
+    what was committed since, or nothing) and a burst of commits still costs one linking transaction
+    (one WAL flush) per round. Issue 33: a try first, then a shared lock and a count of the caller's
+    own events when the try failed, cost three more statements and a transaction for about every
+    other decision under load, to learn what the take tells anyway."""
     linked = 0
-    wait = own_ids is None
     while True:
         with Session(engine, expire_on_commit=False, info={LINKER_SESSION: True}) as session:
             # Core statements on the session's connection (the session is there for its commit's
             # listeners: the anchor, the head webhook); the ORM's execution adds nothing here.
             connection = session.connection()
-            if wait:  # queued: PostgreSQL lets no later shared request overtake it, so it gets its turn
-                connection.execute(_LOCK)
-            elif not connection.execute(_TRY_LOCK).scalar():
-                session.rollback()
-                connection = session.connection()
-                # Statements in a row, the count after the lock: READ COMMITTED takes a snapshot per
-                # statement, so it sees what the linker we waited for committed.
-                connection.execute(_LOCK_SHARED)
-                left = connection.execute(select(func.count()).select_from(AuditOutbox)
-                                          .where(col(AuditOutbox.id).in_(own_ids or []))).scalar()  # wait is off
-                if not left:
-                    return linked
-                # Missed (committed while that linker was taking): queue for the lock rather than try
-                # again, or waiters holding the shared lock could keep every try failing.
-                wait = True
-                continue
-            # After the lock, like the count above: a snapshot taken before it could miss the newest link.
+            connection.execute(_LOCK)
+            # After the lock: READ COMMITTED takes a snapshot per statement, so this one sees what the
+            # linker we waited for committed (a snapshot taken before the lock could miss the newest link).
             moved = connection.execute(_TAKE_WAITING, {"batch": LINK_BATCH}).all()
             if not moved:
                 return linked
@@ -243,23 +229,20 @@ class _LinkRounds:
         self._asked = 0  # tickets handed out
         self._covered = 0  # every ticket up to this one has had its round
         self._running = False
-        self._ids: list[int] = []  # outbox rows of the tickets no round has taken yet
 
-    def link(self, engine: Engine, ids: list[int]) -> None:
+    def link(self, engine: Engine) -> None:
         with self._changed:
             self._asked += 1
             ticket = self._asked
-            self._ids.extend(ids)
             while self._covered < ticket:
                 if not self._running:
                     self._running, upto = True, self._asked
-                    ids, self._ids = self._ids, []
                     break
                 self._changed.wait()
             else:
                 return  # a round that began after our commit has linked our events
         try:
-            link_outbox(engine, own_ids=ids)
+            link_outbox(engine)
         finally:
             with self._changed:
                 self._running = False
@@ -301,7 +284,7 @@ def link_after_commit(session: Session) -> None:
         return
     try:
         engine = cast(Engine, session.get_bind())  # a unit of work binds its session to an Engine
-        _rounds_for(engine).link(engine, own)
+        _rounds_for(engine).link(engine)
     except Exception:  # noqa: BLE001 - the change is committed; its events wait for the next link
         log.exception("could not link audit events into the chain yet; the next commit will")
 

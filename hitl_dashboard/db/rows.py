@@ -3,9 +3,10 @@ model rows for the hot paths."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from sqlalchemy import Insert, Table, Update, bindparam, insert, inspect, update
+from sqlalchemy import ColumnElement, Insert, Table, Update, bindparam, insert, inspect, or_, update
 from sqlmodel import Session, SQLModel
 
 from hitl_dashboard.domain.errors import NotFound
@@ -26,6 +27,14 @@ def get_existing(session: Session, model: type[RowT], row_id: int, **options: An
 def table_of(model: type[SQLModel]) -> Table:
     """The Core table of a table model, for Core statements on the hot paths."""
     return model.__table__  # type: ignore[attr-defined]  # SQLModel's metaclass sets it; its types do not declare it
+
+
+def one_of(column: Any, values: Iterable[Any]) -> ColumnElement[bool]:
+    """`column IN (values)` for a statement built once, as `column = v1 OR column = v2 ...` with plain
+    bound parameters (issue 33): a Core IN list is an expanding parameter, which SQLAlchemy rewrites
+    into the statement's SQL text again on every execution. The same rows, for a column that is never
+    NULL (a NULL column matches neither form)."""
+    return or_(*(column == value for value in values))
 
 
 def write_changes(session: Session, row: SQLModel) -> None:

@@ -24,7 +24,7 @@ from hitl_dashboard.db.models import (
     without_checkpoint,
 )
 from hitl_dashboard.db.questions_models import ReviewQuestion
-from hitl_dashboard.db.rows import get_existing, insert_row, table_of, write_changes
+from hitl_dashboard.db.rows import get_existing, insert_row, one_of, table_of, write_changes
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.decisions import DecisionInput, validate_decision
 from hitl_dashboard.domain.enums import (
@@ -228,7 +228,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
 # Built once, as the locked read (issue 33); the SET clause is the columns named in the parameters.
 _CLOSE_REQUEST = update(table_of(ReviewRequest)).where(
     col(ReviewRequest.id) == bindparam("request_id"), col(ReviewRequest.version) == bindparam("seen_version"),
-    col(ReviewRequest.status).in_(OPEN_REVIEW_STATUSES))
+    one_of(col(ReviewRequest.status), OPEN_REVIEW_STATUSES))
 
 
 def _earlier(uow: UnitOfWork, key: str | None, fingerprint: str, actor: Actor) -> DecisionOutcome | None:

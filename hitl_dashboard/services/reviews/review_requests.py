@@ -6,10 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.models import AuditEvent, Conversation, Decision, ReviewRequest, User, utcnow
+from hitl_dashboard.db.rows import one_of
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, Action, ReviewKind, ReviewStatus
 from hitl_dashboard.domain.signoff import Approval
 from hitl_dashboard.domain.sla import due_at
@@ -86,12 +88,7 @@ def open_request(
 
 def dismiss_open_requests(session: Session, conversation_id: int, *, actor: str, why: str,
                           keep_id: int | None = None) -> int:
-    open_requests = session.exec(
-        select(ReviewRequest).where(
-            ReviewRequest.conversation_id == conversation_id,
-            col(ReviewRequest.status).in_(OPEN_REVIEW_STATUSES),
-        )
-    ).all()
+    open_requests = session.exec(_OPEN_REQUESTS, params={"conversation_id": conversation_id}).all()
     count = 0
     for request in open_requests:
         if request.id == keep_id:
@@ -104,6 +101,12 @@ def dismiss_open_requests(session: Session, conversation_id: int, *, actor: str,
                      review_request_id=request.id, content_hash=request.content_hash, details={"why": why})
         count += 1
     return count
+
+
+# Built once (issue 33: a revision's decision built it each time), with plain parameters (db/rows.py one_of).
+_OPEN_REQUESTS = select(ReviewRequest).where(
+    ReviewRequest.conversation_id == bindparam("conversation_id"),
+    one_of(col(ReviewRequest.status), OPEN_REVIEW_STATUSES))
 
 
 def signoff_approvals(session: Session, conversation_id: int) -> list[Approval]:
