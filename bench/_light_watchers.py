@@ -10,8 +10,10 @@ the bench's machine almost nothing: it stamps each frame on arrival and decodes 
 The protocol (Reflex 0.10.1, seen with Playwright's `framesent` on a real page and in .web/utils/state.js):
 a websocket to /_event/?token=<tab token>&EIO=4&transport=websocket with the Reflex version as the
 subprotocol and the browser's sign-in cookie in the handshake (an HttpOnly cookie, set by POST
-/auth/sign-in); the tab's first event (`hydrate_and_load`, with the page's route) rides in the socket.io
-CONNECT packet's auth; every update comes back as `42/_event,["event", {delta}]`.
+/auth/sign-in), offering permessage-deflate as Chromium does (what the server accepts is recorded: a
+compression context per socket is memory per tab, bench/tab_cost.py); the tab's first event
+(`hydrate_and_load`, with the page's route) rides in the socket.io CONNECT packet's auth; every update
+comes back as `42/_event,["event", {delta}]`.
 The boot event is recorded from a real page of the same run, so hashes and schema are the built app's.
 
 Not a benchmark itself (scripts/bench.sh runs only files that do not start with an underscore)."""
@@ -50,6 +52,38 @@ def _update(raw: str) -> dict | None:
     return None
 
 
+def _browser_like_client():
+    """simple_websocket's asyncio client, whose handshake offers permessage-deflate as a browser's does
+    (Chromium: `permessage-deflate; client_max_window_bits`); simple_websocket's own offers no extension,
+    so a server that compresses would have looked cheaper to the bench than to a browser. The
+    extensions the server accepted are kept in `extensions` (wsproto then inflates what it sends)."""
+    import simple_websocket
+    from wsproto.events import AcceptConnection, RejectConnection, Request
+    from wsproto.extensions import PerMessageDeflate
+
+    class BrowserLikeClient(simple_websocket.AioClient):
+        extensions: list[str] = []
+
+        async def handshake(self) -> None:
+            self.wsock.write(self.ws.send(Request(host=self.host, target=self.path, subprotocols=self.subprotocols,
+                                                  extra_headers=self.extra_headeers,
+                                                  extensions=[PerMessageDeflate()])))
+            event = None
+            while event is None:
+                data = await self.rsock.read(self.receive_bytes)
+                if not data:
+                    raise ConnectionError("closed during the websocket handshake")
+                self.ws.receive_data(data)
+                event = next(self.ws.events(), None)
+            if isinstance(event, RejectConnection) or not isinstance(event, AcceptConnection):
+                raise ConnectionError(getattr(event, "status_code", 400))
+            self.subprotocol, self.connected = event.subprotocol, True
+            self.extensions = [extension.name for extension in event.extensions]
+            self.connected = await self._handle_events()  # what came in the same read as the 101
+
+    return BrowserLikeClient
+
+
 class Socket:
     """One tab's websocket: engine.io pings answered, each socket.io event frame kept with its arrival
     time (ms since the epoch, the clock the app stamps created_at with)."""
@@ -59,14 +93,14 @@ class Socket:
         self.boot, self.cookie = boot, cookie
         self.frames: list[tuple[float, str]] = []
         self.received = 0  # event frames since the socket opened (never reset)
+        self.bytes = 0  # characters of those frames as received (inflated, if the server compressed)
+        self.largest = 0  # the largest of them
         self.connected = asyncio.Event()
         self.closed = False
         self._new_frame = asyncio.Event()
 
     async def open(self, version: str) -> None:
-        import simple_websocket
-
-        self.ws = await simple_websocket.AioClient.connect(self.url, subprotocols=[version], receive_bytes=65536,
+        self.ws = await _browser_like_client().connect(self.url, subprotocols=[version], receive_bytes=65536,
                                                            headers={"Cookie": self.cookie})
         self._reader = asyncio.create_task(self._receive())
         await self.ws.send(_socketio(0, self.boot))  # CONNECT, with the boot event as auth
@@ -82,6 +116,8 @@ class Socket:
                     self.connected.set()
                 elif raw.startswith("42"):
                     self.received += 1
+                    self.bytes += len(raw)
+                    self.largest = max(self.largest, len(raw))
                     self.frames.append((arrived, raw))
                     self._new_frame.set()
         except Exception:  # noqa: BLE001 - a closed socket: counted as missing messages, reported
@@ -145,6 +181,18 @@ class LightWatcher:
         del self.socket.frames[:]
         self._parsed = 0
         return record
+
+
+def _deflated(frames) -> int:
+    """Bytes these frames (those kept since the last forget_frames) would take with permessage-deflate as
+    browsers negotiate it (one context a socket, kept from frame to frame, 15-bit window): what a server
+    that compresses would save on the wire, for the figures of a server that does not."""
+    import zlib
+
+    compressor, total = zlib.compressobj(wbits=-15), 0
+    for raw in frames:
+        total += len(compressor.compress(raw.encode()) + compressor.flush(zlib.Z_SYNC_FLUSH)) - 4  # RFC 7692 7.2.1
+    return total
 
 
 def sign_in(base: str, username: str, password: str) -> str:
@@ -213,6 +261,12 @@ async def _serve(connection, base: str, template: dict, names: dict, user: tuple
             connection.send(sum(any(argument in raw for _, raw in w.socket.frames) for w in watchers))
         elif command == "received":  # event frames received so far, all watchers together
             connection.send(sum(w.socket.received for w in watchers))
+        elif command == "wire":  # the websocket as the tabs saw it: extensions, frames, characters
+            sockets = [w.socket for w in watchers]
+            connection.send({"extensions": sorted({name for s in sockets for name in s.ws.extensions}),
+                             "frames": sum(s.received for s in sockets), "chars": sum(s.bytes for s in sockets),
+                             "largest": max(s.largest for s in sockets),
+                             "deflated": sum(_deflated(raw for _, raw in s.frames) for s in sockets)})
         elif command == "forget_frames":
             for watcher in watchers:
                 del watcher.socket.frames[:]
@@ -276,6 +330,11 @@ class LightWatchers:
     def received(self) -> int:
         """Event frames the watchers received since they opened, all together."""
         return self._ask("received")
+
+    def wire(self) -> dict:
+        """The extensions the server accepted (any tab), event frames and their characters (all tabs
+        together, since they opened) and the largest frame."""
+        return self._ask("wire")
 
     def forget_frames(self) -> None:
         self._ask("forget_frames")

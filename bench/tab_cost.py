@@ -17,6 +17,9 @@ the real page alone, in the same run, divided by N:
   memory: N idle tabs on the conversation page: the web tier's RSS and the state manager's bytes
     (the disk manager's files; with Redis the MEMORY USAGE of every key of its own Redis database),
     (with N - with 0) / N.                          target <= 50 KB a tab, 1,000 tabs < 100 MB
+    Also printed: the websocket extensions the server accepted (the tabs offer permessage-deflate as
+    Chromium does; a compression context per socket is memory per tab), and what a tab received: frames,
+    KB, the largest frame, and the KB the same frames would take with permessage-deflate.
 Baseline: BASELINE, or --baseline-commit REV, runs first, the same way, in the same run (its states must speak this
 checkout's state names, which the light watchers use). CPU is CPU seconds of the server's processes
 (/proc), not wall time: a busy machine stretches the wall time, not the work."""
@@ -203,12 +206,20 @@ def idle_memory(base, server, real: RealPage, conversation: Conversation, count:
 
     rss_before, state_before = settled()
     try:
-        with light_tabs(base, real, conversation, count, "conversation"):
+        with light_tabs(base, real, conversation, count, "conversation") as watchers:
             rss_after, state_after = settled()
+            wire = watchers.wire()
     except RuntimeError as exc:  # the machine could not open them: say so, go on
         print(f"      {count} idle tabs: {exc}", flush=True)
         return {}
-    return {"rss": (rss_after - rss_before) / count, "state": (state_after - state_before) / count}
+    # The tabs offer permessage-deflate as Chromium does; what the server accepted, and what a tab
+    # received (the frames a server keeps per socket in its write buffer are at most the largest).
+    print(f"      websocket: extensions the server accepted: {', '.join(wire['extensions']) or 'none'}; "
+          f"a tab received {wire['frames'] / count:.0f} frames, {wire['chars'] / count / 1024:.1f} KB "
+          f"(largest frame {wire['largest'] / 1024:.1f} KB; {wire['deflated'] / count / 1024:.1f} KB with "
+          f"permessage-deflate)", flush=True)
+    return {"rss": (rss_after - rss_before) / count, "state": (state_after - state_before) / count,
+            "wire": wire}
 
 
 def free_redis_database() -> str:

@@ -84,6 +84,14 @@ reflex_env() {
     # buys nothing, and each page's render had a fixed 10 s limit that a busy machine exceeded
     # ("Prerender: Request failed for /: The operation timed out"), failing the build.
     export REFLEX_SSR="${REFLEX_SSR:-false}"
+    # The web tier runs under granian, not gunicorn + uvicorn, even if gunicorn gets installed (Reflex
+    # picks uvicorn then). Memory per open tab (bench/tab_cost.py, issue 33): granian never negotiates
+    # permessage-deflate (no Sec-WebSocket-Extensions in its 101, measured with a browser's offer),
+    # where uvicorn accepts it by default, and a deflate context per socket measured +99 KB a
+    # connection (uvicorn/wsproto: 117 KB with it, 18 KB without). granian's own cost per socket
+    # (about 150 KB: tungstenite's 128 KiB read buffer, allocated and zeroed per socket) has no
+    # setting in granian 2.8; docs/benchmarks.md has the figures.
+    export REFLEX_USE_GRANIAN="${REFLEX_USE_GRANIAN:-true}"
     # Otherwise Reflex times the npm registry against a mirror (3 probes each) on first init.
     if [[ -z "${NPM_CONFIG_REGISTRY:-}" ]]; then
         NPM_CONFIG_REGISTRY="$(npm config get registry 2>/dev/null || true)"
