@@ -40,7 +40,29 @@ async def push_stream(app: rx.App, conversation_id: int, stream: Stream) -> int:
     return len(tabs)
 
 
-async def show_stream(state: rx.State, conversation_id: int) -> None:
-    """From the tab's own event, once it watches the conversation: the text streamed so far."""
-    feed = await state.get_state(StreamFeed)
-    feed._show(conversation_id, await watchers_store().current(conversation_id))
+# How many times a tab opening a conversation re-reads the stream after its own update went out
+# (catch_up below). A paused stream settles in one round; a busy one is caught by its next push.
+CATCH_UP_ROUNDS = 5
+
+
+async def show_stream(state: rx.State, conversation_id: int) -> Stream | None:
+    """From the tab's own event, once it watches the conversation: the text streamed so far (what
+    it set, for catch_up)."""
+    stream = await watchers_store().current(conversation_id)
+    (await state.get_state(StreamFeed))._show(conversation_id, stream)
+    return stream
+
+
+async def catch_up(state: rx.State, conversation_id: int, shown: Stream | None) -> tuple[bool, Stream | None]:
+    """Call after the event's update carrying `shown` went out (after a `yield`). Streamed updates
+    reach the tab straight from push_stream, while the tab's own event sends the text it read at its
+    end: a push saved after that read but sent before the event's update was overwritten by the
+    older text, and a stream paused at a gate showed it until its next chunk (the typing card stuck at
+    "Plan: "). So: read again; if the stream moved on, set it again (the caller yields again).
+    Returns (False, shown) when the tab is up to date: a push saved after this read is sent after
+    the update already sent, so it can only be newer. Returns (True, the stream set) otherwise."""
+    latest = await watchers_store().current(conversation_id)
+    if latest == shown:
+        return False, shown
+    (await state.get_state(StreamFeed))._show(conversation_id, latest)
+    return True, latest

@@ -24,7 +24,7 @@ from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.services.conversations.transcript_window import TRANSCRIPT_BLOCK, newest_block_start, window_start
 from hitl_dashboard.ui.fanout import conversation_token, queue_token, resync_on_next_refresh, unwatch, watch
 from hitl_dashboard.ui.states.app_state import AppState, path_id
-from hitl_dashboard.ui.stream import show_stream
+from hitl_dashboard.ui.stream import CATCH_UP_ROUNDS, catch_up, show_stream
 from hitl_dashboard.ui.views.conversation_view import (
     ConversationView,
     MessageRow,
@@ -192,4 +192,9 @@ class ConversationFeed(rx.State):
         yield  # on screen now
         self._fill(await asyncio.to_thread(conversation_view, actor, conversation_id))  # what changed since
         await resync_on_next_refresh(feed, ConversationFeed)
-        await show_stream(self, conversation_id)
+        shown = await show_stream(self, conversation_id)
+        for _ in range(CATCH_UP_ROUNDS):
+            yield  # this tab's stream goes out now; then catch up with a push sent meanwhile
+            moved_on, shown = await catch_up(self, conversation_id, shown)
+            if not moved_on:
+                break
