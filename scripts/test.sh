@@ -2,8 +2,9 @@
 # `make test`: bootstrap with the dev packages, the linters (scripts/lint.sh: a finding fails the
 # run), browser, PostgreSQL and Redis, then pytest in two runs, in a random order (pytest-randomly;
 # one seed for both, printed first: PYTEST_SEED=<n> replays an order):
-#   1. every test but the browser ones, across the cores (pytest-xdist, PYTEST_WORKERS, default
-#      one per core; --dist loadgroup keeps the tests that share a Redis database on one worker);
+#   1. every test but the browser ones (pytest-xdist, PYTEST_WORKERS, default two per core: these
+#      tests wait on PostgreSQL, subprocesses and timers, and one per core kept 2 cores 57 % busy;
+#      --dist loadgroup keeps the tests that share a Redis database on one worker);
 #   2. tests/e2e across E2E_WORKERS workers (default one per core, at most 4), in a random order too:
 #      each worker serves its own app and builds it in web folders of its own (.web-e2e/<worker>-*:
 #      a Reflex build bakes in the port); --dist loadgroup keeps a module's tests that share a
@@ -25,10 +26,11 @@ fi
 seed="${PYTEST_SEED:-$((RANDOM * 32768 + RANDOM))}"
 log "pytest order seed: $seed (PYTEST_SEED=$seed make test replays it)"
 status=0
-log "running pytest 1/2: all but tests/e2e, across ${PYTEST_WORKERS:-auto} workers"
-"$PY" -m pytest --randomly-seed="$seed" -n "${PYTEST_WORKERS:-auto}" \
-    --dist loadgroup --ignore=tests/e2e --durations=10 || status=$?
 cores="$(nproc)"
+workers="${PYTEST_WORKERS:-$((cores * 2 < 8 ? cores * 2 : 8))}"
+log "running pytest 1/2: all but tests/e2e, across $workers workers"
+"$PY" -m pytest --randomly-seed="$seed" -n "$workers" \
+    --dist loadgroup --ignore=tests/e2e --durations=10 || status=$?
 e2e_workers="${E2E_WORKERS:-$((cores < 4 ? cores : 4))}"
 log "running pytest 2/2: tests/e2e, across $e2e_workers workers"
 e2e=0
