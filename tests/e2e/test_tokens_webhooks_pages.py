@@ -126,8 +126,8 @@ def test_an_admin_adds_tests_rotates_and_removes_a_webhook(app_server: RunningAp
             # This admin's own events (other tests write webhook events of other shapes to the same log).
             events = db.execute(text("SELECT action, details FROM audit_events WHERE action LIKE 'webhook.%' "
                                      "AND actor = :u"), {"u": admin}).all()
-        actions = {action for action, details in events
-                   if (json.loads(details) if isinstance(details, str) else details).get("webhook_id") == int(webhook_id)}
+        decoded = [(action, json.loads(details) if isinstance(details, str) else details) for action, details in events]
+        actions = {action for action, details in decoded if details.get("webhook_id") == int(webhook_id)}
         assert {"webhook.added", "webhook.tested", "webhook.secret_rotated", "webhook.removed"} <= actions
     finally:
         receiver.stop()
