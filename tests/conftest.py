@@ -28,7 +28,7 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 # wants a pace sets its own (the e2e app: tests/e2e/conftest.py).
 os.environ["SCRIPTED_CHUNK_DELAY_MS"] = "0"
 # The running app for the HTTP API tests (session-scoped, on SQLite and PostgreSQL).
-pytest_plugins = ["tests.support.api_app"]
+pytest_plugins = ["tests.support.api_app", "tests.support.ordering"]
 
 
 @pytest.hookimpl(tryfirst=True)

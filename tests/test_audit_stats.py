@@ -187,3 +187,6 @@ def test_the_median_chart_reads_in_the_unit_the_team_decides_in(people):
         {"unit": "seconds", "Security": 30.0, "Final sign-off": 90.0}
     assert decided_after(timedelta(hours=2), timedelta(hours=4), timedelta(minutes=30)) == \
         {"unit": "hours", "Security": 3.0, "Final sign-off": 0.5}
+    # Decided by a script within milliseconds: a bar of its own size, not 0.0 and no bar at all.
+    assert decided_after(timedelta(milliseconds=20), timedelta(milliseconds=40), timedelta(seconds=3)) == \
+        {"unit": "seconds", "Security": 0.03, "Final sign-off": 3.0}

@@ -71,7 +71,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     Playwright's sync API keeps an asyncio loop running in the main thread from the first
     browser test until the session ends; any later test calling asyncio.run() would fail with
-    "cannot be called from a running event loop". The slow ones (minutes) first, so that on
+    "cannot be called from a running event loop". The slow ones (minutes) first, then the
+    modules that start an app of their own, so that on
     several workers none of them starts when the others are nearly done; otherwise the shuffled
     order stays. Each worker builds its apps in web folders of its own (app_process.web_dir), so
     no test depends on which app was built last.
@@ -79,7 +80,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     e2e = [item for item in items if _is_e2e(item)]
     for item in e2e:
         item.add_marker(pytest.mark.e2e)
-    e2e.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    # Then the modules with an app of their own (its start is a minute of one worker's time).
+    e2e.sort(key=lambda item: (item.get_closest_marker("slow") is None,
+                               item.get_closest_marker("xdist_group") is None))
     chosen = set(map(id, e2e))
     items[:] = [item for item in items if id(item) not in chosen] + e2e
 

@@ -88,6 +88,7 @@ def _paused_again(app: RunningApp, cid: int, decided: int):
                     what="the coder's answer and the next review")
 
 
+@pytest.mark.slow  # about a minute: sixteen revisions streamed word by word
 @pytest.mark.timeout(600)  # sixteen revisions, each streamed word by word; plus the app's start if first
 def test_a_watched_transcript_stays_whole_and_in_order_past_the_settled_head(
         app_server: RunningApp, browser: Browser):

@@ -37,6 +37,12 @@ def _pivot(rows: list[audit_stats.DayCount], keys: tuple[str, ...], first: date,
 MEDIAN_UNITS = (("hours", 1.0), ("minutes", 1 / 60), ("seconds", 1 / 3600))
 
 
+def _bar_value(value: float) -> float:
+    """One decimal from 1 up; below 1, two significant digits: decisions made within 50 ms (a bot over
+    the API) must not read 0.0 and draw no bar at all beside roles that took seconds."""
+    return round(value, 1) if value >= 1 else float(f"{value:.2g}")
+
+
 def _median_unit(medians: list[audit_stats.RoleMedian]) -> tuple[str, float]:
     slowest = max((m.median_hours for m in medians), default=0.0)
     return next(((unit, size) for unit, size in MEDIAN_UNITS if slowest >= 2 * size), MEDIAN_UNITS[-1])
@@ -52,7 +58,7 @@ def chart_data(actor: Actor, days: int) -> dict[str, Any]:
         "median_unit": unit,
         # Not "role": recharts copies each row's keys that are SVG attributes onto the bar's <path>,
         # and role="Security reviewer" is an ARIA role no reader knows (axe: aria-roles, critical).
-        "medians": [{"reviewer": role_label(m.role), "median": round(m.median_hours / size, 1),
+        "medians": [{"reviewer": role_label(m.role), "median": _bar_value(m.median_hours / size),
                      "decisions": m.decisions} for m in charts.medians],
         "breaches": _pivot(charts.breaches, BREACHES, first, days),
         "tokens": _pivot(charts.tokens, ("tokens",), first, days),
