@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from tests.e2e.app_process import free_port
+
 ROOT = Path(__file__).resolve().parent.parent
 # What Chromium offers on every websocket.
 CHROMIUM_OFFER = "permessage-deflate; client_max_window_bits"
@@ -54,15 +56,9 @@ async def app(scope, receive, send):
 '''
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def test_granian_answers_a_browsers_deflate_offer_without_compression(tmp_path):
     (tmp_path / "wsapp.py").write_text(APP)
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "granian", "--interface", "asgi", "--port", str(port),
                                "--workers", "1", "--log-level", "warning", "wsapp:app"],
                               cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
