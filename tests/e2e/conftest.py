@@ -63,28 +63,14 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.add_marker(pytest.mark.xdist_group(f"e2e-{Path(str(item.fspath)).stem}"))
 
 
-# trylast: pytest's own fixture-based reordering (it groups parametrized tests) runs in this hook
-# too; ours must come after it.
-@pytest.hookimpl(trylast=True)
+@pytest.hookimpl(trylast=True)  # as before: after pytest's own `-m` selection in this hook
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the e2e tests and run them last, the `slow` ones first among them.
-
-    Playwright's sync API keeps an asyncio loop running in the main thread from the first
-    browser test until the session ends; any later test calling asyncio.run() would fail with
-    "cannot be called from a running event loop". The slow ones (minutes) first, then the
-    modules that start an app of their own, so that on
-    several workers none of them starts when the others are nearly done; otherwise the shuffled
-    order stays. Each worker builds its apps in web folders of its own (app_process.web_dir), so
-    no test depends on which app was built last.
-    """
-    e2e = [item for item in items if _is_e2e(item)]
-    for item in e2e:
-        item.add_marker(pytest.mark.e2e)
-    # Then the modules with an app of their own (its start is a minute of one worker's time).
-    e2e.sort(key=lambda item: (item.get_closest_marker("slow") is None,
-                               item.get_closest_marker("xdist_group") is None))
-    chosen = set(map(id, e2e))
-    items[:] = [item for item in items if id(item) not in chosen] + e2e
+    """Mark the browser tests `e2e`. Their order (last, the slow ones first, then the modules with
+    an app of their own) is tests/support/ordering.py's. Each worker builds its apps in web folders
+    of its own (app_process.web_dir), so no test depends on which app was built last."""
+    for item in items:
+        if _is_e2e(item):
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(scope="session", autouse=True)
