@@ -23,7 +23,7 @@ test:
 test-fast:
 	scripts/test-fast.sh $(ARGS)
 
-# ruff and the import-linter layer contracts (pyproject.toml).
+# ruff, the import-linter layer contracts, mypy (pyproject.toml) and the Dockerfile check.
 lint:
 	scripts/lint.sh
 

@@ -63,14 +63,18 @@ def main() -> None:
     from hitl_dashboard.settings import reset_settings_cache
 
     with tempfile.TemporaryDirectory(prefix="hitl-check-light-") as tmp, temporary_database("sqlite") as url:
-        os.environ.update(REFLEX_STATES_WORKDIR=f"{tmp}/states", SCRIPTED_CHUNK_DELAY_MS=str(CHUNK_DELAY_MS),
-                          WORKER_POLL_SECONDS="0.2", SIGN_IN_ADDRESS_LIMIT="100000/minute")
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        # PUBLIC_URL as scripts/serve.sh sets it, but for the address the sign-in posts from: the
+        # sign-in form is refused (403) from an origin that is not the app's own.
+        os.environ.update(PUBLIC_URL=base, REFLEX_STATES_WORKDIR=f"{tmp}/states",
+                          SCRIPTED_CHUNK_DELAY_MS=str(CHUNK_DELAY_MS), WORKER_POLL_SECONDS="0.2",
+                          SIGN_IN_ADDRESS_LIMIT="100000/minute")
         os.environ.pop("REDIS_URL", None)
         reset_settings_cache()  # the app in this process reads them
         conversation = Conversation(url)
-        port = free_port()
         server = serve_in_thread(port)
-        base, names, boot = f"http://127.0.0.1:{port}", light.reflex_names(), built_boot(conversation.id)
+        names, boot = light.reflex_names(), built_boot(conversation.id)
         loop = asyncio.new_event_loop()
         threading.Thread(target=loop.run_forever, daemon=True).start()
 

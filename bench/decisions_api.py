@@ -2,7 +2,8 @@
 
 Target: >= 300 decisions/s with 200 clients, p95 <= 500 ms, no 503, none lost, none applied twice.
 
-The server is the hosted web tier on this machine: `reflex run --env prod --backend-only` (granian,
+The server is the hosted web tier on this machine: `reflex run --env prod --backend-only` (gunicorn + uvicorn
+as shipped, or --servers granian; both in one run: --servers uvicorn granian, this checkout only;
 WEB_WORKERS workers, Reflex's Redis state manager, live refresh after every decision, rate limits
 raised for the run), on a fresh PostgreSQL database. No runner process: the agent work that follows a
 decision is not what is measured (RUNNER_IN_WEB=false as in scripts/run-hosted.sh).
@@ -53,6 +54,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._support import ROOT, free_port, p95, temporary_database, wait_until_answers  # noqa: E402
+from bench._web_servers import SERVERS  # noqa: E402
+from bench._web_servers import server_env as server_env_for  # noqa: E402
 
 BASELINE_COMMIT = "33ea0c1"  # the main before issue 33's decision work
 ROLES = ("security_reviewer", "product_reviewer")
@@ -60,7 +63,8 @@ MESSAGES_PER_CONVERSATION = 5
 TARGET_PER_S, TARGET_P95_MS = 300.0, 500.0
 TARGET_COST_RATIO = 2.0  # CPU per decision alone / CPU per authenticated 404 (issue 33)
 REDIS_BASE = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379")
-REDIS_DB = {"new": 13, "baseline": 14}  # the tests use db 7; each server here flushes its own
+# The tests use db 7; each server here flushes its own.
+REDIS_DB = {"new": 13, "baseline": 14, "granian": 13, "uvicorn": 14}
 
 
 @dataclass
@@ -80,6 +84,7 @@ def seed(clients: int, per_client: int) -> list[Client]:
 
     from hitl_dashboard.db.engine import get_engine
     from hitl_dashboard.db.models import ApiToken, Conversation, Message, ReviewRequest, User, utcnow
+    from hitl_dashboard.db.workspace_models import WorkspaceMember
     from hitl_dashboard.services.auth.tokens import TOKEN_PREFIX, hash_token
 
     now = utcnow()
@@ -103,24 +108,27 @@ def seed(clients: int, per_client: int) -> list[Client]:
             cid += 1
             created = now - timedelta(minutes=30)
             convs.append(dict(
-                id=cid, title=f"Task {cid}", task=f"Add retry with backoff to client {cid}", task_type="code",
+                id=cid, workspace_id=1, title=f"Task {cid}", task=f"Add retry with backoff to client {cid}",
+                task_type="code",
                 template="code", gate_policy={}, model_routing={}, on_overdue="escalate", status="awaiting_review",
                 initiator_id=1, prompt_tokens=500, completion_tokens=200, checkpoint_version=MESSAGES_PER_CONVERSATION,
                 turns_since_review=0, next_seq=MESSAGES_PER_CONVERSATION + 1, crash_count=0, created_at=created,
                 updated_at=created))
             for seq in range(1, MESSAGES_PER_CONVERSATION + 1):
-                msgs.append(dict(conversation_id=cid, seq=seq, source="coder" if seq % 2 else "planner",
+                msgs.append(dict(conversation_id=cid, workspace_id=1, seq=seq, source="coder" if seq % 2 else "planner",
                                  kind="text", content=f"Turn {seq} of conversation {cid}: a proposed change.",
                                  prompt_tokens=100, completion_tokens=40, created_at=created + timedelta(seconds=seq)))
             reviews.append(dict(
-                id=cid, conversation_id=cid, kind="gate", required_role=ROLES[i % 2], rule="gate",
+                id=cid, workspace_id=1, conversation_id=cid, kind="gate", required_role=ROLES[i % 2], rule="gate",
                 reason="Look at the proposed change", risk_flags=[], subject_type="message", subject_id=cid,
                 subject_label="coder message", content_hash="0" * 64, status="pending",
                 due_at=now + timedelta(hours=1 + (cid % 48)), version=1, created_at=created))
             result[i].reviews.append(cid)
     engine = get_engine()
     with engine.begin() as conn:
-        for table, rows in ((User.__table__, users), (ApiToken.__table__, tokens),
+        # Roles are held per workspace (issue 41): each user a member of the default workspace with its role.
+        members = [dict(workspace_id=1, user_id=user["id"], roles=user["roles"], created_at=now) for user in users]
+        for table, rows in ((User.__table__, users), (WorkspaceMember.__table__, members), (ApiToken.__table__, tokens),
                             (Conversation.__table__, convs), (Message.__table__, msgs),
                             (ReviewRequest.__table__, reviews)):
             for start in range(0, len(rows), 10_000):
@@ -135,7 +143,7 @@ def seed(clients: int, per_client: int) -> list[Client]:
 @contextlib.contextmanager
 def hosted_web_tier(code_dir: Path, database_url: str, redis_url: str, workers: int, workdir: Path,
                     extra_env: dict[str, str]):
-    """`reflex run --env prod --backend-only` from code_dir with WEB_WORKERS granian workers."""
+    """`reflex run --env prod --backend-only` from code_dir with WEB_WORKERS web workers."""
     import redis
 
     redis.Redis.from_url(redis_url).flushdb()
@@ -533,6 +541,30 @@ def report(result: dict) -> None:
     print(f"  [{result['label']}] database check: {result['check']}")
 
 
+def compare_servers(args: argparse.Namespace, per_client: int, seconds: float, claim_first: bool,
+                    server_env: dict[str, str], floor_seconds: float) -> None:
+    """This checkout under each of --servers, one after the other, each on its own database: CPU per
+    decision, per authenticated 404 and their ratio, side by side (issue 44)."""
+    results = []
+    for server in args.servers:
+        env = {**server_env_for(server, ROOT, args.workers), **server_env}
+        print(f"  [{server}] load average at the start {os.getloadavg()[0]:.2f}", flush=True)
+        results.append(run_one(server, ROOT, args.clients, per_client, args.workers, seconds, claim_first, env,
+                               floor_seconds))
+        report(results[-1])
+    what = "claim + decision" if claim_first else "decision alone"
+    for result in results:
+        line = cost_line(result, what) if result["floor"] else (
+            f"{what} {result['web_cpu_ms'] + result['pg_cpu_ms']:.2f} ms (web tier {result['web_cpu_ms']:.2f} + "
+            f"PostgreSQL {result['pg_cpu_ms']:.2f})")
+        print(f"{result['label']}: {result['per_s']:.1f} decisions/s, p95 {result['p95']:.0f} ms, "
+              f"{result['statuses'].get(503, 0)} x 503; CPU per decision: {line}; load at the end "
+              f"{result['load'][0]:.2f}")
+    if not all(passed(r) for r in results):
+        print("DATABASE CHECK FAILED", file=sys.stderr)
+        sys.exit(1)
+
+
 def passed(result: dict) -> bool:
     check = result["check"]
     return (check["lost (2xx without its row)"] == 0 and check["applied twice (reviews with > 1 decision)"] == 0
@@ -557,6 +589,9 @@ def main() -> None:
                              "floor; default 10, --quick 8; 0: none)")
     parser.add_argument("--server-env", nargs="*", default=[], metavar="NAME=VALUE",
                         help="settings for the web tier under test, e.g. API_THREADS=8")
+    parser.add_argument("--servers", nargs="*", default=["uvicorn"], choices=SERVERS,
+                        help="web servers to measure one after the other (default uvicorn, as shipped; two: this "
+                             "checkout only; bench/_web_servers.py)")
     args = parser.parse_args()
     server_env = dict(item.split("=", 1) for item in args.server_env)
     claim_first = not args.no_claim
@@ -574,13 +609,17 @@ def main() -> None:
     print(f"each decision: {'claim, then decision' if claim_first else 'decision alone (no claim)'}; "
           f"web tier settings: {server_env or 'defaults'}", flush=True)
     floor_seconds = args.floor_seconds if args.floor_seconds is not None else (8.0 if args.quick else 10.0)
-    results = [run_one("new", ROOT, args.clients, per_client, args.workers, seconds, claim_first, server_env,
-                       floor_seconds)]
+    if len(args.servers) > 1:
+        compare_servers(args, per_client, seconds, claim_first, server_env, floor_seconds)
+        return
+    results = [run_one("new", ROOT, args.clients, per_client, args.workers, seconds, claim_first,
+                       {**server_env_for(args.servers[0], ROOT, args.workers), **server_env}, floor_seconds)]
     report(results[0])
     if not args.no_baseline:
         with baseline_tree(args.baseline_commit) as tree:
             results.append(run_one("baseline", tree, args.clients, per_client, args.workers, seconds, claim_first,
-                                   server_env, floor_seconds))
+                                   {**server_env_for(args.servers[0], tree, args.workers), **server_env},
+                                   floor_seconds))
         report(results[1])
     new = results[0]
     statuses = new["statuses"]

@@ -35,7 +35,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -49,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._light_watchers import LightWatchers, recorded_boot, reflex_names  # noqa: E402
 from bench._support import ROOT, free_port, p95, wait_until_answers  # noqa: E402
+from tests.e2e.app_process import stop as stop_group  # noqa: E402
 
 BASELINE = "c43f3c7"  # the commit before streamed text got its own updates
 CHUNK_DELAY_MS = 62  # 16 chunks a second
@@ -123,15 +123,7 @@ def served(tree: Path, database_url: str, workdir: Path,
         wait_until_answers(server, f"{base}/ping", 900, lambda: (workdir / "server.log").read_text()[-2000:])
         yield base, server
     finally:
-        for sig, grace in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
-            try:
-                os.killpg(server.pid, sig)
-                server.wait(timeout=grace)
-                break
-            except ProcessLookupError:
-                break
-            except subprocess.TimeoutExpired:
-                continue
+        stop_group(server)
         log.close()
         if os.environ.get("BENCH_SERVER_LOG"):  # keep the app's log to look into a run
             shutil.copy(workdir / "server.log", os.environ["BENCH_SERVER_LOG"])

@@ -5,6 +5,7 @@ manager, and the Redis one).
     .venv/bin/python bench/tab_cost.py --quick             # 50 tabs; memory 200 tabs; baseline BASELINE
     .venv/bin/python bench/tab_cost.py                     # 50 and 200 tabs; memory 1,000 tabs
     .venv/bin/python bench/tab_cost.py --parts memory --memory-tabs 1000 --managers disk redis --no-baseline
+    .venv/bin/python bench/tab_cost.py --no-baseline --managers disk --parts memory conversation --memory-tabs 200
 
 The real app in prod mode (bench/live_transcript.served, SQLite), with one real Chromium page on the
 conversation beside N protocol-level tabs (bench/_light_watchers.py: signed in, hydrated, watching,
@@ -20,6 +21,10 @@ the real page alone, in the same run, divided by N:
     Also printed: the websocket extensions the server accepted (the tabs offer permessage-deflate as
     Chromium does; a compression context per socket is memory per tab), and what a tab received: frames,
     KB, the largest frame, and the KB the same frames would take with permessage-deflate.
+Web servers (issue 44): --servers granian uvicorn (default both) serves each variant with each, one after the
+other, the same code (bench/_web_servers.py: uvicorn as shipped, gunicorn + hitl_dashboard/web_worker.py's worker,
+wsproto without permessage-deflate; granian as before issue 44), and prints them side by side. Within a server,
+memory is measured first, before any other tabs opened and closed on it.
 Baseline: BASELINE, or --baseline-commit REV, runs first, the same way, in the same run (its states must speak this
 checkout's state names, which the light watchers use). CPU is CPU seconds of the server's processes
 (/proc), not wall time: a busy machine stretches the wall time, not the work."""
@@ -39,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._light_watchers import LightWatchers, recorded_boot, reflex_names  # noqa: E402
 from bench._support import ROOT  # noqa: E402
+from bench._web_servers import SERVERS, server_env, serving  # noqa: E402
 from bench.live_transcript import (  # noqa: E402
     HOOK_SOCKET,
     OBSERVE,
@@ -233,7 +239,7 @@ def free_redis_database() -> str:
     raise SystemExit("no empty Redis database among 9, 10 and 15 for the Redis state manager's figures")
 
 
-def run_variant(tree: Path, args: argparse.Namespace) -> dict:
+def run_variant(tree: Path, args: argparse.Namespace, server: str) -> dict:
     from playwright.sync_api import sync_playwright
 
     from bench._support import temporary_database
@@ -241,27 +247,32 @@ def run_variant(tree: Path, args: argparse.Namespace) -> dict:
     results: dict = {}
     for manager in args.managers:
         redis_url = free_redis_database() if manager == "redis" else None
-        extra = {"REDIS_URL": redis_url, "GRANIAN_WORKERS": "1"} if redis_url else {}
+        extra = {**server_env(server, tree, 1), **({"REDIS_URL": redis_url} if redis_url else {})}
         with tempfile.TemporaryDirectory(prefix="hitl-bench-tabs-") as tmp, temporary_database("sqlite") as url:
             conversation = Conversation(url)
             try:
-                with served(tree, url, Path(tmp), extra) as (base, server), sync_playwright() as playwright:
+                with served(tree, url, Path(tmp), extra) as (base, served_process), \
+                        sync_playwright() as playwright:
                     browser = launch(playwright)
                     conversation.wait_paused()
                     real = RealPage(browser, base, conversation)
-                    if manager == "disk" and "conversation" in args.parts:
-                        results["conversation"] = conversation_cost(base, server, real, conversation, args.tabs,
-                                                                    args.cycles)
-                    if manager == "disk" and "queue" in args.parts:
-                        results["queue"] = queue_cost(base, server, real, conversation, args.tabs, args.changes)
+                    print(f"      {server}: served by {serving(served_process.pid)}; load {_load()}", flush=True)
+                    # Memory first, on a server no other tabs have been on (their freed memory would be
+                    # reused by the idle tabs and hide part of their cost).
                     if "memory" in args.parts:
-                        memory = idle_memory(base, server, real, conversation, args.memory_tabs, Path(tmp),
+                        memory = idle_memory(base, served_process, real, conversation, args.memory_tabs, Path(tmp),
                                              redis_url)
-                        if not memory:
-                            continue
-                        results[f"memory_{manager}"] = memory
-                        print(f"      {args.memory_tabs} idle tabs, {manager} state manager: web tier RSS "
-                              f"{memory['rss'] / 1024:.1f} KB, state {memory['state'] / 1024:.1f} KB a tab", flush=True)
+                        if memory:
+                            results[f"memory_{manager}"] = memory
+                            print(f"      {args.memory_tabs} idle tabs, {manager} state manager: web tier RSS "
+                                  f"{memory['rss'] / 1024:.1f} KB, state {memory['state'] / 1024:.1f} KB a tab; "
+                                  f"load {_load()}", flush=True)
+                    if manager == "disk" and "conversation" in args.parts:
+                        results["conversation"] = conversation_cost(base, served_process, real, conversation,
+                                                                    args.tabs, args.cycles)
+                    if manager == "disk" and "queue" in args.parts:
+                        results["queue"] = queue_cost(base, served_process, real, conversation, args.tabs,
+                                                      args.changes)
                     browser.close()
             finally:
                 if redis_url:
@@ -275,34 +286,56 @@ def per_tab(cpu: dict[int, float], count: int) -> float:
     return (cpu[count] - cpu[0]) / count if count in cpu and 0 in cpu else float("nan")
 
 
-def report(runs: dict[str, dict], args: argparse.Namespace) -> None:
-    new, old = runs.get("new", {}), runs.get("baseline", {})
-    base = f" (baseline {args.baseline_commit}: {{}})" if old else "{}"
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
-    def beside(key: str, count: int, scale: float, fmt: str) -> str:
-        return base.format(fmt.format(per_tab(old[key], count) * scale)) if old.get(key) else ""
 
-    for count in args.tabs:
-        if "conversation" in new:
-            figure = per_tab(new["conversation"], count) * 1000
-            print(f"conversation page, {count} tabs: app CPU per watching tab per decision cycle {figure:.1f} ms"
-                  f"{beside('conversation', count, 1000, '{:.1f} ms')} (target <= {TARGET_CONVERSATION_MS:.0f} ms)")
-        if "queue" in new:
-            figure = per_tab(new["queue"], count) * 1000
-            print(f"queue page, {count} tabs: app CPU per open queue tab per queue change {figure:.2f} ms"
-                  f"{beside('queue', count, 1000, '{:.2f} ms')} (target <= {TARGET_QUEUE_MS:.0f} ms)")
+def report(runs: dict[tuple[str, str], dict], args: argparse.Namespace) -> None:
+    """One line per measure and run (baseline / this checkout, each web server), then the web servers side
+    by side for this checkout."""
+    def label(variant: str, server: str) -> str:
+        code = f"baseline {args.baseline_commit}" if variant == "baseline" else "this checkout"
+        return f"{code}, {server}"
+
+    for (variant, server), run in runs.items():
+        for count in args.tabs:
+            if "conversation" in run:
+                print(f"[{label(variant, server)}] conversation page, {count} tabs: app CPU per watching tab per "
+                      f"decision cycle {per_tab(run['conversation'], count) * 1000:.1f} ms "
+                      f"(target <= {TARGET_CONVERSATION_MS:.0f} ms)")
+            if "queue" in run:
+                print(f"[{label(variant, server)}] queue page, {count} tabs: app CPU per open queue tab per queue "
+                      f"change {per_tab(run['queue'], count) * 1000:.2f} ms (target <= {TARGET_QUEUE_MS:.0f} ms)")
+        if "conversation" in run and 0 in run["conversation"]:
+            print(f"[{label(variant, server)}] app CPU per decision cycle, the real page alone: "
+                  f"{run['conversation'][0]:.3f} s")
+        for manager in args.managers:
+            mine = run.get(f"memory_{manager}")
+            if mine:
+                print(f"[{label(variant, server)}] idle tab, {manager} state manager ({args.memory_tabs} tabs): web "
+                      f"tier RSS {mine['rss'] / 1024:.1f} KB, state {mine['state'] / 1024:.1f} KB a tab; 1,000 tabs: "
+                      f"{(mine['rss'] + (mine['state'] if manager == 'redis' else 0)) * 1000 / 2**20:.1f} MB "
+                      f"(target <= {TARGET_IDLE_KB:.0f} KB a tab, 1,000 tabs < {TARGET_THOUSAND_MB:.0f} MB)")
+    servers = [server for variant, server in runs if variant == "new"]
+    if len(servers) < 2:
+        return
+    rows: list[tuple[str, list[str]]] = []
     for manager in args.managers:
-        key = f"memory_{manager}"
-        if key not in new:
-            continue
-        mine = new[key]
-        line = (f"idle tab, {manager} state manager ({args.memory_tabs} tabs): web tier RSS "
-                f"{mine['rss'] / 1024:.1f} KB, state {mine['state'] / 1024:.1f} KB a tab; 1,000 tabs: "
-                f"{(mine['rss'] + (mine['state'] if manager == 'redis' else 0)) * 1000 / 2**20:.1f} MB")
-        if key in old:
-            line += (f" (baseline {args.baseline_commit}: RSS {old[key]['rss'] / 1024:.1f} KB, state "
-                     f"{old[key]['state'] / 1024:.1f} KB)")
-        print(line + f" (target <= {TARGET_IDLE_KB:.0f} KB a tab, 1,000 tabs < {TARGET_THOUSAND_MB:.0f} MB)")
+        rows.append((f"web tier RSS per idle tab, {manager} manager, {args.memory_tabs} tabs (KB)",
+                     [f"{runs['new', s][f'memory_{manager}']['rss'] / 1024:.1f}"
+                      if f"memory_{manager}" in runs["new", s] else "-" for s in servers]))
+    for count in args.tabs:
+        rows.append((f"app CPU per watching tab per decision cycle, {count} tabs (ms)",
+                     [f"{per_tab(runs['new', s]['conversation'], count) * 1000:.2f}"
+                      if "conversation" in runs["new", s] else "-" for s in servers]))
+    rows.append(("app CPU per decision cycle, the real page alone (s)",
+                 [f"{runs['new', s]['conversation'][0]:.3f}" if 0 in runs["new", s].get("conversation", {})
+                  else "-" for s in servers]))
+    print("\nweb servers side by side (this checkout):")
+    width = max(len(name) for name, _ in rows)
+    print(f"  {'':<{width}}  " + "  ".join(f"{s:>10}" for s in servers))
+    for name, values in rows:
+        print(f"  {name:<{width}}  " + "  ".join(f"{v:>10}" for v in values))
 
 
 def main() -> None:
@@ -319,6 +352,9 @@ def main() -> None:
                         help=f"run this commit first, the same way (default {BASELINE})")
     parser.add_argument("--no-baseline", action="store_true", help="this checkout only")
     parser.add_argument("--variants", nargs="*", default=["baseline", "new"], choices=["baseline", "new"])
+    parser.add_argument("--servers", nargs="*", default=list(SERVERS), choices=SERVERS,
+                        help="web servers to serve each variant with, one after the other (bench/_web_servers.py; "
+                             "default both)")
     args = parser.parse_args()
     if args.no_baseline:
         args.baseline_commit = None
@@ -327,14 +363,15 @@ def main() -> None:
     args.changes = args.changes or (6 if args.quick else 10)
     args.memory_tabs = args.memory_tabs or (200 if args.quick else 1000)
     print(machine_line() + "; 1 Chromium page beside the light tabs", flush=True)
-    runs: dict[str, dict] = {}
+    runs: dict[tuple[str, str], dict] = {}
     for variant in [v for v in args.variants if args.baseline_commit or v == "new"]:
-        print(f"  {variant}: {'commit ' + args.baseline_commit if variant == 'baseline' else 'this checkout'}",
-              flush=True)
         with contextlib.ExitStack() as stack:
             tree = stack.enter_context(baseline_tree(args.baseline_commit)) if variant == "baseline" else ROOT
-            runs[variant] = run_variant(tree, args)
-    print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            for server in args.servers:
+                print(f"  {variant}: {'commit ' + args.baseline_commit if variant == 'baseline' else 'this checkout'}"
+                      f", {server}; load {_load()}", flush=True)
+                runs[variant, server] = run_variant(tree, args, server)
+    print(f"load after: {_load()}")
     report(runs, args)
 
 

@@ -2,6 +2,7 @@
 
 import asyncio
 import logging
+from pathlib import Path
 
 import reflex as rx
 
@@ -12,7 +13,9 @@ from hitl_dashboard.startup import ready_to_serve_or_exit
 ready_to_serve_or_exit()
 
 from hitl_dashboard import listeners  # noqa: E402
-from hitl_dashboard.api.app import api  # noqa: E402
+from hitl_dashboard.api.app import DOCS_URL, api  # noqa: E402
+from hitl_dashboard.api.browser_protections import BrowserProtections  # noqa: E402
+from hitl_dashboard.api.not_found import ApiNotFoundAsJson  # noqa: E402
 from hitl_dashboard.api.threads import limit_api_threads  # noqa: E402
 from hitl_dashboard.observability.setup import setup  # noqa: E402
 from hitl_dashboard.settings import get_settings  # noqa: E402
@@ -66,7 +69,27 @@ async def install_live_updates() -> None:
 # assets/queue_watch.js: unread review requests in the tab title, opt-in desktop notifications;
 # assets/diff_scroll.js: long diff lines, which scroll inside their cell, reachable by keyboard;
 # assets/transcript_pages.js: older transcript messages load as the reader scrolls up.
-app = rx.App(
+def built_pages_dir() -> Path:
+    """Where Reflex's prod build puts the pages the backend serves (reflex.utils.exec.get_frontend_mount)."""
+    from reflex import constants
+    from reflex.utils import prerequisites
+
+    return prerequisites.get_web_dir() / constants.Dirs.STATIC / rx.config.get_config().frontend_path.strip("/")
+
+
+class _App(rx.App):
+    """rx.App whose outermost ASGI app answers an unmatchable /api path in JSON (api/not_found.py) and
+    puts the browser protections (CSP, nosniff, ...: api/browser_protections.py) on every answer."""
+
+    def __call__(self):  # noqa: ANN204 - Reflex's ASGI app
+        settings = get_settings()
+        return BrowserProtections(
+            ApiNotFoundAsJson(super().__call__()), pages_dir=built_pages_dir(), public_url=settings.public_url,
+            sign_in_provider=settings.oidc_issuer if settings.single_sign_on else None,
+            self_hashed_paths=(DOCS_URL, f"{DOCS_URL}/oauth2-redirect"))
+
+
+app = _App(
     api_transformer=api,
     head_components=[rx.script(src=f"/{name}.js") for name in ("ticking", "keys", "queue_watch", "diff_scroll",
                                                                      "transcript_pages")],

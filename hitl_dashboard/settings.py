@@ -11,8 +11,10 @@ from pydantic import AliasChoices, Field, ValidationError, field_validator, mode
 from pydantic_settings import SettingsConfigDict
 
 from hitl_dashboard.domain.errors import ConfigurationError
+from hitl_dashboard.settings_mcp import McpSettings
 from hitl_dashboard.settings_problems import describe
 from hitl_dashboard.settings_sign_in import SignInSettings
+from hitl_dashboard.settings_web_teams import WebTeamSettings
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 ANCHOR_SINKS = ("file", "log", "webhook")
@@ -23,7 +25,8 @@ def _split(names: str) -> list[str]:
 _LOOPBACK_NAMES = ("localhost", "127.0.0.1")
 
 
-class Settings(SignInSettings):  # the sign-in's settings: settings_sign_in.py
+# settings_sign_in.py; what a team saved from the web may run: settings_mcp.py, settings_web_teams.py
+class Settings(SignInSettings, McpSettings, WebTeamSettings):
     model_config = SettingsConfigDict(env_file=None, extra="ignore")
 
     database_url: str = Field(default=f"sqlite:///{PROJECT_ROOT / 'hitl.db'}")

@@ -7,6 +7,7 @@ turning password sign-in off with no single sign-on (nobody could sign in)."""
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
@@ -17,6 +18,15 @@ from hitl_dashboard.domain.enums import Role
 _OIDC_TRIO = ("oidc_issuer", "oidc_client_id", "oidc_client_secret")
 _LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 _ROLE_NAMES = sorted(role.value for role in Role)
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{1,39}$")
+
+
+def _known_grant(grant: str) -> bool:
+    """'role', or 'slug:role' for a role held in one workspace (issue 41); admin only bare."""
+    slug, _, role = grant.rpartition(":")
+    if not slug:
+        return role in _ROLE_NAMES
+    return bool(_SLUG.match(slug)) and role in _ROLE_NAMES and role != Role.ADMIN.value
 
 
 class SignInSettings(BaseSettings):
@@ -92,7 +102,8 @@ def parse_role_map(text: str) -> dict[str, list[str]]:
     if not isinstance(data, dict) or not all(
             isinstance(roles, list) and all(isinstance(role, str) for role in roles) for roles in data.values()):
         raise ValueError('must map each group to a list of roles, e.g. {"hitl-security": ["security_reviewer"]}')
-    unknown = sorted({role for roles in data.values() for role in roles} - set(_ROLE_NAMES))
+    unknown = sorted({role for roles in data.values() for role in roles if not _known_grant(role)})
     if unknown:
-        raise ValueError(f"names unknown roles ({', '.join(unknown)}); valid: {', '.join(_ROLE_NAMES)}")
+        raise ValueError(f"names unknown roles ({', '.join(unknown)}); valid: {', '.join(_ROLE_NAMES)}, each "
+                         "optionally in a workspace as 'slug:role' (admin is the instance's: no workspace)")
     return {str(group): sorted(set(roles)) for group, roles in data.items()}

@@ -1,7 +1,7 @@
 """What a process prints when it cannot start: one line per problem on stderr, then exit.
 
 Used by the entry points that are not our CLI (rxconfig.py under `reflex run`, the app module
-under granian, alembic's env.py): a traceback there would be 60 lines and bury the one that
+under the web server, alembic's env.py): a traceback there would be 60 lines and bury the one that
 matters. The CLI maps the same errors to its own exit codes (cli.py)."""
 
 from __future__ import annotations

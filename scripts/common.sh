@@ -84,19 +84,36 @@ reflex_env() {
     # buys nothing, and each page's render had a fixed 10 s limit that a busy machine exceeded
     # ("Prerender: Request failed for /: The operation timed out"), failing the build.
     export REFLEX_SSR="${REFLEX_SSR:-false}"
-    # The web tier runs under granian, not gunicorn + uvicorn, even if gunicorn gets installed (Reflex
-    # picks uvicorn then). Memory per open tab (bench/tab_cost.py, issue 33): granian never negotiates
-    # permessage-deflate (no Sec-WebSocket-Extensions in its 101, measured with a browser's offer),
-    # where uvicorn accepts it by default, and a deflate context per socket measured +99 KB a
-    # connection (uvicorn/wsproto: 117 KB with it, 18 KB without). granian's own cost per socket
-    # (about 150 KB: tungstenite's 128 KiB read buffer, allocated and zeroed per socket) has no
-    # setting in granian 2.8; docs/benchmarks.md has the figures.
-    export REFLEX_USE_GRANIAN="${REFLEX_USE_GRANIAN:-true}"
+    # The web tier runs under gunicorn + uvicorn (web_server_env below), not granian (issue 44,
+    # bench/tab_cost.py, docs/benchmarks.md): in one run, 141 KB of server memory per idle tab against
+    # granian's 246 KB (granian's websocket keeps tungstenite's 128 KiB read buffer per socket, with no
+    # setting), and no more CPU per watching tab (3.9 / 4.5 ms at 50 / 200 tabs against 4.2 / 5.1 ms)
+    # or per decision (three runs: -9 %, +5 %, -1 %). REFLEX_USE_GRANIAN=true still serves with granian.
+    export REFLEX_USE_GRANIAN="${REFLEX_USE_GRANIAN:-false}"
     # Otherwise Reflex times the npm registry against a mirror (3 probes each) on first init.
     if [[ -z "${NPM_CONFIG_REGISTRY:-}" ]]; then
         NPM_CONFIG_REGISTRY="$(npm config get registry 2>/dev/null || true)"
         export NPM_CONFIG_REGISTRY="${NPM_CONFIG_REGISTRY:-https://registry.npmjs.org/}"
     fi
+}
+
+# How Reflex prod starts the web workers (scripts/serve.sh, right before it runs Reflex): Reflex runs
+# `gunicorn --preload --worker-class uvicorn.workers.UvicornH11Worker` and adds GUNICORN_CMD_ARGS, whose
+# options win. Ours: hitl_dashboard/web_worker.py's worker (websockets by wsproto without
+# permessage-deflate, about 100 KB a tab otherwise; X-Forwarded-* left to the app), GRANIAN_WORKERS (or
+# WEB_WORKERS) workers, by default Reflex's own count (1; with REDIS_URL 2 x CPUs + 1, at most 8),
+# and a 120 s worker timeout (gunicorn restarts a worker whose event loop has not ticked for that long;
+# its 30 s default is within reach of a busy machine). GUNICORN_CMD_ARGS of the caller come after.
+web_server_env() {
+    local workers="${GRANIAN_WORKERS:-${WEB_WORKERS:-}}"  # the order settings.py reads them in
+    if [[ -z "$workers" ]]; then
+        workers=1
+        if [[ -n "${REDIS_URL:-}" ]]; then
+            workers=$(($(nproc) * 2 + 1))
+            ((workers <= 8)) || workers=8
+        fi
+    fi
+    export GUNICORN_CMD_ARGS="--worker-class hitl_dashboard.web_worker.WebWorker --workers $workers --timeout 120${GUNICORN_CMD_ARGS:+ $GUNICORN_CMD_ARGS}"
 }
 
 bootstrap() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make lint`: ruff (style, bugs, import order), import-linter (the layer contracts) and mypy (types,
-# over hitl_dashboard/), all configured in pyproject.toml. All three always run; the script fails if
-# any reports a problem.
+# over hitl_dashboard/), all configured in pyproject.toml, and the Dockerfile check (CI never builds
+# the image: scripts/check_dockerfile.py). All always run; the script fails if any reports a problem.
 # `make test` runs this before pytest.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -18,4 +18,6 @@ log "mypy (types)"
 # The files, plugins and cache folder (.mypy_cache, git-ignored) come from [tool.mypy]: a warm run
 # takes seconds, a cold one about half a minute on 2 cores.
 "$VENV/bin/mypy" || status=1
+log "Dockerfile: installs and starts only through the scripts CI runs, hides no failure"
+"$PY" "$ROOT/scripts/check_dockerfile.py" || status=1
 exit "$status"

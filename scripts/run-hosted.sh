@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make run-hosted`: the hosted topology on one machine, against local PostgreSQL and Redis:
 #   1 migration step, RUNNERS agent runner processes, and the web tier (Reflex prod, Redis
-#   state manager, WEB_WORKERS granian workers). Ctrl-C stops everything.
+#   state manager, WEB_WORKERS web workers). Ctrl-C stops everything.
 # Env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/hitl), REDIS_URL
 # (default redis://127.0.0.1:6379/0), PORT (3000), WEB_WORKERS (2), RUNNERS (2).
 set -euo pipefail
@@ -13,7 +13,7 @@ export DEMO_MODE=false
 export DATABASE_URL="${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/hitl}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/0}"
 export RUNNER_IN_WEB=false  # the runners below do the agent work
-export GRANIAN_WORKERS="${WEB_WORKERS:-2}"
+export WEB_WORKERS="${WEB_WORKERS:-2}"
 # /metrics sums the samples every web worker and runner writes here (docs/operations.md); the
 # files of the previous run are removed before any process starts.
 export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-$ROOT/.metrics}"

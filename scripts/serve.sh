@@ -2,12 +2,16 @@
 # Start the app in production mode on one port (frontend, websocket and API).
 # Expects .venv and a migrated database (scripts/run.sh does both); the e2e tests use it directly.
 # Env: PORT (default 3000), BIND_HOST (default 0.0.0.0), DATABASE_URL, REDIS_URL, ...
+# --backend-only: the API, the websocket and the in-web runner, without building or serving the
+# frontend (the HTTP API tests and the hosted tests' web workers: the same environment, seconds
+# instead of a minute's build).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 [[ -x "$PY" ]] || die "no .venv: run scripts/bootstrap.sh (or make run) first"
 ensure_bun
 reflex_env
+web_server_env
 # A clear refusal (demo secret or demo users outside demo mode) before Reflex starts building.
 "$PY" -m hitl_dashboard check >/dev/null
 
@@ -29,6 +33,10 @@ server_pid=$$
     done
 ) & )
 
+if [[ "${1:-}" == "--backend-only" ]]; then
+    log "starting Reflex (prod, backend only) on port $PORT"
+    exec "$VENV/bin/reflex" run --env prod --backend-only --backend-port "$PORT" --backend-host "${BIND_HOST:-0.0.0.0}"
+fi
 log "starting Reflex (prod) on port $PORT: builds the frontend (about a minute the first time)"
 exec "$VENV/bin/reflex" run --env prod --frontend-port "$PORT" --backend-port "$PORT" \
     --backend-host "${BIND_HOST:-0.0.0.0}"

@@ -10,7 +10,8 @@
 #      a Reflex build bakes in the port); --dist loadgroup keeps a module's tests that share a
 #      module-scoped fixture (an app of their own) on one worker (tests/e2e/conftest.py). A run of its
 #      own because Playwright's loop must come after every test that calls asyncio.run.
-# Both runs always run; the exit code is the first failure's.
+# Before them, scripts/test-subsets.sh runs a few files picked by the seed on their own (a subset
+# must pass alone). All runs always run; the exit code is the first failure's.
 # Arguments replace that plan with one plain pytest run: scripts/test.sh tests/e2e -x
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -26,6 +27,8 @@ fi
 seed="${PYTEST_SEED:-$((RANDOM * 32768 + RANDOM))}"
 log "pytest order seed: $seed (PYTEST_SEED=$seed make test replays it)"
 status=0
+# A few test files alone, and their PostgreSQL cases alone: no test may need another to run first.
+"$ROOT/scripts/test-subsets.sh" "$seed" || status=$?
 cores="$(nproc)"
 workers="${PYTEST_WORKERS:-$((cores * 2 < 8 ? cores * 2 : 8))}"
 log "running pytest 1/2: all but tests/e2e, across $workers workers"

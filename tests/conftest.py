@@ -5,13 +5,16 @@ CLI run in this process."""
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import io
 import logging
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import traceback
 import uuid
@@ -27,8 +30,17 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 # run it at full speed, in this process and in every server or CLI process they start. A test that
 # wants a pace sets its own (the e2e app: tests/e2e/conftest.py).
 os.environ["SCRIPTED_CHUNK_DELAY_MS"] = "0"
+# Files a test's app writes beside its database or in the project folder by default (published
+# audit heads, the deploy tool's log) go to a temporary folder of this process, for every test and
+# every process it starts; tests that read them set their own under tmp_path (db_url, sqlite_url).
+# tests/support/checkout_clean.py fails a run that leaves a data file in the checkout anyway.
+_FILES = Path(tempfile.mkdtemp(prefix="hitl-test-files-"))
+os.environ.setdefault("AUDIT_ANCHOR_FILE", str(_FILES / "audit-heads.jsonl"))
+os.environ.setdefault("DEPLOY_LOG_PATH", str(_FILES / "deploys.jsonl"))
+atexit.register(shutil.rmtree, _FILES, ignore_errors=True)
 # The running app for the HTTP API tests (session-scoped, on SQLite and PostgreSQL).
-pytest_plugins = ["tests.support.api_app", "tests.support.ordering"]
+pytest_plugins = ["tests.support.api_app", "tests.support.ordering", "tests.support.checkout_clean",
+                  "tests.support.webhook_receiver"]
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -197,6 +209,7 @@ def db_url(request, tmp_path, monkeypatch):
 def sqlite_url(request, tmp_path, monkeypatch):
     """SQLite only, for tests whose subject is not the database."""
     monkeypatch.setenv("DEPLOY_LOG_PATH", str(tmp_path / "deploys.jsonl"))
+    monkeypatch.setenv("AUDIT_ANCHOR_FILE", str(tmp_path / "audit-heads.jsonl"))
     with migrated_database(request, "sqlite", tmp_path, monkeypatch) as url:
         yield url
 

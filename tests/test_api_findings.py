@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import text
 
 from tests.support.api_app import ApiApp
-from tests.support.api_helpers import start, wait_for_review
+from tests.support.api_helpers import assert_refused, start, wait_for_review
 
 pytestmark = pytest.mark.e2e
 
@@ -46,7 +46,8 @@ def test_a_question_over_http(api_app: ApiApp) -> None:
     asked = reviewer.post(f"/api/reviews/{review['id']}/questions",
                           json={"question": "Why shell=True?", "key": "app/shell_runner.py", "line": 7})
     assert asked.status_code == 201, asked.text
-    assert owner.post(f"/api/reviews/{review['id']}/questions", json={"question": "?"}).status_code == 403
+    assert_refused(owner.post(f"/api/reviews/{review['id']}/questions", json={"question": "?"}),
+                   403, "may not ask questions on a security_reviewer review")
     deadline = time.monotonic() + 60
     while (thread := reviewer.get(f"/api/reviews/{review['id']}/questions").json())[0]["status"] != "answered":
         assert time.monotonic() < deadline, thread
@@ -66,12 +67,13 @@ def test_a_failed_question_is_retried_over_http_by_whoever_may_ask(api_app: ApiA
     answered = _question_settles(reviewer, thread)
     assert answered["status"] == "answered" and answered["model"] == "scripted" and answered["error"] is None
     retry = f"{thread}/{asked['id']}/retry"
-    assert reviewer.post(retry).status_code == 409  # only a failed question is asked again
+    assert_refused(reviewer.post(retry), 409, "only a failed question is asked again")
     with api_app.running.engine.begin() as connection:  # the scripted model never fails: a failure as stored
         connection.execute(text("UPDATE review_questions SET status = 'failed', answer = NULL, "
                                 "error = 'model endpoint down' WHERE id = :id"), {"id": asked["id"]})
     assert _question_settles(reviewer, thread)["error"] == "model endpoint down"
-    assert owner.post(retry).status_code == 403  # who may not ask may not retry
+    assert_refused(owner.post(retry),
+                   403, "may not ask questions on a security_reviewer review")  # who may not ask may not retry
     assert reviewer.post(f"{thread}/999999/retry").status_code == 404
     again = reviewer.post(retry)
     assert again.status_code == 200 and again.json()["status"] == "open", again.text

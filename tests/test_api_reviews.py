@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from tests.support.api_app import ApiApp
-from tests.support.api_helpers import start, wait_for_review
+from tests.support.api_helpers import assert_refused, start, wait_for_review
 
 pytestmark = pytest.mark.e2e
 
@@ -45,9 +45,11 @@ def test_wrong_role_is_403(api_app: ApiApp, people) -> None:
     starter, alice, _, carol = people
     cid = start(starter)
     review = wait_for_review(alice, cid)
-    assert carol.get("/api/reviews", params={"role": "security_reviewer"}).status_code == 403
-    assert carol.get("/api/reviews/next", params={"role": "security_reviewer"}).status_code == 403
-    assert carol.post(f"/api/reviews/{review['id']}/claim").status_code == 403
+    assert_refused(carol.get("/api/reviews", params={"role": "security_reviewer"}),
+                   403, "may not claim a security_reviewer review")
+    assert_refused(carol.get("/api/reviews/next", params={"role": "security_reviewer"}),
+                   403, "may not claim a security_reviewer review")
+    assert_refused(carol.post(f"/api/reviews/{review['id']}/claim"), 403, "may not claim a security_reviewer review")
     refused = carol.post(f"/api/reviews/{review['id']}/decision", json={"action": "approve"})
     assert refused.status_code == 403 and "may not" in refused.json()["detail"]
 
@@ -61,11 +63,12 @@ def test_claim_release_and_conflicts(api_app: ApiApp, people) -> None:
     assert alice.post(f"/api/reviews/{review['id']}/claim").status_code == 200  # twice is harmless
     taken = bob.post(f"/api/reviews/{review['id']}/claim")
     assert taken.status_code == 409 and "already claimed" in taken.json()["detail"]
-    assert bob.post(f"/api/reviews/{review['id']}/release").status_code == 403
-    assert bob.post(f"/api/reviews/{review['id']}/decision", json={"action": "approve"}).status_code == 409
+    assert_refused(bob.post(f"/api/reviews/{review['id']}/release"), 403, "did not claim review request")
+    assert_refused(bob.post(f"/api/reviews/{review['id']}/decision", json={"action": "approve"}),
+                   409, "is claimed by another reviewer")
     released = alice.post(f"/api/reviews/{review['id']}/release")
     assert released.status_code == 200 and released.json()["status"] == "pending"
-    assert alice.post(f"/api/reviews/{review['id']}/release").status_code == 409  # not claimed any more
+    assert_refused(alice.post(f"/api/reviews/{review['id']}/release"), 409, ", not claimed")  # not claimed any more
 
 
 def test_decision_errors_and_idempotent_retry(api_app: ApiApp, people) -> None:

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from tests.support.api_app import ApiApp
-from tests.support.api_helpers import start, wait_for_review
+from tests.support.api_helpers import assert_refused, start, wait_for_review
 from tests.support.db_faults import ERROR, accept_revisions_again, refuse_revisions_named
 
 pytestmark = pytest.mark.e2e
@@ -60,7 +60,8 @@ def test_a_refused_turn_fails_once_with_a_reason_and_retry_resumes_it_after_the_
         transcript = admin.get(f"/api/conversations/{conversation_id}/transcript").json()["items"]
         assert [m["source"] for m in transcript][1:] == ["planner"]
         reviewer = api_app.client(api_app.token(["security_reviewer"]))
-        assert reviewer.post(f"/api/conversations/{conversation_id}/retry").status_code == 403
+        assert_refused(reviewer.post(f"/api/conversations/{conversation_id}/retry"),
+                       403, "may not retry a failed conversation: needs role admin")
     finally:
         accept_revisions_again(api_app.running.engine)
 
@@ -70,7 +71,7 @@ def test_a_refused_turn_fails_once_with_a_reason_and_retry_resumes_it_after_the_
     wait_for_review(admin, conversation_id)
     assert [r["key"] for r in admin.get(f"/api/conversations/{conversation_id}").json()["revisions"]] == [
         f"app/{marker}_tracker.py"]
-    assert admin.post(f"/api/conversations/{conversation_id}/retry").status_code == 409
+    assert_refused(admin.post(f"/api/conversations/{conversation_id}/retry"), 409, ", not failed")
 
 
 def test_an_admin_aborts_running_and_awaiting_conversations_others_may_not(api_app: ApiApp) -> None:
@@ -81,7 +82,8 @@ def test_an_admin_aborts_running_and_awaiting_conversations_others_may_not(api_a
     # Running: the coder's model call takes 30 s, so the abort lands in the middle of the run.
     slow = {**SCRIPTED, "coder": {"provider": "scripted", "delay_ms": 30_000}}
     running = start(reviewer, "Write a boomerang tracker", model_routing=slow)
-    assert reviewer.post(f"/api/conversations/{running}/abort", json={"reason": "x"}).status_code == 403
+    assert_refused(reviewer.post(f"/api/conversations/{running}/abort", json={"reason": "x"}),
+                   403, "may not abort a conversation: needs role admin")
     assert admin.post(f"/api/conversations/{running}/abort", json={"reason": " "}).status_code == 422
     assert admin.post(f"/api/conversations/{running}/abort", json={}).status_code == 422
     aborted = admin.post(f"/api/conversations/{running}/abort", json={"reason": "wrong repository"})
@@ -94,10 +96,11 @@ def test_an_admin_aborts_running_and_awaiting_conversations_others_may_not(api_a
     body = admin.post(f"/api/conversations/{awaiting}/abort", json={"reason": "not needed"}).json()
     assert (body["status"], body["open_reviews"]) == ("aborted", [])
     other_reviewer = api_app.client(api_app.token(["security_reviewer"]))  # not the initiator
-    assert other_reviewer.post(f"/api/reviews/{review['id']}/decision",
-                               json={"action": "approve"}).status_code == 409  # dismissed: nothing to approve
+    assert_refused(other_reviewer.post(f"/api/reviews/{review['id']}/decision", json={"action": "approve"}),
+                   409, "is closed")  # dismissed: nothing to approve
 
-    assert admin.post(f"/api/conversations/{awaiting}/abort", json={"reason": "again"}).status_code == 409
+    assert_refused(admin.post(f"/api/conversations/{awaiting}/abort", json={"reason": "again"}),
+                   409, "is already aborted; it cannot be aborted")
     assert admin.post("/api/conversations/2147483647/abort", json={"reason": "x"}).status_code == 404
     assert admin.get(f"/api/conversations/{running}").json()["status"] == "aborted"
     assert [e["details"]["was"] for e in _audit(admin, running, "conversation.aborted")] == ["running"]

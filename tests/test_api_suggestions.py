@@ -11,7 +11,8 @@ from tests.support.api_helpers import start, wait_for_review
 
 def test_a_suggestion_is_sent_over_the_api_and_the_conversation_says_it_was_applied(api_app: ApiApp) -> None:
     starter = api_app.client(api_app.token(["product_reviewer"], "starter"))
-    alice = api_app.client(api_app.token(["security_reviewer"], "alice"))
+    alice_name, alice_token = api_app.user(["security_reviewer"], "alice")
+    alice = api_app.client(alice_token)
     cid = start(starter)
     review = wait_for_review(alice, cid)
     url = f"/api/reviews/{review['id']}/decision"
@@ -35,7 +36,7 @@ def test_a_suggestion_is_sent_over_the_api_and_the_conversation_says_it_was_appl
             break
         time.sleep(0.2)
     assert suggestion | {"decision_id": 0} == {
-        "decision_id": 0, "reviewer": suggestion["reviewer"], "key": "app/retry.py", "line": 5, "end_line": 6,
+        "decision_id": 0, "reviewer": alice_name, "key": "app/retry.py", "line": 5, "end_line": 6,
         "lines": ["MAX_ATTEMPTS = 3", "BASE_DELAY_S = 0.5"], "text": "fewer, slower attempts", "revision": 1,
         "next_revision": 2, "state": "applied", "detail": "as written", "applied_at_line": 5,
     }

@@ -9,7 +9,7 @@ import yaml
 
 from hitl_dashboard.teams.schema import SCHEMA_PATH
 from tests.support.api_app import ApiApp
-from tests.support.api_helpers import team_restored
+from tests.support.api_helpers import assert_refused, team_restored
 from tests.support.invalid_rules import BAD_TEAMS, bad_team_file, named
 
 pytestmark = pytest.mark.e2e
@@ -59,7 +59,8 @@ def test_an_admin_saves_a_version_over_http_and_bad_files_name_their_field(api_a
 
     data["sla_hours"] = {"security_reviewer": 3}
     text = yaml.safe_dump(data, sort_keys=False)
-    assert reviewer.put("/api/teams/code", json={"yaml": text}).status_code == 403
+    assert_refused(reviewer.put("/api/teams/code", json={"yaml": text}), 403,
+                   "only an admin of the workspace may save a team")
     saved = admin.put("/api/teams/code", json={"yaml": text})
     assert saved.status_code == 200, saved.text
     version = saved.json()["version"]

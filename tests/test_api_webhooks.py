@@ -11,7 +11,6 @@ from hitl_dashboard.db.models import Webhook
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.webhooks import webhooks
 from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
-from tests.e2e.app_process import free_port
 from tests.support.api_app import ApiApp
 from tests.support.api_helpers import start, wait_for_review
 from tests.support.webhook_receiver import Receiver
@@ -19,8 +18,7 @@ from tests.support.webhook_receiver import Receiver
 pytestmark = pytest.mark.e2e
 
 
-def test_the_app_delivers_signed_webhooks_for_api_changes(api_app: ApiApp) -> None:
-    receiver = Receiver(free_port()).start()
+def test_the_app_delivers_signed_webhooks_for_api_changes(api_app: ApiApp, receiver: Receiver) -> None:
     try:
         with UnitOfWork(api_app.running.engine) as uow:  # the app's database: the step, on its engine
             hook = webhooks.insert_webhook(uow, None, url=receiver.url, events=["review.decided"])
@@ -37,7 +35,6 @@ def test_the_app_delivers_signed_webhooks_for_api_changes(api_app: ApiApp) -> No
         assert verify_signature(hook.secret, got.body, got.headers["x-hitl-signature"])
         assert got.json["data"]["decision"]["id"] == decided.json()["decision_id"]
     finally:
-        receiver.stop()
         with UnitOfWork(api_app.running.engine) as uow:  # later tests on this app expect no webhooks
             for row in uow.session.exec(select(Webhook)):
                 row.active = False

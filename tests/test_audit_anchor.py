@@ -23,10 +23,9 @@ from hitl_dashboard.services.webhooks.webhook_delivery import deliver_due
 from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
 from hitl_dashboard.settings import reset_settings_cache
 from tests.conftest import run_cli
-from tests.e2e.app_process import free_port
 from tests.support import flow
 from tests.support.db_state import audit_events, use_cheap_passwords
-from tests.support.webhook_receiver import Receiver
+from tests.support.webhook_receiver import receiving
 
 TASK = "Add retry with exponential backoff to the payments client"
 
@@ -182,14 +181,11 @@ def test_the_log_sink_writes_one_line_per_committed_head(heads_file, monkeypatch
 def test_the_webhook_sink_sends_signed_heads_to_subscribers(heads_file, monkeypatch):
     monkeypatch.setenv("AUDIT_ANCHOR_SINKS", "file,webhook")
     reset_settings_cache()
-    receiver = Receiver(free_port()).start()
-    try:
+    with receiving() as receiver:
         flow.make_people()
         hook = webhooks.add_webhook(None, url=receiver.url, events=["audit.head"])
         flow.start(TASK)
         report = asyncio.run(deliver_due())
-    finally:
-        receiver.stop()
     with UnitOfWork() as uow:
         queued = list(uow.session.exec(select(WebhookDelivery).order_by(WebhookDelivery.id)))
     # The hook's own registration and the start each committed a head, after the hook existed.

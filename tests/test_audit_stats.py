@@ -10,7 +10,8 @@ from sqlalchemy import text, update
 
 from hitl_dashboard.db.models import Decision, Message, ReviewRequest, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.errors import PermissionDenied
+from hitl_dashboard.domain.errors import NotFound, PermissionDenied
+from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.audit import audit_context, audit_queries, audit_stats
 from hitl_dashboard.services.conversations import start_options
 from hitl_dashboard.services.reviews.escalation import escalate_overdue
@@ -150,18 +151,22 @@ def test_tool_call_event_shows_requested_and_edited_arguments(people):
 
 
 def test_known_actions_and_events_without_a_review(people):
-    dave = flow.actor("dave")
+    dave, erin = flow.actor("dave"), flow.actor("erin")
     assert "user.created" in audit_queries.known_actions(dave)
-    context = audit_context.event_context(dave, 1)
+    context = audit_context.event_context(erin, 1)
     assert context.event.action == "user.created" and context.reviewed is None
+    # A user's creation is the instance's event: a workspace's manager is told it does not exist.
+    with pytest.raises(NotFound, match="audit event 1 does not exist"):
+        audit_context.event_context(dave, 1)
 
 
 def test_start_options_route_only_what_differs_from_the_default(sqlite_url):
     """The teams are their newest versions in the database (seeded from the team files)."""
     assert start_options.task_types() == ["code", "copy", "ops", "auto"]
-    auto = start_options.form_choices("auto", "auto")
+    member = Actor(1, "someone", frozenset({"product_reviewer"}), memberships=((1, frozenset({"product_reviewer"})),))
+    auto = start_options.form_choices(member, "auto", "auto")
     assert auto.templates["auto"] == ["planner", "coder", "copywriter", "operator"]
-    assert start_options.form_choices("copy", "copy").policy["agents"] == ("copywriter",)
+    assert start_options.form_choices(member, "copy", "copy").policy["agents"] == ("copywriter",)
     assert auto.policy["agents"] == ("coder", "copywriter", "operator")
     assert "deploy_to_prod" in auto.tools
     routing = start_options.model_routing({"planner": ("scripted", "scripted"), "coder": ("openai", "gpt-4o")})

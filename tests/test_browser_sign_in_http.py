@@ -4,6 +4,7 @@ CSRF token), sign out everywhere, idle and absolute expiry, and password sign-in
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Iterator
 from datetime import timedelta
@@ -17,7 +18,7 @@ from hitl_dashboard.db.models import ApiToken, AuditEvent, User, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.auth.browser_sign_ins import csrf_token_for
 from hitl_dashboard.services.auth.users import create_user
-from hitl_dashboard.settings import reset_settings_cache
+from tests.support.in_process_api import in_process_api
 
 APP_URL = "http://testserver"
 SAME_SITE = {"Origin": APP_URL, "Sec-Fetch-Site": "same-origin"}
@@ -26,13 +27,9 @@ PASSWORD = "pw-browser"
 STATE_CHANGING = "/api/conversations/999999/retry"  # admins only; 404 for this id once past the sign-in checks
 
 
-def app_client(monkeypatch: pytest.MonkeyPatch, **settings: str) -> TestClient:
-    for name, value in {"PUBLIC_URL": APP_URL, **settings}.items():
-        monkeypatch.setenv(name, value)
-    reset_settings_cache()
-    from hitl_dashboard.api.app import create_api
-
-    return TestClient(create_api(), base_url=APP_URL, follow_redirects=False)
+def app_client(monkeypatch: pytest.MonkeyPatch, **settings: str) -> contextlib.AbstractContextManager[TestClient]:
+    return in_process_api(monkeypatch, {"PUBLIC_URL": APP_URL, **settings}, base_url=APP_URL,
+                          follow_redirects=False)
 
 
 @pytest.fixture

@@ -121,8 +121,11 @@ def test_db_upgrade_then_demo_seed_on_a_fresh_database(tmp_path):
     seeded = cli_json("demo", "seed", env=env)
     assert seeded["seeded"] is True and "alice/demo" in seeded["message"]
     assert cli_json("demo", "seed", env=env)["seeded"] is False  # first run only
-    names = [u["username"] for u in cli_json("users", "list", env=env)]
-    assert names == ["alice", "bob", "carol", "dave", "erin", "frank"]
+    listed = {u["username"]: u["workspaces"] for u in cli_json("users", "list", env=env)}
+    assert sorted(listed) == ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"]
+    # Two groups, each in its own workspace (erin is the instance admin, in both).
+    assert set(listed["grace"]) == {"marketing"} and set(listed["alice"]) == {"default"}
+    assert [w["slug"] for w in cli_json("workspaces", "list", env=env)] == ["default", "marketing"]
     # The seeded conversations wait in the queues (one already past its security sign-off).
     assert cli_json("queue", "--role", "final_approver", env=env)
     assert cli_json("audit", "verify", env=env)["ok"] is True

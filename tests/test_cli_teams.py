@@ -88,7 +88,7 @@ def test_import_saves_a_version_that_new_conversations_get(tmp_path: Path, sqlit
     changed.write_text(yaml.safe_dump(data, sort_keys=False))
 
     refused = run_cli("teams", "import", str(changed), "--as", "dave", check=False)
-    assert refused.returncode != 0 and "only an admin may save a team" in refused.stderr
+    assert refused.returncode != 0 and "only an admin of the workspace may save a team" in refused.stderr
     done = run_cli("teams", "import", str(changed), "--as", "erin")
     assert done.stdout.strip() == "team 'ops' version 2 saved"
     again = json.loads(run_cli("teams", "import", str(changed), "--as", "erin", "--json").stdout)

@@ -1,5 +1,5 @@
 """Bad configuration as an operator meets it: every entry point (the CLI, scripts/serve.sh,
-`reflex run`, the app module granian imports, alembic) prints one line per bad variable, naming
+`reflex run`, the app module the web server imports, alembic) prints one line per bad variable, naming
 it and what to do, exits non-zero, and never echoes a value: not the model key, not the secret."""
 
 from __future__ import annotations
@@ -52,6 +52,12 @@ def assert_clean_refusal(result: subprocess.CompletedProcess, *variables: str, p
     ("OPENAI_BASE_URL", "127.0.0.1:8000/v1", "is not an http(s) URL"),
     ("MODEL_PROVIDER", "gemini-pro-unknown", "should be 'scripted' or 'openai'"),
     ("API_RATE_LIMIT", "lots-every-minute", "use the `limits` notation"),
+    ("MCP_STDIO_COMMANDS", "{files: /usr/bin/python3}", "is not JSON"),
+    ("MCP_STDIO_COMMANDS", '{"files": "/usr/bin/python3 -m server"}', "a non-empty list of words"),
+    ("MCP_ALLOWED_ENV", "GITHUB_TOKEN,AWS-REGION", "not variable names"),
+    ("TEAM_TOOL_FUNCTIONS", "my_tools.deploys.rollback", "package.module:function"),
+    ("MODEL_ALLOWED_KEY_ENV", "OPENAI_API_KEY,MY-KEY", "not variable names"),
+    ("MODEL_ALLOWED_URLS", "gateway.example/v1", "not http(s) URLs"),
 ])
 def test_cli_names_each_bad_variable_without_its_value(variable, value, hint):
     result = run_cli("users", "list", env=bad_env(**{variable: value}), check=False)

@@ -101,3 +101,46 @@ def test_a_stale_cursor_shows_the_newest_page(db_url) -> None:
     assert page.rows[0].id == max(ids) and page.first_position == 1
     page = conversation_page(None, ConversationFilter(), after=max(ids), size=50)  # nothing is newer
     assert page.rows[0].id == max(ids) and page.newer_cursor is None
+
+
+def test_a_member_of_several_workspaces_pages_through_theirs_merged_newest_first(db_url) -> None:
+    """Issue 41: a reader in three workspaces (of four) gets their conversations, newest first, in
+    pages that meet end to end both ways and with offsets, filtered too, exactly as the whole list
+    filtered by hand; a fourth workspace's conversations never show."""
+    from hitl_dashboard.services.auth.users import create_user, find_actor
+    from hitl_dashboard.services.workspaces import workspaces
+
+    flow.make_people()
+    places = [workspaces.create_workspace(None, slug=f"place-{n}", name=f"Place {n}") for n in range(4)]
+    create_user(username="wendy", password="pw-wendy", roles=["product_reviewer"], workspace_id=places[0].id)
+    for place in places:
+        workspaces.set_member(None, place.slug, username="frank", roles=["product_reviewer"])
+    for place in places[1:3]:
+        workspaces.set_member(None, place.slug, username="wendy", roles=["manager"])
+    for i in range(23):  # interleaved over the four, so each page mixes workspaces
+        flow.start(f"Refactor module number {i}", task_type="copy" if i % 3 == 0 else "code",
+                   workspace=places[i % 4].slug)
+    wendy = find_actor("wendy")
+    everything = list_conversations(None, limit=500)
+    theirs = [row.id for row in everything if row.title.startswith("Refactor") and
+              (row.id - everything[-1].id) % 4 != 3]
+    assert len(theirs) == 18
+    # Pages of 4 (and a filter), each way, as the list page and the API read them.
+    for filters, expected in ((ConversationFilter(), theirs),
+                              (ConversationFilter(task_type="copy"),
+                               [r.id for r in everything if r.id in theirs and r.task_type == "copy"])):
+        seen, page = [], conversation_page(wendy, filters, size=4)
+        assert page.total == len(expected)
+        while True:
+            seen += [row.id for row in page.rows]
+            if page.older_cursor is None:
+                break
+            page = conversation_page(wendy, filters, before=page.older_cursor, size=4)
+        back = [row.id for row in page.rows]
+        while page.newer_cursor is not None:
+            page = conversation_page(wendy, filters, after=page.newer_cursor, size=4)
+            back = [row.id for row in page.rows] + back
+        assert seen == back == expected
+        offsets = [row.id for offset in range(0, len(expected), 5)
+                   for row in list_conversations(wendy, filters, limit=5, offset=offset)]
+        assert offsets == expected

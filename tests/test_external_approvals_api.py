@@ -19,28 +19,26 @@ from hitl_dashboard.db.models import AuditEvent, Message, ReviewRequest, Webhook
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.auth.users import find_actor
 from hitl_dashboard.services.conversations.conversations import abort_conversation
+from hitl_dashboard.services.external import follow
+from hitl_dashboard.services.external.follow import get_approval
 from hitl_dashboard.services.reviews.escalation import escalate_overdue
 from hitl_dashboard.services.webhooks.webhook_delivery import deliver_due
 from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
 from hitl_dashboard.settings import reset_settings_cache
-from tests.e2e.app_process import free_port
+from tests.support.api_helpers import assert_refused
 from tests.support.external_api import DEPLOY_SCHEMA, bearer, person, tool_request
+from tests.support.in_process_api import in_process_api
 from tests.support.races import race
-from tests.support.webhook_receiver import Receiver
+from tests.support.webhook_receiver import receiving
 
 
 @pytest.fixture
 def api(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     """The real FastAPI app (create_api) in process, over ASGI, on the test's database."""
     # The callback receiver of these tests listens on 127.0.0.1 (a private address).
-    monkeypatch.setenv("EXTERNAL_CALLBACK_ALLOW_PRIVATE", "true")
-    monkeypatch.setenv("API_RATE_LIMIT", "100000/minute")
-    reset_settings_cache()
-    from hitl_dashboard.api.app import create_api  # after the settings above
-
-    with TestClient(create_api()) as client:
+    with in_process_api(monkeypatch, {"EXTERNAL_CALLBACK_ALLOW_PRIVATE": "true",
+                                      "API_RATE_LIMIT": "100000/minute"}) as client:
         yield client
-    reset_settings_cache()
 
 
 # Checks made before anything reaches the database run on SQLite only.
@@ -85,8 +83,10 @@ def test_an_approvals_token_reads_and_decides_nothing_else(api, caller, security
     _, token = caller
     _, reviewer = security
     mine = _ask(api, token, tool_request("scope-1")).json()
-    assert api.get("/api/conversations", headers=bearer(token)).status_code == 403
-    assert api.get(f"/api/conversations/{mine['conversation_id']}", headers=bearer(token)).status_code == 403
+    assert_refused(api.get("/api/conversations", headers=bearer(token)),
+                   403, "this token may only request approvals (scope 'approvals')")
+    assert_refused(api.get(f"/api/conversations/{mine['conversation_id']}", headers=bearer(token)),
+                   403, "this token may only request approvals (scope 'approvals')")
     assert api.get("/api/reviews", headers=bearer(token)).status_code == 403
     denied = _decide(api, token, mine["review_id"], action="approve")
     assert denied.status_code == 403 and "only request approvals" in denied.json()["detail"]
@@ -137,7 +137,7 @@ def test_arguments_the_schema_refuses_and_an_invalid_schema_are_refused_at_once(
     assert response.status_code == 422 and "cannot be resolved" in response.text  # and nothing was fetched
 
 
-def test_the_long_poll_says_still_pending_then_resumes_and_returns_once_decided(api, caller, security):
+def test_the_long_poll_says_still_pending_then_resumes_and_returns_once_decided(api, caller, security, monkeypatch):
     _, token = caller
     _, reviewer = security
     asked = _ask(api, token, tool_request("poll-1")).json()
@@ -145,12 +145,27 @@ def test_the_long_poll_says_still_pending_then_resumes_and_returns_once_decided(
     pending = api.get(f"/api/external/approvals/{asked['id']}", params={"wait": 0.6}, headers=bearer(token))
     assert time.monotonic() - started >= 0.6
     assert pending.json()["status"] == "pending" and "still pending" in pending.json()["message"]
+    # The poll's reads of the request, seen as they happen: the decision comes only once the poll has
+    # read it pending and is waiting, so the answer below is the waiting poll released.
+    reads: list[str] = []
+    waiting = threading.Event()
+
+    def read(*args, **kwargs):
+        view = get_approval(*args, **kwargs)
+        reads.append(view.outcome.status)
+        waiting.set()
+        return view
+
+    monkeypatch.setattr(follow, "get_approval", read)
     answers = []
     waiter = threading.Thread(target=lambda: answers.append(
         api.get(f"/api/external/approvals/{asked['id']}", params={"wait": 30}, headers=bearer(token))))
     waiter.start()
-    assert _decide(api, reviewer, asked["review_id"], action="revise", reason="not on a Friday").status_code == 200
+    assert waiting.wait(10) and reads == ["pending"]
+    decided = _decide(api, reviewer, asked["review_id"], action="revise", reason="not on a Friday")
+    assert decided.status_code == 200, decided.text
     waiter.join(30)
+    assert reads[0] == "pending" and reads[-1] != "pending"  # the same poll read it again, decided
     assert answers and answers[0].json()["status"] == "denied"
     assert answers[0].json()["reason"] == "not on a Friday"
     assert time.monotonic() - started < 20  # the decision released it, not the 30 s
@@ -164,8 +179,7 @@ def test_the_long_poll_says_still_pending_then_resumes_and_returns_once_decided(
 def test_the_callback_is_signed_with_the_requests_secret(api, caller, security):
     _, token = caller
     _, reviewer = security
-    receiver = Receiver(free_port()).start()
-    try:
+    with receiving() as receiver:
         asked = _ask(api, token, tool_request("cb-1", callback_url=receiver.url)).json()
         assert asked["callback_secret"]
         assert _decide(api, reviewer, asked["review_id"], action="approve").status_code == 200
@@ -180,13 +194,10 @@ def test_the_callback_is_signed_with_the_requests_secret(api, caller, security):
         with UnitOfWork() as uow:
             delivery = uow.session.exec(select(WebhookDelivery)).one()
             assert delivery.status == "delivered" and delivery.event == "external.decided"
-    finally:
-        receiver.stop()
 
 
 @sqlite_only
 def test_a_private_callback_target_is_refused_unless_allowed(api, caller, monkeypatch):
-    from hitl_dashboard.settings import reset_settings_cache
 
     _, token = caller
     monkeypatch.setenv("EXTERNAL_CALLBACK_ALLOW_PRIVATE", "false")
@@ -197,16 +208,40 @@ def test_a_private_callback_target_is_refused_unless_allowed(api, caller, monkey
     assert _ask(api, token, tool_request("scheme", callback_url="ftp://example.com/x")).status_code == 422
 
 
+@sqlite_only
+@pytest.mark.parametrize("host", [
+    "64:ff9b::a9fe:a9fe",  # NAT64, well-known prefix: 169.254.169.254
+    "64:ff9b:1::a00:1",  # NAT64, local-use prefix: 10.0.0.1
+    "2002:a9fe:a9fe::",  # 6to4: 169.254.169.254
+    "::7f00:1",  # IPv4-compatible: 127.0.0.1
+    "::ffff:0:a00:1",  # IPv4-translated: 10.0.0.1
+    "::ffff:a9fe:a9fe",  # IPv4-mapped: 169.254.169.254
+    "2001:0:4136:e378:8000:63bf:80ff:fffe",  # Teredo, client 127.0.0.1 (XOR'd in the last 32 bits)
+])
+def test_an_ipv6_callback_that_embeds_a_private_ipv4_address_is_refused(api, caller, monkeypatch, host):
+    _, token = caller
+    monkeypatch.setenv("EXTERNAL_CALLBACK_ALLOW_PRIVATE", "false")
+    reset_settings_cache()
+    response = _ask(api, token, tool_request(f"embedded-{host}", callback_url=f"http://[{host}]/hook"))
+    assert response.status_code == 422 and "private network" in response.text, response.text
+    # The same forms with a public IPv4 address inside are accepted (the filter judges what is embedded).
+    public = _ask(api, token, tool_request(f"public-{host}", callback_url="http://[64:ff9b::808:808]/hook"))
+    assert public.status_code == 201, public.text
+
+
 def test_the_reported_result_shows_in_the_transcript_and_the_audit_trail_once(api, caller, security):
     username, token = caller
     _, reviewer = security
     asked = _ask(api, token, tool_request("report-1")).json()
     url = f"/api/external/approvals/{asked['id']}/result"
-    assert api.post(url, json={"ok": True, "result": "too early"}, headers=bearer(token)).status_code == 409
-    _decide(api, reviewer, asked["review_id"], action="approve")
+    early = api.post(url, json={"ok": True, "result": "too early"}, headers=bearer(token))
+    assert early.status_code == 409 and "is not approved: nothing may have run" in early.text, early.text
+    approved = _decide(api, reviewer, asked["review_id"], action="approve")
+    assert approved.status_code == 200 and approved.json()["conversation_status"] == "approved", approved.text
     assert api.post(url, json={"ok": True, "result": "deployed 2.4.1"}, headers=bearer(token)).status_code == 200
     assert api.post(url, json={"ok": True, "result": "deployed 2.4.1"}, headers=bearer(token)).status_code == 200
-    assert api.post(url, json={"ok": False, "result": "boom"}, headers=bearer(token)).status_code == 409
+    other = api.post(url, json={"ok": False, "result": "boom"}, headers=bearer(token))
+    assert other.status_code == 409 and "already has a different report" in other.text, other.text
     with UnitOfWork() as uow:
         results = uow.session.exec(select(Message).where(Message.conversation_id == asked["conversation_id"],
                                                          Message.kind == "tool_result")).all()
@@ -225,7 +260,8 @@ def test_content_goes_through_the_teams_sign_offs_in_order(api, caller):
             "content": {"text": "print('migrate')\n", "file_name": "scripts/migrate.py"}}
     asked = _ask(api, token, body).json()
     assert asked["kind"] == "content"
-    assert _decide(api, final, asked["review_id"], action="approve").status_code == 403  # security signs first
+    too_soon = _decide(api, final, asked["review_id"], action="approve")  # security signs first
+    assert too_soon.status_code == 403 and "may not decide a security_reviewer review" in too_soon.text, too_soon.text
     question = api.post(f"/api/reviews/{asked['review_id']}/questions", json={"question": "why?"},
                         headers=bearer(security))
     assert question.status_code == 422 and "no agent here to ask" in question.text  # nobody here wrote it
@@ -245,7 +281,8 @@ def test_a_revision_request_reaches_the_caller_with_its_instructions(api, caller
     body = {"request_id": "doc-2", "team": "code", "title": "Config",
             "content": {"text": "debug = true\n", "file_name": "config.toml"}}
     asked = _ask(api, token, body).json()
-    _decide(api, reviewer, asked["review_id"], action="revise", instructions="turn debug off")
+    revised = _decide(api, reviewer, asked["review_id"], action="revise", instructions="turn debug off")
+    assert revised.status_code == 200 and revised.json()["action"] == "revise", revised.text
     outcome = api.get(f"/api/external/approvals/{asked['id']}", headers=bearer(token)).json()
     assert (outcome["status"], outcome["instructions"]) == ("revise", "turn debug off")
 
@@ -285,8 +322,7 @@ def test_the_same_request_id_sent_at_the_same_instant_makes_one_review(api, call
 
 def test_an_overdue_request_with_abort_and_an_admin_abort_reach_the_caller_as_denied(api, caller):
     _, token = caller
-    receiver = Receiver(free_port()).start()
-    try:
+    with receiving() as receiver:
         overdue = _ask(api, token, tool_request("sla-1", on_overdue="abort", callback_url=receiver.url)).json()
         with UnitOfWork() as uow:  # its deadline passed
             uow.session.exec(update(ReviewRequest).where(ReviewRequest.id == overdue["review_id"])
@@ -302,5 +338,3 @@ def test_an_overdue_request_with_abort_and_an_admin_abort_reach_the_caller_as_de
         abort_conversation(find_actor(person(["admin"])[0]), aborted["conversation_id"], "wrong environment")
         outcome = api.get(f"/api/external/approvals/{aborted['id']}", headers=bearer(token)).json()
         assert outcome["status"] == "denied" and "wrong environment" in outcome["reason"]
-    finally:
-        receiver.stop()

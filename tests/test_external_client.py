@@ -34,6 +34,7 @@ from hitl_dashboard.services.reviews.decide import decide
 from hitl_dashboard.settings import reset_settings_cache
 from tests.e2e.app_process import ROOT, free_port
 from tests.support.external_api import person
+from tests.support.in_process_api import in_process_api
 
 
 def test_the_client_loads_nothing_of_the_server():
@@ -87,11 +88,8 @@ def test_settings_come_from_the_environment_and_missing_ones_are_named(monkeypat
 def asgi(sqlite_url: str) -> Iterator[httpx.ASGITransport]:
     """The real API over ASGI. SQLite only: these tests are about the client; tests/test_external_approvals_api.py
     runs the server's side on PostgreSQL too."""
-    reset_settings_cache()
-    from hitl_dashboard.api.app import create_api  # on the test's database
-
-    yield httpx.ASGITransport(app=create_api())
-    reset_settings_cache()
+    with in_process_api() as client:  # the client's own HTTP stack over the same app
+        yield httpx.ASGITransport(app=client.app)
 
 
 async def _decide_when_asked(request_id: str, reviewer: str, action: Action, **kw) -> None:

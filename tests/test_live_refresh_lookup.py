@@ -59,24 +59,25 @@ def test_a_pass_refreshes_only_what_is_watched(monkeypatch):
             raise RuntimeError("this conversation's view is broken")
         sent.append(("conversation", conversation_id))
 
-    async def queue(_app, role, outbox=None):
-        sent.append(("queue", role))
+    async def queue(_app, role, workspace_id, outbox=None):
+        sent.append(("queue", role, workspace_id))
 
     monkeypatch.setattr(live_ui, "refresh_conversation", conversation)
     monkeypatch.setattr(live_ui, "refresh_queue", queue)
+    monkeypatch.setattr(live_ui, "workspace_ids", lambda: [1, 2])
 
     async def scenario():
         store = watchers_store()  # this process's store (no REDIS_URL in the tests' settings)
         await store.watch("conv-2", "tab-x")
         await store.watch("conv-4", "tab-z")
         await store.watch("conv-5", "tab-w")
-        await store.watch("queue-final-approver", "tab-y")
+        await store.watch("queue-w2-final-approver", "tab-y")
         await live_ui.refresh(object(), [1, 2, 3, 4, 5], ("security_reviewer", "final_approver"))
 
     asyncio.run(scenario())
-    # Conversations 1 and 3 and the security queue: nobody watches them, nothing is read. Conversation
-    # 4 fails and the feeds after it are still refreshed.
-    assert sent == [("conversation", 2), ("conversation", 5), ("queue", "final_approver")]
+    # Conversations 1 and 3, the security queues and workspace 1's final queue: nobody watches them,
+    # nothing is read. Conversation 4 fails and the feeds after it are still refreshed.
+    assert sent == [("conversation", 2), ("conversation", 5), ("queue", "final_approver", 2)]
 
 
 def test_saving_a_stream_answers_who_watches_its_conversation(store):

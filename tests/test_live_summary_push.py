@@ -53,32 +53,36 @@ def test_the_role_sets_a_change_touches():
     assert all("final_approver" in s for s in sets) and len(sets) == 2 ** (len(QUEUE_ROLES) - 1)
     assert tuple(QUEUE_ROLES) in sets and ("final_approver",) in sets
     assert role_sets_touching((), QUEUE_ROLES) == []
-    assert summary_token(("security_reviewer", "admin")) == "summary-security-reviewer+admin"
+    assert summary_token(("security_reviewer", "admin"), 3) == "summary-w3-security-reviewer+admin"
 
 
 def test_a_pass_refreshes_each_watched_role_set_once(monkeypatch):
     sent: list = []
 
-    async def summary(_app, roles, outbox=None):
-        sent.append(roles)
+    async def summary(_app, roles, workspace_id, outbox=None):
+        sent.append((roles, workspace_id))
 
     async def nothing(*_args, **_kwargs):
         return None
 
     monkeypatch.setattr(live_ui, "refresh_summary", summary)
     monkeypatch.setattr(live_ui, "refresh_queue", nothing)
+    monkeypatch.setattr(live_ui, "workspace_ids", lambda: [1, 2, 3])
 
     async def scenario():
         store = watchers_store(SUMMARY)
         for tab in ("tab-1", "tab-2", "tab-3"):
-            await store.watch(summary_token(("security_reviewer",)), tab)
-        await store.watch(summary_token(("product_reviewer",)), "tab-4")
-        await store.watch(summary_token(tuple(QUEUE_ROLES)), "tab-5")
+            await store.watch(summary_token(("security_reviewer",), 1), tab)
+        await store.watch(summary_token(("product_reviewer",), 1), "tab-4")
+        await store.watch(summary_token(tuple(QUEUE_ROLES), 1), "tab-5")
+        await store.watch(summary_token(("security_reviewer",), 2), "tab-6")  # another workspace's security
         await live_ui.refresh(object(), [], ("security_reviewer",))
 
     asyncio.run(scenario())
-    # The product reviewers' summary holds no security request: not read.
-    assert sent == [("security_reviewer",), tuple(QUEUE_ROLES)]
+    # The product reviewers' summary holds no security request: not read. Each workspace's summary is
+    # its own read (a tab of workspace 1 never gets workspace 2's counts); nobody watches workspace 3.
+    assert sorted(sent) == sorted([(("security_reviewer",), 1), (("security_reviewer",), 2),
+                                   (tuple(QUEUE_ROLES), 1)])
 
 
 def test_rights_changed_drop_the_summary_watches_and_ask_the_tabs_again(monkeypatch):
@@ -91,14 +95,18 @@ def test_rights_changed_drop_the_summary_watches_and_ask_the_tabs_again(monkeypa
 
     async def scenario():
         await session_watch._store().add(77, "tab-x")
-        summaries = watchers_store(SUMMARY)
+        summaries, feeds = watchers_store(SUMMARY), watchers_store()
         await summaries.watch("summary-security-reviewer", "tab-x")
         await summaries.watch("summary-security-reviewer", "tab-y")  # another user's tab
+        await feeds.watch("conv-9", "tab-x")  # a conversation of a workspace the user may just have left
+        await feeds.watch("conv-9", "tab-y")
         await session_watch.end_sessions(object(), 77)
-        return await summaries.watchers("summary-security-reviewer")
+        return await summaries.watchers("summary-security-reviewer"), await feeds.watchers("conv-9")
 
-    assert asyncio.run(scenario()) == ["tab-y"]
-    assert pushed == [(["tab-x"], [session_watch.RECHECK.name, f"{QueueSummary.get_full_name()}.refresh"])]
+    # Nothing is pushed to the user's tabs until each page has opened its feeds again, checked.
+    assert asyncio.run(scenario()) == (["tab-y"], ["tab-y"])
+    assert pushed == [(["tab-x"], [session_watch.RECHECK.name, f"{QueueSummary.get_full_name()}.refresh",
+                                   session_watch.REOPEN.name])]
 
 
 def test_a_signed_out_tab_is_forgotten_by_its_page_feed_and_its_summary():

@@ -19,7 +19,7 @@ from hitl_dashboard.settings import reset_settings_cache
 from tests.e2e.app_process import free_port
 from tests.support import flow
 from tests.support.db_state import use_cheap_passwords
-from tests.support.webhook_receiver import Receiver
+from tests.support.webhook_receiver import receiving
 
 
 @pytest.fixture
@@ -28,9 +28,8 @@ def receiver(db_url, monkeypatch):
     reset_settings_cache()
     use_cheap_passwords(monkeypatch)
     flow.make_people()
-    started = Receiver(free_port()).start()
-    yield started
-    started.stop()
+    with receiving() as started:
+        yield started
 
 
 def _rows(model) -> list:

@@ -8,12 +8,15 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
+import json
 from typing import Any
 
 import pytest
 
+from hitl_dashboard.settings import reset_settings_cache
 from hitl_dashboard.teams.catalogue import get_team
 from hitl_dashboard.ui.states.admin_teams import AdminTeamsState
+from hitl_dashboard.ui.states.allowed_mcp import AllowedMcpState, AllowedServer
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.team_trial import TeamTrialState
 from hitl_dashboard.ui.views.team_form import form_of
@@ -82,6 +85,50 @@ def nobody_signed_in_as_admin(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_every_handler_is_listed() -> None:
     assert handlers(AdminTeamsState) | handlers(TeamTrialState) == set(CALLS)
+    assert handlers(AllowedMcpState) == set(ALLOWED_CALLS)
+
+
+# The stdio MCP servers the operator allows (issue 45): listed, and picked for a tool.
+ALLOWED_CALLS: dict[str, tuple[Any, ...]] = {"load": (), "use": (0, "files")}
+
+
+@pytest.fixture
+def allowed_files_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_STDIO_COMMANDS", json.dumps({"files": ["/usr/bin/files-mcp", "--root", "/srv/a b"]}))
+    reset_settings_cache()
+    yield
+    reset_settings_cache()
+
+
+def test_the_allowed_servers_change_nothing_for_a_non_admin(allowed_files_server, nobody_signed_in_as_admin) -> None:
+    state = AllowedMcpState(_reflex_internal_init=True)
+    before = snapshot(state)
+    for name, args in ALLOWED_CALLS.items():
+        call(state, name, *args)
+    assert snapshot(state) == before and state.servers == []
+
+
+def test_an_admin_picks_an_allowed_server_for_a_tool(allowed_files_server, monkeypatch: pytest.MonkeyPatch) -> None:
+    teams, allowed = editor(["admin"]), AllowedMcpState(_reflex_internal_init=True)
+
+    async def signed_in(self: AppState) -> object:
+        return object()
+
+    async def the_editor(self: AppState, state_class: type) -> AdminTeamsState:
+        assert state_class is AdminTeamsState
+        return teams
+
+    monkeypatch.setattr(AppState, "_signed_in_admin", signed_in)
+    monkeypatch.setattr(AllowedMcpState, "get_state", the_editor)
+    call(allowed, "load")
+    assert allowed.servers == [AllowedServer("files", "/usr/bin/files-mcp --root '/srv/a b'")]
+    assert allowed.variables_text == "none"
+    before = snapshot(teams)
+    for args in ((0, "nope"), (7, "files"), ("0; x", "files"), (0, ["files"])):  # forged: nothing changes
+        call(allowed, "use", *args)
+    assert snapshot(teams) == before
+    call(allowed, "use", 0, "files")
+    assert (teams.tools[0].command, teams.tools[0].args) == ("/usr/bin/files-mcp", "--root '/srv/a b'")
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))

@@ -11,36 +11,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from hitl_dashboard.agents import mcp_tools
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.settings import reset_settings_cache
 from hitl_dashboard.teams.catalogue import reset_catalogue
 from tests.support import flow
+from tests.support.ops_team import ops_team_yaml, stdio_deploy_tool
 
 SERVER = Path(__file__).parent / "support" / "mcp_deploy_server.py"
 
 
 def team_file(command: str) -> str:
-    return yaml.safe_dump({
-        "name": "mcp-ops",
-        "description": "Deploys through an MCP server.",
-        "agents": [
-            {"name": "planner", "description": "Plans", "system_prompt": "Start with 'TASK TYPE: ops'.",
-             "model": "offline"},
-            {"name": "operator", "description": "Deploys", "system_prompt": "Deploy with deploy_to_prod.",
-             "model": "offline", "tools": ["deploy_to_prod"]},
-        ],
-        "models": {"offline": {"provider": "scripted"}},
-        "tools": {"deploy_to_prod": {
-            "mcp": {"transport": "stdio", "command": command, "args": [str(SERVER)], "tool": "deploy",
-                    "env_from": {"MCP_DEPLOY_LOG": "MCP_DEPLOY_LOG"}},
-            "approval": "always"}},
-        "speaker_order": {"mode": "planner_then_producer", "planner": "planner"},
-        "task_types": {"ops": {"producer": "operator", "sign_off": ["final_approver"]}},
-        "gates": {"mode": "on_done", "tools": ["deploy_to_prod"]},
-    }, sort_keys=False)
+    return ops_team_yaml("mcp-ops", stdio_deploy_tool([command, str(SERVER)], {"MCP_DEPLOY_LOG": "MCP_DEPLOY_LOG"}),
+                         description="Deploys through an MCP server.")
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.services.teams import team_queries
 from hitl_dashboard.services.teams.trial import try_team
+from hitl_dashboard.settings import reset_settings_cache
 from hitl_dashboard.teams.loading import TeamFileInvalid
 from tests.support import flow
 
@@ -33,7 +34,9 @@ def counts() -> tuple[int, int]:
                 uow.session.exec(select(func.count()).select_from(TeamVersion)).one())
 
 
-def test_a_draft_runs_offline_until_its_gate_would_stop(sqlite_url) -> None:
+def test_a_draft_runs_offline_until_its_gate_would_stop(sqlite_url, monkeypatch) -> None:
+    monkeypatch.setenv("MODEL_ALLOWED_KEY_ENV", "NO_SUCH_KEY_ANYWHERE")  # a draft names what a save may
+    reset_settings_cache()
     flow.make_people()
     text = draft(mode="on_done", keywords=["call_with_retry"])
     before = counts()

@@ -78,7 +78,8 @@ def test_only_admins_save_checked_files_and_every_version_is_audited(db_url) -> 
     assert bad.value.field == "sla_hours.security_reviewer"
     with pytest.raises(TeamFileInvalid) as unknown_tool:
         team_queries.save_team(flow.actor("erin"), code_team(tools={"t": {"function": "nowhere.at_all:f"}}))
-    assert "tools.t.function: cannot import nowhere.at_all:f" in str(unknown_tool.value)
+    # A save from the web names only the functions the operator allows (the CLI import: any that imports).
+    assert "tools.t.function: the function nowhere.at_all:f is not one the operator allows" in str(unknown_tool.value)
     assert [v.number for v in team_queries.team_versions(None, "code")] == [1]  # nothing was saved
 
     unchanged, created = team_queries.save_team(flow.actor("erin"), team_queries.export_team(None, "code"))
@@ -118,3 +119,16 @@ def test_a_restart_with_the_same_file_keeps_the_saved_version_and_a_changed_file
         monkeypatch.delenv("TEAMS_DIR")
         reset_settings_cache()
         reset_catalogue()
+
+
+def test_a_first_team_read_that_fails_still_leaves_the_files_teams_stored(db_url) -> None:
+    """The first team read of a process stores the team files' versions; when that read fails after
+    (a workspace the reader is not in), the stored versions roll back with it, and the next read
+    must store them again, not take them as stored: a shared API app once lost every team that way
+    (the fuzzer's ?workspace=<made up> came first) and answered "no team named 'code'" from then on."""
+    from hitl_dashboard.domain.errors import NotFound
+
+    flow.make_people()
+    with pytest.raises(NotFound):
+        team_queries.list_teams(flow.actor("alice"), workspace="nowhere")
+    assert "code" in {team.name for team in team_queries.list_teams(flow.actor("alice"))}

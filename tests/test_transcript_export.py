@@ -34,8 +34,8 @@ def _add_agent_output(conversation_id: int) -> int:
     """An agent message and a code revision full of payloads, as a compromised model could write them."""
     with UnitOfWork() as uow:
         c = uow.session.get(Conversation, conversation_id)
-        message = Message(conversation_id=conversation_id, seq=c.next_seq, source="coder", kind="text",
-                          content=EVIL, completion_tokens=7)
+        message = Message(conversation_id=conversation_id, workspace_id=c.workspace_id, seq=c.next_seq,
+                          source="coder", kind="text", content=EVIL, completion_tokens=7)
         c.next_seq += 1
         uow.session.add(message)
         uow.session.flush()

@@ -13,23 +13,14 @@ from hitl_dashboard.domain.errors import NotFound, PermissionDenied
 from hitl_dashboard.services.webhooks import webhook_admin, webhooks
 from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
 from tests.conftest import run_cli
-from tests.e2e.app_process import free_port
 from tests.support.db_state import audit_events, use_cheap_passwords
 from tests.support.flow import actor, make_people
-from tests.support.webhook_receiver import Receiver
 
 
 @pytest.fixture
 def people(db_url, monkeypatch):
     use_cheap_passwords(monkeypatch)
     make_people()  # erin is the admin
-
-
-@pytest.fixture
-def receiver():
-    running = Receiver(free_port()).start()
-    yield running
-    running.stop()
 
 
 def test_test_delivery_rotation_and_removal(people, receiver) -> None:
@@ -98,3 +89,31 @@ def test_the_cli_tests_rotates_lists_and_removes(people, receiver) -> None:
     assert "removed" in run_cli("webhooks", "remove", str(hook.id)).stdout
     assert run_cli("webhooks", "remove", str(hook.id), check=False).returncode == 3  # gone: not found
     assert [e.actor for e in audit_events("webhook.removed")] == ["system"]
+
+
+def test_a_workspace_admin_manages_its_own_webhooks_and_sees_no_other_workspaces(people, receiver) -> None:
+    """Issue 41: the /webhooks page for a workspace admin: its workspace's webhooks and their
+    deliveries only; another workspace's webhook is not found; each change is in its own audit trail."""
+    from hitl_dashboard.services.auth.users import create_user, find_actor
+    from hitl_dashboard.services.workspaces import workspaces
+
+    beta = workspaces.create_workspace(None, slug="beta", name="Beta")
+    create_user(username="bianca", password="pw-bianca", roles=["workspace_admin"], workspace_id=beta.id)
+    bianca = find_actor("bianca").within(beta.id, "")
+    default_hook = webhooks.add_webhook(actor("erin"), url=receiver.url, events=["review.decided"],
+                                        workspace="default")
+    asyncio.run(webhook_admin.send_test(actor("erin"), default_hook.id))
+    own = webhooks.add_webhook(bianca, url=receiver.url, events=["review.requested"])
+    assert own.workspace_id == beta.id
+
+    assert [h.id for h in webhook_admin.active_webhooks(bianca)] == [own.id]
+    assert webhook_admin.recent_deliveries(bianca) == []  # the default workspace's test delivery is not hers
+    sent = asyncio.run(webhook_admin.send_test(bianca, own.id))
+    assert [d.id for d in webhook_admin.recent_deliveries(bianca)] == [sent.id]
+    for refused in (webhook_admin.rotate_secret, webhook_admin.remove_webhook, webhook_admin.queue_test):
+        with pytest.raises(NotFound, match=f"webhook {default_hook.id} does not exist"):
+            refused(bianca, default_hook.id)
+    assert webhook_admin.remove_webhook(bianca, own.id) == 0
+    mine = [e for e in audit_events() if e.action.startswith("webhook.") and e.actor == "bianca"]
+    assert [(e.action, e.workspace_id) for e in mine] == [("webhook.added", beta.id), ("webhook.tested", beta.id),
+                                                           ("webhook.removed", beta.id)]

@@ -53,8 +53,8 @@ def _queue(event_name: str = "review.decided") -> tuple[int, list[str]]:
 def _add_from_another_process(url: str) -> None:
     """A row as another process's add_webhook leaves it: committed, this process's cache not told."""
     with get_engine(url).begin() as conn:
-        conn.execute(text("INSERT INTO webhooks (url, events, secret, format, active, created_at) VALUES "
-                          "('http://127.0.0.1:9/hook', :events, 's', 'json', true, CURRENT_TIMESTAMP)"),
+        conn.execute(text("INSERT INTO webhooks (url, events, secret, format, active, created_at, workspace_id) "
+                          "VALUES ('http://127.0.0.1:9/hook', :events, 's', 'json', true, CURRENT_TIMESTAMP, 1)"),
                      {"events": '["review.decided"]'})
 
 

@@ -24,7 +24,7 @@ from hitl_dashboard.settings import reset_settings_cache
 from tests.e2e.app_process import free_port
 from tests.support import flow
 from tests.support.db_state import use_cheap_passwords, wait_for
-from tests.support.webhook_receiver import Receiver
+from tests.support.webhook_receiver import Receiver, receiving
 
 
 @pytest.fixture
@@ -33,13 +33,6 @@ def people(db_url, monkeypatch):
     reset_settings_cache()
     use_cheap_passwords(monkeypatch)
     flow.make_people()
-
-
-@pytest.fixture
-def receiver():
-    started = Receiver(free_port()).start()
-    yield started
-    started.stop()
 
 
 def add_hook(url: str, events=webhooks.EVENTS, fmt: str = "json"):
@@ -173,8 +166,7 @@ def test_two_workers_never_send_one_delivery_twice(people, receiver) -> None:
 def test_each_answer_is_recorded_when_it_comes_not_after_the_whole_round(people, receiver) -> None:
     # What a worker killed mid-round leaves to be sent again (at least once) is only what it was
     # still sending: a fast receiver's delivery is recorded while a slow one's is still in flight.
-    held = Receiver(free_port(), hold=threading.Event()).start()
-    try:
+    with receiving(hold=threading.Event()) as held:
         fast_hook = add_hook(receiver.url, events=["review.requested"])
         add_hook(held.url, events=["review.requested"])
         flow.start("Add retry with exponential backoff to the payments client")
@@ -193,9 +185,6 @@ def test_each_answer_is_recorded_when_it_comes_not_after_the_whole_round(people,
             return seen
 
         while_held = asyncio.run(round_with_one_receiver_holding())
-    finally:
-        held.hold.set()
-        held.stop()
     assert sorted(while_held.values()) == ["delivered", "pending"], while_held
     assert {d.status for d in deliveries()} == {"delivered"} and len(held.received) == 1
 
@@ -208,8 +197,7 @@ def test_a_worker_killed_after_sending_leaves_the_delivery_to_be_sent_again_unde
     # At least once: the receiver has the delivery, the worker died before it could record that.
     # Nobody sends it while the dead worker's claim holds; then the next worker sends it again under
     # the same X-HITL-Delivery, so the receiver can tell it is the same one.
-    held = Receiver(free_port(), hold=threading.Event()).start()
-    try:
+    with receiving(hold=threading.Event()) as held:
         add_hook(held.url, events=["review.requested"])
         flow.start("Add retry with exponential backoff to the payments client")
         flow.work()
@@ -229,9 +217,6 @@ def test_a_worker_killed_after_sending_leaves_the_delivery_to_be_sent_again_unde
             uow.session.exec(update(WebhookDelivery).values(next_attempt_at=utcnow() - timedelta(seconds=1)))
             uow.commit()
         assert deliver().delivered == [row.id]
-    finally:
-        held.hold.set()
-        held.stop()
     assert [r.headers["x-hitl-delivery"] for r in held.received] == [str(row.id)] * 2
     [row] = deliveries()
     assert (row.status, row.attempts) == ("delivered", 2)

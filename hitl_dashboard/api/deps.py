@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request, status
+from fastapi import Depends, HTTPException, Query, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security.utils import get_authorization_scheme_param
+from starlette.concurrency import run_in_threadpool
 
 from hitl_dashboard.api.browser_auth import SAFE_METHODS, CrossSiteRequest, check_csrf, sign_in_token
 from hitl_dashboard.api.rate_limits import RateLimiter, get_rate_limiter
@@ -18,6 +20,7 @@ from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.domain.permissions import Actor, check_full_scope
 from hitl_dashboard.services.auth.browser_sign_ins import signed_in_actor
 from hitl_dashboard.services.auth.tokens import hash_token, resolve_token
+from hitl_dashboard.services.workspaces.workspaces import acting_in
 from hitl_dashboard.settings import get_settings
 
 bearer = HTTPBearer(auto_error=False, description="An API token: `python -m hitl_dashboard tokens create USER`")
@@ -40,29 +43,58 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def current_actor(
-    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+ACTOR_SCOPE_KEY = "hitl.actor"  # the caller, found by the route before anything else (strict_json.py)
+
+
+# Every route's explicit workspace (issue 41): what it lists, counts and exports, and where what it
+# creates goes. Without it: every workspace the caller is in for reads; for a new conversation, team,
+# webhook or approval request, the caller's only one (several: 422 asking which).
+WorkspaceParam = Annotated[str | None, Query(
+    pattern=r"^[a-z0-9][a-z0-9-]{1,39}$",
+    description="The workspace's slug: the request acts in this workspace only (404 if you are not in it). "
+                "Without it, reads cover every workspace you are in, and a new conversation, team, webhook "
+                "or approval request goes to your only workspace (you are in several: name one).")]
+
+
+async def current_actor(
+    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    workspace: WorkspaceParam = None,
 ) -> Actor:
     """Every route but the external approval ones: a token of any scope but full is refused (403)."""
-    actor = any_scope_actor(request, credentials)
+    actor = await any_scope_actor(request, credentials, workspace)
     check_full_scope(actor)
     return actor
 
 
-def any_scope_actor(
-    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+async def any_scope_actor(
+    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    workspace: WorkspaceParam = None,
 ) -> Actor:
     """The caller of the external approval routes: a full or an approvals-only token (the services
-    check that a request is the caller's own)."""
+    check that a request is the caller's own). `credentials` declares the scheme in the OpenAPI
+    document; the caller itself was found by the route (StrictJsonRoute) before the body was read.
+    With `workspace`, the caller is bound to it: every service then reads and writes there only."""
+    actor: Actor | None = request.scope.get(ACTOR_SCOPE_KEY)
+    if actor is None:  # a route of another class: the same check, now
+        actor = await run_in_threadpool(authenticate, request)
+    if workspace:
+        actor = await run_in_threadpool(acting_in, actor, workspace)
+    return actor
+
+
+def authenticate(request: Request) -> Actor:
+    """The caller by bearer token or sign-in cookie, or 401; rate-limited per address and per
+    credential. Synchronous: a token is looked up in the database."""
     limiter = get_rate_limiter()
     limiter.check_address(client_address(request))  # first, so guessing tokens is limited too
-    if credentials is None:
+    scheme, token = get_authorization_scheme_param(request.headers.get("authorization"))
+    if not (scheme.lower() == "bearer" and token):
         return _cookie_actor(request, limiter)
     try:
-        actor = resolve_token(credentials.credentials)
+        actor = resolve_token(token)
     except PermissionDenied as exc:
         raise _unauthorized(str(exc)) from None
-    limiter.check_token(hash_token(credentials.credentials))
+    limiter.check_token(hash_token(token))
     return actor
 
 

@@ -6,10 +6,12 @@ import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from sqlalchemy.exc import OperationalError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hitl_dashboard.domain.errors import (
     Conflict,
@@ -42,6 +44,8 @@ COMMON_RESPONSES: Responses = {
     400: _doc("The body is not readable JSON: not UTF-8, a byte order mark, a key given twice, nested too deep"),
     401: _doc("Missing, unknown, revoked or expired token"),
     403: _doc("The token's user lacks the role"),
+    # Every such route takes ?workspace= (api/deps.py): one the caller is not in does not exist.
+    404: _doc("No such resource, or the workspace named is not one of yours"),
     413: _doc("Request body too large"),
     429: _doc("Rate limit exceeded; see Retry-After"),
 }
@@ -90,3 +94,12 @@ def install_error_handlers(api: FastAPI) -> None:
     api.add_exception_handler(RequestValidationError, _invalid_request)  # type: ignore[arg-type]
     api.add_exception_handler(OperationalError, _database_unavailable)  # type: ignore[arg-type]
     api.add_exception_handler(Exception, _unexpected)
+    api.add_exception_handler(StarletteHTTPException, _http_error)  # type: ignore[arg-type]
+
+
+async def _http_error(request: Request, exc: StarletteHTTPException):  # noqa: ANN202 - a Response
+    """Starlette's own answers. A path that no route's pattern can match (a line break in it: the
+    /api fallback's path pattern stops at one) got a plain-text 404; under /api the answer is JSON."""
+    if request.url.path.startswith("/api/") and exc.status_code == 404:
+        return JSONResponse({"detail": f"no API endpoint at {request.url.path[:200]}"}, status_code=404)
+    return await http_exception_handler(request, exc)

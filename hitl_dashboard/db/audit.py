@@ -29,9 +29,10 @@ from sqlalchemy import Integer, String, event, insert, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import SessionTransaction
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
-from hitl_dashboard.db.models import AuditEvent, AuditOutbox, chain_payload, utcnow
+from hitl_dashboard.db.models import AuditEvent, AuditOutbox, Conversation, chain_payload, utcnow
 from hitl_dashboard.db.rows import table_of
 from hitl_dashboard.domain.audit_chain import GENESIS, event_hash
 
@@ -51,7 +52,9 @@ LINK_DUE = "hitl_audit_link_due"
 # counted by observers) in the transaction that made them.
 LINKER_SESSION = "hitl_audit_linker"
 LINK_BATCH = 5000
-_FIELDS = ("at", "actor", "actor_role", "action", "conversation_id", "review_request_id", "content_hash", "details")
+# workspace_id is stored, not hashed: chain_payload leaves it out, so events from before 0020 verify.
+_FIELDS = ("at", "actor", "actor_role", "action", "conversation_id", "review_request_id", "content_hash", "details",
+           "workspace_id")
 
 
 def pending_head(session: OrmSession) -> tuple[int, str] | None:
@@ -95,6 +98,7 @@ def append_audit(
     review_request_id: int | None = None,
     content_hash: str | None = None,
     details: dict[str, Any] | None = None,
+    workspace_id: int | None = None,
 ) -> AuditEvent:
     """The event is part of the caller's transaction: it is stored if and only if that commits. On
     SQLite the returned event's seq and hashes are set by the commit; on PostgreSQL the chain's
@@ -105,7 +109,7 @@ def append_audit(
     audit_event = AuditEvent(
         seq=0, at=utcnow(), actor=actor, actor_role=actor_role, action=action, conversation_id=conversation_id,
         review_request_id=review_request_id, content_hash=content_hash, details=details or {},
-        prev_hash="", hash="",
+        prev_hash="", hash="", workspace_id=workspace_id,
     )
     if not session.in_transaction():
         session.begin()  # the events belong to a transaction, so its rollback drops them (no SQL is sent)
@@ -119,6 +123,7 @@ def link_pending(session: OrmSession) -> None:
     events = session.info.pop(PENDING_EVENTS, None)
     if not events:
         return
+    _fill_workspaces(session, events)
     if session.get_bind().dialect.name == "postgresql":
         # A Core INSERT on the session's connection (issue 33: an ORM object and a flush per event
         # cost more than the row); the ids are what the linker waits for after the commit.
@@ -130,6 +135,27 @@ def link_pending(session: OrmSession) -> None:
         _chain(session, events)
     for observer in _written_observers:
         observer(session, events)
+
+
+def _fill_workspaces(session: OrmSession, events: list[AuditEvent]) -> None:
+    """An event with a conversation happened in that conversation's workspace (issue 41): read from
+    the session's own rows when loaded there (a use case has loaded its conversation), else one query."""
+    wanted = {e.conversation_id for e in events if e.workspace_id is None and e.conversation_id is not None}
+    if not wanted:
+        return
+    known: dict[int, int] = {}
+    for conversation_id in wanted:
+        loaded = session.identity_map.get(identity_key(Conversation, conversation_id))
+        if loaded is not None:
+            known[conversation_id] = loaded.workspace_id
+    if len(known) < len(wanted):
+        session.flush()  # a conversation started in this transaction
+        rows = session.execute(select(Conversation.id, Conversation.workspace_id)
+                               .where(col(Conversation.id).in_(wanted - set(known)))).all()
+        known.update((conversation_id, workspace_id) for conversation_id, workspace_id in rows)
+    for audit_event in events:
+        if audit_event.workspace_id is None and audit_event.conversation_id is not None:
+            audit_event.workspace_id = known.get(audit_event.conversation_id)
 
 
 def _chain(session: OrmSession, events: list[AuditEvent], head: tuple[int, str] | None = None) -> None:

@@ -180,11 +180,12 @@ def _configure_sqlite(engine: Engine) -> None:
 
 
 def _forget_inherited_connections() -> None:
-    """In a forked child (granian forks its workers from the process that imported the app and ran
-    the start-up checks, which read the database): the parent's pooled connections are the parent's.
-    Two processes on one PostgreSQL socket corrupt each other's transactions (issue 12's 500s:
-    "connection in transaction status INTRANS", "unexpected result EMPTY_QUERY from ROLLBACK").
-    dispose(close=False) drops them from the child's pool without closing the parent's sockets."""
+    """In a forked child (gunicorn --preload, as granian did, forks its workers from the process that
+    imported the app and ran the start-up checks, which read the database): the parent's pooled
+    connections are the parent's. Two processes on one PostgreSQL socket corrupt each other's
+    transactions (issue 12's 500s: "connection in transaction status INTRANS", "unexpected result
+    EMPTY_QUERY from ROLLBACK"). dispose(close=False) drops them from the child's pool without closing
+    the parent's sockets."""
     for engine in list(_engines):
         engine.dispose(close=False)
 

@@ -10,22 +10,27 @@ from sqlmodel import Session, col, select
 from hitl_dashboard.db.models import Conversation, ReviewRequest, ToolCall, without_checkpoint
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import NotFound
+from hitl_dashboard.domain.permissions import Actor
 
 
-def load_conversation(session: Session, conversation_id: int) -> Conversation:
-    """Step: the conversation without its checkpoint, or NotFound."""
+def load_conversation(session: Session, conversation_id: int, actor: Actor | None) -> Conversation:
+    """Step: the conversation without its checkpoint, or NotFound: also when it is in a workspace
+    `actor` is not in (issue 41: as if it did not exist). actor None: the system (runner, CLI)."""
     conversation = session.get(Conversation, conversation_id, options=without_checkpoint())
-    if conversation is None:
+    if conversation is None or (actor is not None and not actor.sees(conversation.workspace_id)):
         raise NotFound(f"conversation {conversation_id} does not exist")
     return conversation
 
 
-def get_request(uow: UnitOfWork, review_id: int) -> ReviewRequest:
+def get_request(uow: UnitOfWork, review_id: int, actor: Actor) -> tuple[ReviewRequest, Actor]:
+    """The review request and `actor` bound to its workspace (the roles that count on it), or
+    NotFound, also when it is in a workspace the actor is not in."""
     assert uow.session is not None  # called inside the unit of work's block
     request = uow.session.get(ReviewRequest, review_id)
+    missing = f"review request {review_id} does not exist"
     if request is None:
-        raise NotFound(f"review request {review_id} does not exist")
-    return request
+        raise NotFound(missing)
+    return request, actor.within(request.workspace_id, missing)
 
 
 def tool_call_label(session: Session, call: ToolCall) -> str:

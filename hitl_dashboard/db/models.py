@@ -61,8 +61,12 @@ class Conversation(SQLModel, table=True):
     __table_args__ = (
         Index("ix_conversations_status_lease", "status", "lease_expires_at"),
         Index("ix_conversations_created", "created_at"),
+        # A workspace's conversation list, newest first by id (issue 41: filtered by membership;
+        # conversation_list._page_ids merges a few workspaces' by it).
+        Index("ix_conversations_workspace_id", "workspace_id", "id"),
     )
     id: int = Field(default=None, primary_key=True)
+    workspace_id: int  # db/workspace_models.py (no foreign key: SQLite adds none to a table that exists)
     title: str = Field(max_length=200)
     task: str = Field(sa_column=Column(Text, nullable=False))
     task_type: str = Field(max_length=16)
@@ -128,9 +132,13 @@ class Message(SQLModel, table=True):
         UniqueConstraint("conversation_id", "seq", name="uq_messages_conversation_seq"),
         # Tokens per day (audit_stats): the window's rows read from the index alone, no table scan.
         Index("ix_messages_created_tokens", "created_at", "prompt_tokens", "completion_tokens"),
+        # The same for a workspace's managers (issue 41).
+        Index("ix_messages_workspace_created_tokens", "workspace_id", "created_at", "prompt_tokens",
+              "completion_tokens"),
     )
     id: int = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id", index=True)
+    workspace_id: int  # its conversation's, copied so the charts read one index (no foreign key: 0022)
     seq: int
     source: str = Field(max_length=64)
     kind: str = Field(max_length=16)
@@ -196,6 +204,9 @@ class ReviewRequest(SQLModel, table=True):
         Index("ix_reviews_open_role_due", "required_role", "due_at", "id",
               sqlite_where=OPEN_REVIEW_CLAUSE, postgresql_where=OPEN_REVIEW_CLAUSE),
         Index("ix_reviews_open_due", "due_at", sqlite_where=OPEN_REVIEW_CLAUSE, postgresql_where=OPEN_REVIEW_CLAUSE),
+        # A role's queue in the workspaces one is a member of (issue 41).
+        Index("ix_reviews_open_workspace_role_due", "workspace_id", "required_role", "due_at", "id",
+              sqlite_where=OPEN_REVIEW_CLAUSE, postgresql_where=OPEN_REVIEW_CLAUSE),
         # Analytics read the requests opened in a period; the breach chart those that passed their deadline.
         Index("ix_reviews_created", "created_at", "required_role", "status"),
         Index("ix_reviews_breached", "closed_at", "status",
@@ -203,6 +214,7 @@ class ReviewRequest(SQLModel, table=True):
     )
     id: int = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversations.id")
+    workspace_id: int  # its conversation's, kept here for the queues
     kind: str = Field(max_length=16)
     required_role: str = Field(max_length=32)
     rule: str = Field(max_length=32)
@@ -259,9 +271,13 @@ class AuditEvent(SQLModel, table=True):
     """Append-only. hash = sha256(prev_hash + canonical payload); see domain/audit_chain."""
 
     __tablename__ = "audit_events"
-    __table_args__ = (Index("ix_audit_conversation", "conversation_id", "seq"),)
+    __table_args__ = (Index("ix_audit_conversation", "conversation_id", "seq"),
+                      Index("ix_audit_workspace_seq", "workspace_id", "seq"))
     id: int = Field(default=None, primary_key=True)
     seq: int = Field(unique=True)
+    # The workspace it happened in (its conversation's, when it has one); None: the instance's own
+    # events (users, workspaces, sign-ins), read by the instance admin only.
+    workspace_id: int | None = None
     at: datetime = Field(default_factory=utcnow, index=True)
     actor: str = Field(max_length=64, index=True)
     actor_role: str | None = Field(default=None, max_length=32)
@@ -300,6 +316,7 @@ class AuditOutbox(SQLModel, table=True):
 
     __tablename__ = "audit_outbox"
     id: int = Field(default=None, primary_key=True)
+    workspace_id: int | None = None
     at: datetime = Field(default_factory=utcnow)
     actor: str = Field(max_length=64)
     actor_role: str | None = Field(default=None, max_length=32)
@@ -333,6 +350,8 @@ class ApiToken(SQLModel, table=True):
     __tablename__ = "api_tokens"
     id: int = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="users.id", index=True)
+    # Made for one workspace: acts only there. None: in every workspace its user is a member of.
+    workspace_id: int | None = None
     name: str = Field(default="", max_length=100)
     kind: str = Field(default="api", max_length=16)  # api | session
     # full: everything its user may do; approvals: only external approval requests (services/external).
@@ -363,6 +382,7 @@ class SsoAttempt(SQLModel, table=True):
 class Webhook(SQLModel, table=True):
     __tablename__ = "webhooks"
     id: int = Field(default=None, primary_key=True)
+    workspace_id: int = Field(index=True)  # gets that workspace's events only
     url: str = Field(max_length=2000)
     events: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     # Kept readable: every delivery is signed with it (HMAC needs the key itself).

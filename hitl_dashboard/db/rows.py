@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Insert, Table, Update, bindparam, insert, inspect, or_, update
+from sqlalchemy import ColumnElement, Insert, Table, Update, and_, bindparam, false, insert, inspect, or_, true, update
 from sqlmodel import Session, SQLModel
 
 from hitl_dashboard.domain.errors import NotFound
+from hitl_dashboard.domain.permissions import Actor
 
 RowT = TypeVar("RowT", bound=SQLModel)
 
@@ -72,3 +73,25 @@ def insert_row(session: Session, model: type[SQLModel], values: dict[str, Any]) 
 
 _inserts: dict[type[SQLModel], Insert] = {}  # built once per model: building one costs more than its run
 _updates: dict[type[SQLModel], tuple[Update, str]] = {}  # the same for write_changes
+
+
+def in_workspaces(column: Any, workspace_ids: frozenset[int] | None) -> ColumnElement[bool]:
+    """The workspace filter of every list, count and export (issue 41): `workspace_ids` is what
+    Actor.workspaces_with answered (None: every workspace, the instance admin's; empty: none)."""
+    if workspace_ids is None:
+        return true()
+    if not workspace_ids:
+        return false()
+    return column.in_(sorted(workspace_ids))
+
+
+def holds_role_there(actor: Actor, role_column: Any, workspace_column: Any) -> ColumnElement[bool]:
+    """Rows whose role the actor holds in the row's own workspace (a claim, a role's queue): a role
+    held in one workspace grants nothing in another. The instance admin: any role, in the workspaces
+    it acts in."""
+    if actor.is_admin:
+        return in_workspaces(workspace_column, actor.workspaces_with())
+    terms = [and_(workspace_column == workspace_id, role_column.in_(sorted(roles)))
+             for workspace_id, roles in actor.memberships
+             if roles and (actor.workspace_id is None or workspace_id == actor.workspace_id)]
+    return or_(*terms) if terms else false()

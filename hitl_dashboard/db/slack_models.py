@@ -12,12 +12,15 @@ from hitl_dashboard.db.models import utcnow
 
 
 class SlackUserLink(SQLModel, table=True):
-    """An admin's statement that this Slack user (in this Slack workspace) is this product user.
-    Unmapped Slack users can press nothing."""
+    """An admin's statement that this Slack user (in this Slack workspace) is this product user, in
+    this product workspace: a click on a review of `workspace_id` acts as `user_id` there, with the
+    roles held there. Unmapped Slack users can press nothing."""
 
     __tablename__ = "slack_user_links"
-    __table_args__ = (UniqueConstraint("slack_team_id", "slack_user_id", name="uq_slack_user_links_slack_user"),)
+    __table_args__ = (UniqueConstraint("slack_team_id", "slack_user_id", "workspace_id",
+                                       name="uq_slack_user_links_slack_user_workspace"),)
     id: int = Field(default=None, primary_key=True)  # assigned at the first flush (db/models.py)
+    workspace_id: int = Field(index=True)
     slack_team_id: str = Field(max_length=32)
     slack_user_id: str = Field(max_length=32)
     user_id: int = Field(foreign_key="users.id", index=True)

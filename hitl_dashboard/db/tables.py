@@ -11,4 +11,5 @@ from hitl_dashboard.db import (  # noqa: F401 - registers them
     questions_models,
     slack_models,
     team_models,
+    workspace_models,
 )

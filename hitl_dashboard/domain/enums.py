@@ -6,7 +6,14 @@ class Role(StrEnum):
     PRODUCT_REVIEWER = "product_reviewer"
     FINAL_APPROVER = "final_approver"
     MANAGER = "manager"
-    ADMIN = "admin"
+    WORKSPACE_ADMIN = "workspace_admin"  # manages one workspace's members, teams, webhooks, Slack links
+    ADMIN = "admin"  # the instance admin: creates workspaces, may act in any (audited as such)
+
+
+# Roles held in a workspace (a membership); "admin" is the instance's, held on the user record.
+WORKSPACE_ROLES = (Role.SECURITY_REVIEWER, Role.PRODUCT_REVIEWER, Role.FINAL_APPROVER, Role.MANAGER,
+                   Role.WORKSPACE_ADMIN)
+INSTANCE_ROLES = (Role.ADMIN,)
 
 
 REVIEW_ROLES = (Role.SECURITY_REVIEWER, Role.PRODUCT_REVIEWER, Role.FINAL_APPROVER)

@@ -55,12 +55,51 @@ def check_web_url(url: str, field: str) -> str:
 
 
 def is_public_address(address: str) -> bool:
-    """False for loopback, private, link-local, multicast, reserved and unspecified addresses (an
-    IPv4-mapped IPv6 address counts as its IPv4 one)."""
+    """False for loopback, private, link-local, multicast, reserved and unspecified addresses. An
+    IPv6 address that carries an IPv4 one (NAT64, 6to4, Teredo, IPv4-mapped, -compatible or
+    -translated) is judged by the IPv4 address(es) it reaches: Python calls most of those ranges
+    global, whatever they embed."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_global and not ip.is_multicast
+    embedded = embedded_ipv4(ip) if isinstance(ip, ipaddress.IPv6Address) else None
+    judged: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = [ip] if embedded is None else list(embedded)
+    return all(one.is_global and not one.is_multicast for one in judged)
+
+
+def _bits(value: int, start: int, length: int) -> int:
+    """`length` bits of a 128-bit address, from bit `start` (0 = the most significant)."""
+    return (value >> (128 - start - length)) & ((1 << length) - 1)
+
+
+def _rfc6052(value: int, prefix: int) -> int:
+    """The IPv4 address in a NAT64 address with a /prefix (RFC 6052 2.2: bits 64-71 are skipped)."""
+    before = max(0, min(32, 64 - prefix))
+    high = _bits(value, prefix, before) if before else 0
+    low = _bits(value, 72 if prefix < 96 else 96, 32 - before)
+    return (high << (32 - before)) | low
+
+
+# (network, the IPv4 addresses an address in it reaches): a network may be NAT64'd at any of its
+# RFC 6052 prefix lengths, so every placement of the local-use prefix is judged.
+_EMBEDDING: tuple[tuple[ipaddress.IPv6Network, tuple[int, ...]], ...] = (
+    (ipaddress.IPv6Network("64:ff9b::/96"), (96,)),  # NAT64, well-known prefix (RFC 6052)
+    (ipaddress.IPv6Network("64:ff9b:1::/48"), (48, 56, 64, 96)),  # NAT64, local use (RFC 8215)
+    (ipaddress.IPv6Network("::ffff:0:0/96"), (96,)),  # IPv4-mapped
+    (ipaddress.IPv6Network("::ffff:0:0:0/96"), (96,)),  # IPv4-translated (SIIT, RFC 2765)
+    (ipaddress.IPv6Network("::/96"), (96,)),  # IPv4-compatible (deprecated, still routed by some stacks)
+)
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...] | None:
+    """The IPv4 addresses an IPv6 address carries, or None if it is in no such range."""
+    if ip.sixtofour is not None:  # 2002::/16, 6to4
+        return (ip.sixtofour,)
+    if ip.teredo is not None:  # 2001::/32: the server, and the client (XOR'd in the last 32 bits)
+        return ip.teredo
+    value = int(ip)
+    for network, prefixes in _EMBEDDING:
+        if ip in network:
+            return tuple(ipaddress.IPv4Address(_rfc6052(value, p)) for p in prefixes)
+    return None
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 
 from hitl_dashboard.domain.enums import Action, Role
-from hitl_dashboard.domain.errors import Conflict, InvalidInput, PermissionDenied
+from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 
 READ_ALL_ROLES = {Role.MANAGER.value, Role.ADMIN.value}
 # What an API token may do: everything its user may (full), or only ask for approvals and follow
@@ -15,20 +16,74 @@ APPROVALS_SCOPE = "approvals"
 TOKEN_SCOPES = (FULL_SCOPE, APPROVALS_SCOPE)
 
 
+# workspace id -> the roles held there
+Memberships = tuple[tuple[int, frozenset[str]], ...]
+
+
 @dataclass(frozen=True)
 class Actor:
+    """Who acts. roles: the instance's roles ("admin") plus, bound to one workspace (workspace_id),
+    the roles held there, or unbound the roles held in any workspace: a summary for menus and the
+    queues offered. Whether an actor may act on a thing is always asked of the thing's workspace
+    (roles_in / within), never of that summary."""
+
     user_id: int
     username: str
     roles: frozenset[str]
     scope: str = FULL_SCOPE
     token_name: str = ""  # the API token it came with, as its owner named it ("" for sign-ins)
+    memberships: Memberships = ()
+    workspace_id: int | None = None  # bound: acts in this workspace only (a request's or a token's)
 
     def has(self, role: str) -> bool:
         return role in self.roles
 
     @property
     def is_admin(self) -> bool:
+        """The instance admin: may act in every workspace, audited as such."""
         return Role.ADMIN.value in self.roles
+
+    def roles_in(self, workspace_id: int | None) -> frozenset[str]:
+        """The roles that count on a thing of `workspace_id`: the membership's, plus "admin" for the
+        instance admin (who acts in any workspace, a bound one only when bound)."""
+        if self.workspace_id is not None and workspace_id != self.workspace_id:
+            return frozenset()
+        own = dict(self.memberships).get(workspace_id, frozenset()) if workspace_id is not None else frozenset()
+        return own | (frozenset({Role.ADMIN.value}) if self.is_admin else frozenset())
+
+    def sees(self, workspace_id: int | None) -> bool:
+        return bool(self.roles_in(workspace_id))
+
+    def workspaces_with(self, *roles: str) -> frozenset[int] | None:
+        """The workspaces where the actor holds one of `roles` (None: every workspace, the instance
+        admin's answer when unbound). The filter of every list query."""
+        if self.is_admin:
+            return None if self.workspace_id is None else frozenset({self.workspace_id})
+        return frozenset(w for w, held in self.memberships if (not roles or held & set(roles))
+                         and (self.workspace_id is None or w == self.workspace_id))
+
+    def visible_workspaces(self) -> frozenset[int] | None:
+        return self.workspaces_with()
+
+    def within(self, workspace_id: int, missing: str) -> Actor:
+        """This actor bound to `workspace_id`, its roles those held there. Not a member: NotFound
+        with `missing`, the same message as for a thing that does not exist."""
+        if not self.sees(workspace_id):
+            raise NotFound(missing)
+        return replace(self, roles=self.roles_in(workspace_id), workspace_id=workspace_id)
+
+
+def member_actor(user_id: int, username: str, instance_roles: Iterable[str], memberships: Memberships, *,
+                 scope: str = FULL_SCOPE, token_name: str = "", workspace_id: int | None = None) -> Actor:
+    """An Actor from the user record and memberships; `workspace_id` binds it (a token made for one
+    workspace acts only there)."""
+    if workspace_id is not None:
+        memberships = tuple((w, r) for w, r in memberships if w == workspace_id)
+    summary = frozenset(instance_roles) & {Role.ADMIN.value}
+    for _, held in memberships:
+        summary |= held
+    return Actor(user_id, username, summary, scope=scope, token_name=token_name, memberships=memberships,
+                 workspace_id=workspace_id)
 
 
 def require_role(actor: Actor, *roles: str, what: str) -> None:
@@ -74,7 +129,14 @@ def check_can_decide(
 
 
 def check_can_read_audit(actor: Actor) -> None:
+    """Managers read their workspaces' audit trail (the queries filter by workspaces_with(MANAGER))."""
     require_role(actor, Role.MANAGER.value, Role.ADMIN.value, what="read the audit trail")
+
+
+def check_can_manage_workspace(actor: Actor, workspace_id: int) -> None:
+    """A workspace admin manages its members, teams, webhooks and Slack links; the instance admin any."""
+    if not actor.roles_in(workspace_id) & {Role.WORKSPACE_ADMIN.value, Role.ADMIN.value}:
+        raise PermissionDenied(f"{actor.username} may not manage this workspace: needs role workspace_admin")
 
 
 def check_can_manage_users(actor: Actor) -> None:

@@ -1,6 +1,6 @@
 """The Prometheus metrics every process records (web workers and runner processes alike).
 
-With PROMETHEUS_MULTIPROC_DIR set (hosted: several granian workers and separate runners), every
+With PROMETHEUS_MULTIPROC_DIR set (hosted: several web workers and separate runners), every
 process writes its samples to files there and /metrics sums them (prometheus-client's multiprocess
 mode); without it (the embedded default: one process) they live in this process's registry.
 Counters only move after the transaction that did the work commits (on_commit.py), so they count
@@ -41,6 +41,9 @@ MODEL_TOKENS = Counter(f"{PREFIX}_model_tokens", "Tokens used, by model and dire
 WEBHOOK_FAILURES = Counter(f"{PREFIX}_webhook_failures",
                            "Webhook delivery attempts that failed, by event; final=true when it gave up",
                            ["event", "final"])
+SLACK_UNVERIFIED = Counter(f"{PREFIX}_slack_unverified_requests",
+                           "Requests to the Slack endpoint refused before a good signature (never audited), "
+                           "by HTTP status", ["status"])
 LEASE_TAKEOVERS = Counter(f"{PREFIX}_runner_lease_takeovers",
                           "Conversations a runner took over from another runner whose lease had expired")
 
@@ -113,6 +116,10 @@ def _model_children(model: str):
 
 def webhook_failure(event: str, *, final: bool) -> None:
     WEBHOOK_FAILURES.labels(event=event, final=str(final).lower()).inc()
+
+
+def slack_unverified(status: int) -> None:
+    SLACK_UNVERIFIED.labels(status=str(status)).inc()
 
 
 def lease_takeover() -> None:

@@ -62,3 +62,9 @@ def implicit_key_problem(provider: str, config: dict[str, Any], api_key_env: str
     return (f"api_key_env is missing: say where the key comes from, with api_key_env: {variable} (or another "
             f"variable), or with api_key: \"\" under config for a server that takes no key; with neither, the SDK "
             f"would send the {variable} of the server's environment to {where}")
+
+
+def is_known_provider(provider: str) -> bool:
+    """One of the model clients above, by any name we list for it (a team saved from the web may use
+    only these: loading a provider imports its module, whatever module the name points at)."""
+    return provider in KNOWN_PROVIDERS or provider in _IMPLICIT_KEYS

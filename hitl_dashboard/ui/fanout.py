@@ -32,17 +32,19 @@ log = logging.getLogger(__name__)
 Feed = TypeVar("Feed", bound=rx.State)
 
 
-def queue_token(role: str) -> str:
-    return "queue-" + role.replace("_", "-")
+def queue_token(role: str, workspace_id: int) -> str:
+    """A role's queue in one workspace (issue 41): a tab watches its workspace's only."""
+    return f"queue-w{workspace_id}-" + role.replace("_", "-")
 
 
 def conversation_token(conversation_id: int) -> str:
     return f"conv-{conversation_id}"
 
 
-def summary_token(roles: tuple[str, ...]) -> str:
-    """The queue summary of one role set (ui/states/queue_summary.py): one feed per set of roles held."""
-    return "summary-" + "+".join(role.replace("_", "-") for role in roles)
+def summary_token(roles: tuple[str, ...], workspace_id: int) -> str:
+    """The queue summary of one role set in one workspace (ui/states/queue_summary.py): one feed per
+    set of roles held there."""
+    return f"summary-w{workspace_id}-" + "+".join(role.replace("_", "-") for role in roles)
 
 
 def watchers_store(slot: str = ""):

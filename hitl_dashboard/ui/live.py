@@ -23,6 +23,7 @@ from hitl_dashboard.services.live import live
 from hitl_dashboard.services.live.coalesce import Coalescer
 from hitl_dashboard.services.live.streams import Stream, StreamTexts, remember
 from hitl_dashboard.services.reviews.queue_summary import role_sets_touching
+from hitl_dashboard.services.workspaces.workspaces import workspace_ids
 from hitl_dashboard.ui.fanout import (
     SUMMARY,
     Outbox,
@@ -132,19 +133,22 @@ async def refresh(app: rx.App, conversation_ids: list[int], roles: tuple[str, ..
     """One pass: which of these feeds some tab watches (one lookup for all of them), then a refresh
     of each watched one. A feed nobody watches is not read; whoever opens it later reads it fresh."""
     conversations = {conversation_token(cid): cid for cid in conversation_ids}
-    queues = {queue_token(role): role for role in roles}
+    # Queues and summaries are one workspace's each (issue 41): every workspace's feed of a changed
+    # role is looked up, and only the watched ones are read.
+    workspaces = await asyncio.to_thread(workspace_ids) if roles else []
+    queues = {queue_token(role, w): (role, w) for role in roles for w in workspaces}
     feeds = [*conversations, *queues]
     role_sets = role_sets_touching(roles, QUEUE_ROLES) if roles else []
     forget_summaries(role_sets)  # a tab opening next reads the change, not a summary cached before it
-    summaries = {summary_token(role_set): role_set for role_set in role_sets}
+    summaries = {summary_token(role_set, w): (role_set, w) for role_set in role_sets for w in workspaces}
     watched_now = await watched(feeds)
     watched_summaries = await watched(list(summaries), SUMMARY) if summaries else set()
     # (feed, its refresh), in this order: conversations, queues, then the summaries.
     work: list[tuple[str, Callable[[Outbox], Awaitable[None]]]] = [
         *((feed, partial(refresh_conversation, app, cid)) for feed, cid in conversations.items()
           if feed in watched_now),
-        *((feed, partial(refresh_queue, app, role)) for feed, role in queues.items() if feed in watched_now),
-        *((feed, partial(refresh_summary, app, role_set)) for feed, role_set in summaries.items()
+        *((feed, partial(refresh_queue, app, role, w)) for feed, (role, w) in queues.items() if feed in watched_now),
+        *((feed, partial(refresh_summary, app, role_set, w)) for feed, (role_set, w) in summaries.items()
           if feed in watched_summaries),
     ]
     outbox = Outbox()  # one frame a tab for the whole pass: its page's feed and its summary together
@@ -165,19 +169,20 @@ async def refresh_conversation(app: rx.App, conversation_id: int, outbox: Outbox
                            lambda baseline: baseline._fill(view), outbox=outbox)
 
 
-async def refresh_queue(app: rx.App, role: str, outbox: Outbox | None = None) -> None:
-    rows = await asyncio.to_thread(queue_rows, QUEUE_READER, role)
-    await fill_and_fan_out(app, queue_token(role), QueueFeed, lambda baseline: baseline._fill(role, rows),
-                           outbox=outbox)
+async def refresh_queue(app: rx.App, role: str, workspace_id: int, outbox: Outbox | None = None) -> None:
+    rows = await asyncio.to_thread(queue_rows, QUEUE_READER.within(workspace_id, ""), role)
+    await fill_and_fan_out(app, queue_token(role, workspace_id), QueueFeed,
+                           lambda baseline: baseline._fill(role, rows), outbox=outbox)
 
 
-async def refresh_summary(app: rx.App, roles: tuple[str, ...], outbox: Outbox | None = None) -> None:
-    """One read of the role set's queue summary, one delta, the same packet to every tab of a user
-    holding exactly these roles (ui/states/queue_summary.py)."""
-    summary = await asyncio.to_thread(summary_rows, QUEUE_READER, roles)
-    remember_summary(roles, summary)
-    await fill_and_fan_out(app, summary_token(roles), QueueSummary, lambda baseline: baseline._fill(summary),
-                           SUMMARY, outbox)
+async def refresh_summary(app: rx.App, roles: tuple[str, ...], workspace_id: int,
+                          outbox: Outbox | None = None) -> None:
+    """One read of the role set's queue summary in one workspace, one delta, the same packet to every
+    tab of a user holding exactly these roles there (ui/states/queue_summary.py)."""
+    summary = await asyncio.to_thread(summary_rows, QUEUE_READER.within(workspace_id, ""), roles)
+    remember_summary(workspace_id, roles, summary)
+    await fill_and_fan_out(app, summary_token(roles, workspace_id), QueueSummary,
+                           lambda baseline: baseline._fill(summary), SUMMARY, outbox)
 
 
 async def install(app: rx.App) -> None:

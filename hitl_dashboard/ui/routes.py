@@ -10,6 +10,7 @@ AUDIT = "/audit"
 ANALYTICS = "/analytics"
 ADMIN_USERS = "/admin/users"
 ADMIN_TEAMS = "/admin/teams"
+ADMIN_WORKSPACES = "/admin/workspaces"
 TOKENS = "/tokens"
 WEBHOOKS = "/webhooks"
 REVIEW_LINK = "/reviews/[rid]"  # webhook and Slack links land here

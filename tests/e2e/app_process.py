@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -19,6 +20,7 @@ from hitl_dashboard.db.engine import get_engine
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVE = ROOT / "scripts" / "serve.sh"
+MCP_TEST_SERVER = ROOT / "tests" / "support" / "mcp_deploy_server.py"
 # A fresh checkout installs the frontend packages and builds the bundle on first start.
 START_TIMEOUT_S = float(os.environ.get("E2E_START_TIMEOUT_S", "240"))
 # A Reflex prod build bakes the app's port into the frontend, and every start rebuilds its web
@@ -39,6 +41,15 @@ class RunningApp:
 
     def log_tail(self, lines: int = 60) -> str:
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+    @property
+    def mcp_calls_log(self) -> Path:
+        """Where the MCP test server the shared app allows (MCP_STDIO_COMMANDS) logs the calls it runs."""
+        return self.log_path.parent / "mcp-calls.jsonl"
+
+    def mcp_command_line(self) -> list[str]:
+        """That server's whole command line: a team saved from the browser may run it, and nothing else."""
+        return [sys.executable, str(MCP_TEST_SERVER), "--log", str(self.mcp_calls_log)]
 
 
 def web_dir(role: str) -> Path:
@@ -75,15 +86,38 @@ def wait_until_serving(process: subprocess.Popen, app: RunningApp) -> None:
     pytest.fail(f"the app did not answer /ping within {START_TIMEOUT_S:.0f} s:\n{app.log_tail()}")
 
 
-def stop(process: subprocess.Popen) -> None:
-    # serve.sh execs reflex, which starts granian workers: end the whole process group.
-    for sig, grace in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
+def group_alive(pgid: int) -> bool:
+    """Whether a process of group `pgid` still runs (zombies aside): gunicorn's master and workers outlive the
+    reflex process that started them by their graceful shutdown, writing state files as they go."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            raw = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = raw[raw.rindex(")") + 2:].split()
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            return True
+    return False
+
+
+def stop(process: subprocess.Popen, grace: float = 30) -> None:
+    """serve.sh execs reflex, which starts gunicorn and its workers: SIGTERM to the whole process group, SIGKILL
+    to what is left after `grace` seconds, and return once all of it has ended (gunicorn's workers outlive
+    reflex by their graceful shutdown, still writing their state files and holding the database). The
+    benches stop their servers with it too."""
+    for sig, wait_s in ((signal.SIGTERM, grace), (signal.SIGKILL, 10)):
         try:
             os.killpg(process.pid, sig)
         except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+            break
+        deadline = time.monotonic() + wait_s
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=wait_s)
+        while group_alive(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if not group_alive(process.pid):
+            break
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=5)

@@ -3,6 +3,7 @@ temporary SQLite database, and Debian's Chromium for Playwright."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Iterator
@@ -109,6 +110,19 @@ def _own_openai_replies(request: pytest.FixtureRequest) -> Iterator[None]:
         stub.forget_replies()
 
 
+@pytest.fixture(autouse=True)
+def _contexts_closed(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every browser context a test opened on the shared browser is closed when it ends, whatever the
+    outcome: a test that opens its own (browser.new_page, browser.new_context) need not, and a failure
+    halfway leaves no page behind to keep its websocket and the app's state for it. Set up before the
+    test's other fixtures, so torn down after them: pytest-playwright's own page and context are closed
+    by then, as it closes them."""
+    yield
+    if "browser" in request.fixturenames:
+        for context in list(request.getfixturevalue("browser").contexts):
+            context.close()
+
+
 @pytest.fixture(scope="session")
 def oidc_provider() -> Iterator[OidcProvider]:
     """A real OpenID Connect provider on 127.0.0.1: the shared app offers single sign-on through it
@@ -139,6 +153,9 @@ def app_server(tmp_path_factory: pytest.TempPathFactory, openai_stub: OpenAIStub
         "OPENAI_BASE_URL": openai_stub.base_url,
         # Tests read what the deploy tool really ran from here (outside the database).
         "DEPLOY_LOG_PATH": str(workdir / "deploys.jsonl"),
+        # Its own published audit heads: the worker's file (tests/conftest.py) takes the heads of every
+        # other database this worker touches, and the audit page would read those as a rewritten trail.
+        "AUDIT_ANCHOR_FILE": str(workdir / "audit-heads.jsonl"),
         "OPENAI_API_KEY": OPENAI_KEY,  # test_secrets_stay_out.py looks for it everywhere
         # Every browser here signs in from 127.0.0.1: the per-address count must not end the suite.
         # The per-account limit keeps its default (tests/e2e/test_sign_in.py meets it).
@@ -147,6 +164,9 @@ def app_server(tmp_path_factory: pytest.TempPathFactory, openai_stub: OpenAIStub
         # The address the browsers use: the provider sends them back to PUBLIC_URL, and the sign-in's
         # cookies belong to the host they were set on (localhost and 127.0.0.1 are two sites to them).
         "PUBLIC_URL": app.base_url,
+        # The one stdio MCP server a team saved from the browser or the API may run (issue 45): the
+        # test server, logging to this app's folder (tests/e2e/test_team_editor.py).
+        "MCP_STDIO_COMMANDS": json.dumps({"test-deploys": app.mcp_command_line()}),
     }
     env.pop("REDIS_URL", None)  # embedded default: one worker, state on disk
     with app.log_path.open("wb") as log:

@@ -88,6 +88,7 @@ class Targets:
     tool_review: tuple[int, int]  # a pending tool-call review (deploy_to_prod)
     other_conversation: int
     victim_username: str
+    victim_workspace: str = "default"  # the slug of the workspace the victim's rows belong to
     roles: tuple[str, ...] = ("security_reviewer", "product_reviewer", "final_approver", "manager", "admin")
 
     def reviews(self) -> list[tuple[int, int]]:
@@ -114,6 +115,8 @@ def _str_value(name: str, t: Targets, i: int) -> str:
         "role": list(t.roles),
         "username": [t.victim_username, t.victim_username, t.victim_username],
         "version": [str(version)] * VARIANTS,
+        "slug": [t.victim_workspace] * VARIANTS,
+        "workspace": [t.victim_workspace] * VARIANTS,
     }
     for key, values in by_name.items():
         if key in name:
@@ -164,6 +167,7 @@ def _forged_mapping(t: Targets, i: int) -> dict:
         "title": f"{t.canary} forged title", "banner": f"{t.canary} forged banner", "status": "awaiting_review",
         "username": t.victim_username, "password": f"{t.canary}-password", "role": "security_reviewer",
         "review_id": review_id, "version": version, "conversation_id": t.other_conversation, "found": True,
+        "workspace": t.victim_workspace, "slug": t.victim_workspace,
         "messages": [{"seq": 1, "source": "coder", "content": f"{t.canary} forged message"}],
         "reviews": [{"review_id": review_id, "version": version, "kind": "signoff", "role": "security_reviewer",
                      "status": "pending", "reason": f"{t.canary} forged reason"}],

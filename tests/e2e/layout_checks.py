@@ -64,6 +64,29 @@ _CODE_LINES_JS = """(code) => {
 }"""
 
 
+# Where a code cell's last character is drawn, and whether a reader sees it there: inside the cell's
+# box and the window, and not covered or clipped away (the topmost element at that spot is in the
+# cell). What the eyes need, not a DOM property: a computed transform, say, may move nothing.
+LAST_CHARS_SEEN = """(cell) => {
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  let last = null;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) if (node.textContent.trim()) last = node;
+  const end = last.textContent.trimEnd().length;
+  const range = document.createRange();
+  range.setStart(last, end - 1);
+  range.setEnd(last, end);
+  const at = range.getBoundingClientRect(), box = cell.getBoundingClientRect();
+  const x = at.left + at.width / 2, y = at.top + at.height / 2;
+  const inCell = x >= box.left && x <= box.right, inWindow = x >= 0 && x <= window.innerWidth;
+  return inCell && inWindow && cell.contains(document.elementFromPoint(x, y));
+}"""
+
+
+def end_is_seen(cell: Locator) -> bool:
+    """Whether the last character of the code in `cell` is drawn where a reader sees it."""
+    return cell.evaluate(LAST_CHARS_SEEN)
+
+
 def narrow_text(page: Page, min_chars: int) -> list[str]:
     return page.evaluate(_NARROW_TEXT_JS, min_chars)
 

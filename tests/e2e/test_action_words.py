@@ -13,7 +13,7 @@ from sqlmodel import select
 from hitl_dashboard.db.models import CodeRevision, Conversation
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for, waiting_for_security_review
 
 MODULE = "app/retry.py"
 
@@ -43,9 +43,8 @@ def test_a_tool_card_asks_why_it_is_denied_and_counts_calls_from_one(app_server:
 
 def test_abort_asks_first_then_the_sign_off_reads_aborted_and_not_needed(app_server: RunningApp, browser: Browser):
     reviewer = make_user(app_server, "security_reviewer", prefix="wabort")
-    starter = make_user(app_server, "product_reviewer", prefix="wadev")
-    cid = start(app_server, starter, "Add retry with backoff to the abort-confirmed mailer")
-    [review] = wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    waiting = waiting_for_security_review(app_server, "Add retry with backoff to the abort-confirmed mailer")
+    cid, review = waiting.cid, waiting.review
     page = _open(browser, app_server, reviewer, cid)
     steps = page.locator(".signoff-step")
     expect(steps).to_have_count(2)
@@ -86,9 +85,7 @@ def _one_line_changed(app: RunningApp, cid: int) -> None:
 
 def test_a_fold_of_one_line_says_expand_1_line(app_server: RunningApp, browser: Browser):
     reviewer = make_user(app_server, "security_reviewer", prefix="wfold")
-    starter = make_user(app_server, "product_reviewer", prefix="wfdev")
-    cid = start(app_server, starter, "Add retry with exponential backoff to the fold reporter")
-    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    cid = waiting_for_security_review(app_server, "Add retry with exponential backoff to the fold reporter").cid
     _one_line_changed(app_server, cid)
     page = _open(browser, app_server, reviewer, cid)
     module = page.locator(f"#diff .diff-file[data-key='{MODULE}']")

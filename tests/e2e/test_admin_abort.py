@@ -8,15 +8,13 @@ from playwright.sync_api import Browser, expect
 from hitl_dashboard.db.models import Conversation
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import make_user, open_reviews, sign_in, waiting_for_security_review
 
 
 def test_an_admin_aborts_a_waiting_conversation_and_watchers_see_it(app_server: RunningApp, browser: Browser):
     admin = make_user(app_server, "admin", prefix="adm")
     watcher = make_user(app_server, "security_reviewer", prefix="sec")
-    starter = make_user(app_server, "product_reviewer", prefix="dev")
-    cid = start(app_server, starter, "Add a password reset flow")
-    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    cid = waiting_for_security_review(app_server, "Add a password reset flow").cid
 
     pages = {}
     for name, lands_on in ((admin, "**/queue*"), (watcher, "**/queue*")):

@@ -47,7 +47,9 @@ def admin(app_server: RunningApp) -> Iterator[str]:
     name = make_user(app_server, "admin", prefix="teams-admin")
     token = api_token(app_server, name)
     headers = {"Authorization": f"Bearer {token}"}
-    with httpx.Client(base_url=app_server.base_url, headers=headers, timeout=30) as api, team_restored(api, "code"):
+    # The instance admin acts in every workspace: its API calls name the one they mean.
+    with httpx.Client(base_url=app_server.base_url, headers=headers, params={"workspace": "default"},
+                      timeout=30) as api, team_restored(api, "code"):
         yield name
 
 

@@ -24,6 +24,7 @@ def insert_conversation(
         uow.session.add(user)
         uow.session.flush()
         conversation = Conversation(
+            workspace_id=1,  # the default workspace
             title=title,
             task="Write a function",
             task_type=task_type,

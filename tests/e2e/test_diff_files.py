@@ -5,7 +5,6 @@ is one column (no empty old half)."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 
@@ -15,7 +14,8 @@ from sqlmodel import select
 from hitl_dashboard.db.models import CodeRevision
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.layout_checks import end_is_seen
+from tests.e2e.support import add_revision, make_user, sign_in, wait_for, waiting_for_security_review
 
 MODULE = "app/retry.py"
 TESTS = "tests/test_retry.py"
@@ -23,23 +23,19 @@ LONG_LINE = "RETRYABLE_STATUS_CODES = (" + ", ".join(str(400 + n) for n in range
 
 
 def _second_revision(app: RunningApp, cid: int) -> None:
-    """r2 of the module: one word renamed on one line, and a line far wider than the panel."""
+    """r2 of the module: one word renamed on one line, and a line far wider than the panel added."""
     with UnitOfWork(app.engine) as uow:
         first = uow.session.exec(select(CodeRevision).where(
             CodeRevision.conversation_id == cid, CodeRevision.key == MODULE)).one()
-        content = first.content.replace("    last_error = None", "    first_error = None", 1) + "\n" + LONG_LINE + "\n"
-        uow.session.add(CodeRevision(
-            conversation_id=cid, message_id=first.message_id, key=MODULE, number=first.number + 1,
-            language=first.language, content=content, content_hash=hashlib.sha256(content.encode()).hexdigest()))
-        uow.commit()
+    content = first.content.replace("    last_error = None", "    first_error = None", 1) + "\n" + LONG_LINE + "\n"
+    add_revision(app, cid, MODULE, content, language=first.language)
 
 
 def test_all_files_viewed_marks_word_highlights_and_fit(app_server: RunningApp, browser: Browser,
                                                         screenshot_dir: Path):
     reviewer = make_user(app_server, "security_reviewer", prefix="dsec")
-    starter = make_user(app_server, "product_reviewer", prefix="ddev")
-    cid = start(app_server, starter, "Add retry with exponential backoff to the ledger export, with tests")
-    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    task = "Add retry with exponential backoff to the ledger export, with tests"
+    cid = waiting_for_security_review(app_server, task).cid
     _second_revision(app_server, cid)
 
     page = browser.new_page(viewport={"width": 1400, "height": 900})
@@ -86,6 +82,14 @@ def test_all_files_viewed_marks_word_highlights_and_fit(app_server: RunningApp, 
     # ... with the new half's own scrollbar, which a keyboard reaches too (tests/e2e/test_diff_long_lines.py)
     expect(module.locator(".diff-pane-scroll[data-pane='right']")).to_have_attribute("tabindex", "0")
     expect(module.locator(".diff-pane-scroll[data-pane='right']")).to_be_visible()
+    # ... and which brings that line's end on screen: a bar that some other line made visible would not.
+    new_side.scroll_into_view_if_needed()
+    assert not end_is_seen(new_side)
+    new_side.hover()
+    page.mouse.wheel(5000, 0)
+    wait_for(lambda: end_is_seen(new_side), what="the long added line's end")
+    page.mouse.wheel(-5000, 0)
+    wait_for(lambda: not end_is_seen(new_side), what="the long line scrolled back")
     page.locator("#diff").screenshot(path=str(screenshot_dir / "diff-files.png"))
 
     # A line comment still starts from a line number of that file.

@@ -14,7 +14,7 @@ from hitl_dashboard.db.models import AuditEvent, CodeRevision, Conversation, Dec
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.hashing import content_hash
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import make_user, open_reviews, sign_in, wait_for, waiting_for_security_review
 
 MODULE = "app/retry.py"
 MINE = "MAX_ATTEMPTS = 3  # the gateway allows three"
@@ -28,9 +28,8 @@ def _rows(app: RunningApp, cid: int, model, *order):
 def test_edit_the_proposed_file_and_approve_it(app_server: RunningApp, browser: Browser, screenshot_dir: Path):
     editor_name = make_user(app_server, "security_reviewer", prefix="esec")
     final_name = make_user(app_server, "final_approver", prefix="efin")
-    starter = make_user(app_server, "product_reviewer", prefix="edev")
-    cid = start(app_server, starter, "Add retry with exponential backoff to the payments client")
-    (review,) = wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    waiting = waiting_for_security_review(app_server, "Add retry with exponential backoff to the payments client")
+    cid, review = waiting.cid, waiting.review
     agent_hash = review.content_hash
 
     page = browser.new_page(viewport={"width": 1400, "height": 900})

@@ -127,10 +127,14 @@ def test_an_external_process_is_released_by_an_approval_in_chromium_with_the_edi
     expect(page.locator("#external-context img")).to_have_count(0)  # raw HTML is not
     assert page.title() != "pwned"
 
+    approve = page.locator(f"#decide-approve-{review_id}")
+    expect(page.locator(".args-edited")).to_be_hidden()
+    before = approve.bounding_box()
     page.locator(f"#tool-args-{review_id}").fill(json.dumps(EDITED, indent=2))
-    # The server's answer to the edit adds this line above the buttons: clicking before it lands can
-    # hit the line that moves in under the pointer, not Approve (a loaded machine met that).
+    # The server's answer to the edit shows this line above the buttons; it appears in room kept for
+    # it, so Approve stays where the reviewer's pointer is (a click could hit the line otherwise).
     expect(page.locator(".args-edited")).to_be_visible()
+    assert approve.bounding_box() == before, (before, approve.bounding_box())
     page.locator(f"#decide-approve-{review_id}").click()
     # What the reviewer sees first: the approval recorded (the card leaves), or the card's error.
     try:

@@ -168,7 +168,8 @@ def test_code_the_analysers_cannot_read_goes_to_security_review_with_the_reason(
     starter = make_user(app_server, "product_reviewer", prefix="nadev")
     admin = api_token(app_server, make_user(app_server, "admin", prefix="naadm"))
     team = f"py312-{uuid.uuid4().hex[:8]}"
-    with httpx.Client(base_url=app_server.base_url, headers={"Authorization": f"Bearer {admin}"}) as api:
+    with httpx.Client(base_url=app_server.base_url, headers={"Authorization": f"Bearer {admin}"},
+                      params={"workspace": "default"}) as api:  # the instance admin names the workspace
         saved = api.put(f"/api/teams/{team}", json={"yaml": findings_gated_team(team, "3.12")})
         assert saved.status_code in (200, 201), saved.text
     title = f"Nightly shell job on Python 3.12 {team}"

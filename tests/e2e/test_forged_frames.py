@@ -1,10 +1,16 @@
 """Every event handler of every State, called by a forged websocket frame from a user without the
-rights it needs: no handler may change another user's view, any row, or any decision.
+rights it needs: no handler may change another user's view, any row, or any decision, and none may
+show a page of one workspace to somebody outside it (issue 41).
 
 The handlers come from Reflex's own registry (forged_frames.event_handlers), so a handler added
-later is swept too. The attacker, mallory (product reviewer), is linked to the same live feeds as
-the victim: the conversation alice is reviewing and the product-review queue alice watches.
-alice (security + product reviewer) may decide every open review; mallory may decide none."""
+later is swept too. Everything the victim sees belongs to workspace beta. alice (security + product
+reviewer in beta) may decide every open review there. Two attackers forge every handler:
+- mallory, a product reviewer of beta, linked to the same live feeds as alice (the conversation
+  alice is reviewing and the product-review queue alice watches), may decide none of them;
+- eve holds every workspace role in alpha (reviewer, manager, workspace admin) and was a member of
+  beta until just before: a role held in another workspace, or a membership removed, must open
+  nothing of beta. Every forged workspace argument names beta, and no frame eve receives may carry
+  beta's conversation titles."""
 
 from __future__ import annotations
 
@@ -20,15 +26,17 @@ from sqlalchemy import text
 
 from tests.e2e.app_process import RunningApp
 from tests.e2e.forged_frames import Handler, Targets, WireTap, event_handlers, forged_calls, round_trip_all
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import make_user, make_workspace, open_reviews, set_member, sign_in, start, wait_for
 
 MARKER = "toggle_split"  # a harmless handler whose reply is always a delta (it flips this browser's split view)
 MARKER_VAR = "split_view"
 QUEUE = "product_reviewer"
+EVERY_WORKSPACE_ROLE = ("security_reviewer", "product_reviewer", "final_approver", "manager", "workspace_admin")
 # Business tables, and the columns that change without anybody deciding anything.
 TABLES = {"conversations": {"lease_owner", "lease_expires_at", "updated_at"}, "messages": set(),
           "review_requests": set(), "decisions": set(), "tool_calls": set(), "code_revisions": set(),
-          "users": set(), "webhooks": set(), "api_tokens": {"last_used_at"}}
+          "users": set(), "webhooks": set(), "api_tokens": {"last_used_at"}, "workspaces": set(),
+          "workspace_members": set()}
 PER_CONVERSATION = {"conversations", "messages", "review_requests", "decisions", "tool_calls", "code_revisions"}
 log = logging.getLogger(__name__)
 
@@ -39,14 +47,15 @@ def _marker(handlers: list[Handler]) -> str:
     return found[0].event_name
 
 
-def business_rows(app: RunningApp, skip_conversations: set[int], own_tokens_of: int) -> dict[str, list]:
-    """Every business row, minus volatile columns, other tests' conversations and mallory's own
-    sessions (signing herself in or out is her right), and conversations she started herself: anyone
-    signed in may start one, or fork one (ForkState.submit_fork), and the fork is hers."""
+def business_rows(app: RunningApp, skip_conversations: set[int], attackers: set[int],
+                  attackers_workspace: int) -> dict[str, list]:
+    """Every business row, minus volatile columns, other tests' conversations, the attackers' own
+    sessions (signing oneself in or out is one's right), conversations they started themselves
+    (anyone signed in may start one, or fork one: ForkState.submit_fork, and the fork is theirs),
+    and the workspace eve administers (managing its members is her right)."""
     snapshot = {}
     with app.engine.connect() as db:
-        own = {r[0] for r in db.execute(text("SELECT id FROM conversations WHERE initiator_id = :u"),
-                                         {"u": own_tokens_of})}
+        own = {r[0] for r in db.execute(text("SELECT id, initiator_id FROM conversations")) if r[1] in attackers}
         skip_conversations = set(skip_conversations) | own
         for table, volatile in TABLES.items():
             rows = []
@@ -54,7 +63,9 @@ def business_rows(app: RunningApp, skip_conversations: set[int], own_tokens_of: 
                 cid = row["id"] if table == "conversations" else row.get("conversation_id")
                 if table in PER_CONVERSATION and cid in skip_conversations:
                     continue
-                if table == "api_tokens" and row["user_id"] == own_tokens_of:
+                if table == "api_tokens" and row["user_id"] in attackers:
+                    continue
+                if attackers_workspace in (row.get("workspace_id"), row["id"] if table == "workspaces" else None):
                     continue
                 rows.append({k: str(v) for k, v in row.items() if k not in volatile})
             snapshot[table] = rows
@@ -111,9 +122,10 @@ def open_tapped(browser: Browser, app: RunningApp, username: str, *paths: str) -
     page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
     tap = WireTap(page)
     sign_in(page, app, username)
-    for path in paths:  # each page opened links this browser to that page's live feed
+    for path in paths:  # each page opened links this browser to that page's live feed (if it may see it)
         page.goto(app.base_url + path)
-        expect(page.locator(".review-card, #queue-table, #queue-empty").first).to_be_visible(timeout=20_000)
+        expect(page.locator(".review-card, #queue-table, #queue-empty, #conversation-error").first).to_be_visible(
+            timeout=20_000)
     tap.ready()
     return page, tap
 
@@ -128,24 +140,35 @@ def test_no_forged_frame_changes_another_users_view_or_any_row(app_server: Runni
     with app_server.engine.connect() as db:
         foreign = {r[0] for r in db.execute(text("SELECT id FROM conversations"))}
 
-    alice = make_user(app_server, "security_reviewer", "product_reviewer", prefix="alice")
-    mallory = make_user(app_server, "product_reviewer", prefix="mallory")
-    starter = make_user(app_server, "final_approver", prefix="dev")
-    cid = start(app_server, starter, "Add audit logging to the billing export")
-    other = start(app_server, starter, "Add rate limiting to the login endpoint")
-    ops = start(app_server, starter, "Deploy billing-api v1.2.3 to production", task_type="ops")
+    alpha, _ = make_workspace(app_server, "alpha")
+    beta, beta_slug = make_workspace(app_server, "beta")
+    alice = make_user(app_server, "security_reviewer", "product_reviewer", prefix="alice", workspace_id=beta)
+    mallory = make_user(app_server, "product_reviewer", prefix="mallory", workspace_id=beta)
+    eve = make_user(app_server, *EVERY_WORKSPACE_ROLE, prefix="eve", workspace_id=alpha)
+    set_member(app_server, beta, eve, ["security_reviewer"])
+    set_member(app_server, beta, eve, [])  # removed
+    starter = make_user(app_server, "final_approver", prefix="dev", workspace_id=beta)
+    secret = f"BETAONLY{uuid.uuid4().hex[:8]}"  # in the titles of beta's conversations: eve may never receive it
+
+    def begin(task: str, task_type: str = "code") -> int:
+        return start(app_server, starter, task, task_type, workspace=beta_slug, title=f"{task} {secret}")
+
+    cid = begin("Add audit logging to the billing export")
+    other = begin("Add rate limiting to the login endpoint")
+    ops = begin("Deploy billing-api v1.2.3 to production", task_type="ops")
     [victim_review] = wait_for(lambda: open_reviews(app_server, cid), what="the security review")
     [other_review] = wait_for(lambda: open_reviews(app_server, other), what="the other conversation's review")
     [tool_review] = wait_for(lambda: open_reviews(app_server, ops), what="the deploy_to_prod approval")
     assert tool_review.kind == "tool_call" and mallory  # mallory holds none of the roles these need
     assert {r.required_role for r in (victim_review, other_review, tool_review)} == {"security_reviewer"}
     with app_server.engine.connect() as db:
-        mallory_id = db.execute(text("SELECT id FROM users WHERE username = :u"), {"u": mallory}).scalar_one()
+        attackers = {db.execute(text("SELECT id FROM users WHERE username = :u"), {"u": name}).scalar_one()
+                     for name in (mallory, eve)}
 
     targets = Targets(canary=f"FORGED{uuid.uuid4().hex[:8]}", victim_review=(victim_review.id, victim_review.version),
                       other_review=(other_review.id, other_review.version),
                       tool_review=(tool_review.id, tool_review.version), other_conversation=other,
-                      victim_username=alice)
+                      victim_username=alice, victim_workspace=beta_slug)
     conversation_path, queue_path = f"/conversations/{cid}", f"/queue?role={QUEUE}"
 
     def victim() -> list[tuple[Page, WireTap, object]]:
@@ -160,8 +183,10 @@ def test_no_forged_frame_changes_another_users_view_or_any_row(app_server: Runni
 
     victims = victim()
 
-    def attacker() -> tuple[Page, WireTap]:
-        return open_tapped(browser, app_server, mallory, queue_path, conversation_path)
+    def attacker(name: str) -> tuple[Page, WireTap]:
+        # eve's own queue (in alpha, where she holds the role), then beta's conversation: not found.
+        first = queue_path if name == mallory else "/queue?role=security_reviewer"
+        return open_tapped(browser, app_server, name, first, conversation_path)
 
     def settle(*taps: WireTap) -> list[str]:
         # Twice: events a forged handler chained run before the second marker (same ordered queue);
@@ -174,22 +199,30 @@ def test_no_forged_frame_changes_another_users_view_or_any_row(app_server: Runni
         return []
 
     def snapshot() -> tuple[dict, list[dict]]:
-        return (business_rows(app_server, foreign, mallory_id),
+        return (business_rows(app_server, foreign, attackers, alpha),
                 [view(page) for page, _, view in victims])
 
-    mallory_page, mallory_tap = attacker()
-    settle(mallory_tap)
+    forgers = {name: attacker(name) for name in (mallory, eve)}
+    settle(*[tap for _, tap in forgers.values()])
     settle(*victim_taps(victims))
     rows_before, views_before = snapshot()
     assert victim_review.id and [str(victim_review.id)] == views_before[0]["card_ids"]
+    assert secret in "".join(views_before[0]["title"])  # the marker eve must never receive is on alice's page
+    eve_page, eve_tap = forgers[eve]
+    expect(eve_page.locator("#conversation-error")).to_contain_text("not")
+    assert not [frame for frame in eve_tap.received if secret in frame]
 
     offenders: dict[str, list[str]] = {}
     for handler in handlers:
         began = time.monotonic()
         marks = [len(tap.received) for _, tap, _ in victims]
-        for payload in forged_calls(handler, targets):
-            mallory_tap.send(handler.event_name, payload)
-        found = [f"mallory's {d}" for d in settle(mallory_tap)]
+        eve_mark = len(forgers[eve][1].received)
+        for _page, tap in forgers.values():
+            for payload in forged_calls(handler, targets):
+                tap.send(handler.event_name, payload)
+        found = [f"an attacker's {d}" for d in settle(*[tap for _, tap in forgers.values()])]
+        if any(secret in frame for frame in forgers[eve][1].frames_since(eve_mark)):
+            found.append("eve (alpha only, removed from beta) was sent a frame with beta's conversation title")
         # After mallory's: the feeds' fan-out reaches alice before her own marker's reply.
         found += [f"alice's {d}" for d in settle(*victim_taps(victims))]
         rows_after, views_after = snapshot()
@@ -207,18 +240,20 @@ def test_no_forged_frame_changes_another_users_view_or_any_row(app_server: Runni
             victims[0][0].context.close()
             victims = victim()
             settle(*victim_taps(victims))
-            mallory_page.context.close()
-            mallory_page, mallory_tap = attacker()
-            settle(mallory_tap)
+            for name, (page, _tap) in list(forgers.items()):
+                page.context.close()
+                forgers[name] = attacker(name)
+            settle(*[tap for _, tap in forgers.values()])
             rows_before, views_before = snapshot()
             continue
-        # A handler that sent mallory elsewhere: start her again, so every handler is forged by a
-        # signed-in user holding the same (insufficient) rights. (No handler can sign her out: that
-        # is an HTTP route now, with her HttpOnly cookie.)
-        if not mallory_page.url.endswith(conversation_path):
-            mallory_page.context.close()
-            mallory_page, mallory_tap = attacker()
-            settle(mallory_tap)
+        # A handler that sent an attacker elsewhere: start them again, so every handler is forged by
+        # a signed-in user holding the same (insufficient) rights. (No handler can sign them out: that
+        # is an HTTP route now, with their HttpOnly cookie.)
+        for name, (page, _tap) in list(forgers.items()):
+            if not page.url.endswith(conversation_path):
+                page.context.close()
+                forgers[name] = attacker(name)
+                settle(forgers[name][1])
 
     report = "\n".join(f"{name}:\n    " + "\n    ".join(found) for name, found in offenders.items())
     assert not offenders, f"{len(offenders)} of {len(handlers)} handlers let a forged frame through:\n{report}"

@@ -15,7 +15,7 @@ from sqlmodel import select
 from hitl_dashboard.db.models import AuditEvent, Conversation, Message
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import make_user, open_reviews, sign_in, wait_for, waiting_for_security_review
 from tests.support.openai_stub import GatedStreamReply, OpenAIStub
 
 TASK = "Add retry with exponential backoff to the payments client"
@@ -99,10 +99,8 @@ def _audit(app: RunningApp, action: str, conversation_id: int) -> list[AuditEven
 def test_fork_from_a_turn_with_instructions_and_watch_it_run(app_server: RunningApp, browser: Browser,
                                                             openai_stub: OpenAIStub):
     reviewer = make_user(app_server, "security_reviewer", prefix="sec")
-    starter = make_user(app_server, "product_reviewer", prefix="dev")
     openai_stub.enqueue(PARENT_REPLY)  # the parent's coder; the planner stays scripted
-    cid = start(app_server, starter, TASK, model_routing=CODER_ON_STUB)
-    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    cid = waiting_for_security_review(app_server, TASK, model_routing=CODER_ON_STUB).cid
 
     page = _page(browser, app_server, reviewer)
     page.goto(f"{app_server.base_url}/conversations/{cid}")
@@ -180,9 +178,7 @@ def test_fork_from_a_turn_with_instructions_and_watch_it_run(app_server: Running
 def test_the_fork_dialog_labels_its_inputs_and_forks_from_an_edited_message(app_server: RunningApp,
                                                                            browser: Browser):
     reviewer = make_user(app_server, "security_reviewer", prefix="sec")
-    starter = make_user(app_server, "product_reviewer", prefix="dev")
-    cid = start(app_server, starter, TASK)
-    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    cid = waiting_for_security_review(app_server, TASK).cid
     [original] = [m for m in _messages(app_server, cid) if m.source == "coder"]
 
     page = _page(browser, app_server, reviewer)
@@ -220,9 +216,7 @@ def test_the_fork_dialog_labels_its_inputs_and_forks_from_an_edited_message(app_
 
 def test_replay_from_here_runs_the_turn_again_and_is_audited(app_server: RunningApp, browser: Browser):
     reviewer = make_user(app_server, "security_reviewer", prefix="sec")
-    starter = make_user(app_server, "product_reviewer", prefix="dev")
-    cid = start(app_server, starter, TASK)
-    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    cid = waiting_for_security_review(app_server, TASK).cid
 
     page = _page(browser, app_server, reviewer)
     page.goto(f"{app_server.base_url}/conversations/{cid}")

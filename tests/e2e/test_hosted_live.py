@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import time
+import uuid
 
 import httpx
 import pytest
@@ -14,7 +15,20 @@ from playwright.sync_api import Page, expect
 from hitl_dashboard.db.engine import get_engine
 from tests.conftest import create_pg_database, drop_pg_database, require_pg, run_cli_process
 from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
-from tests.e2e.support import LOGIN_PAGE, api_token, make_user, open_reviews, sign_in, start, state_deltas, wait_for
+from tests.e2e.support import (
+    LOGIN_PAGE,
+    api_token,
+    decide_as,
+    make_user,
+    make_workspace,
+    open_reviews,
+    record_frames,
+    set_member,
+    sign_in,
+    start,
+    state_deltas,
+    wait_for,
+)
 from tests.hosted.cluster import tool_env
 from tests.hosted.test_cluster import require_redis
 
@@ -44,7 +58,7 @@ def hosted_app(tmp_path_factory):
     port = free_port()
     app = RunningApp(f"http://127.0.0.1:{port}", url, workdir / "web.log")
     env = {**tool_env(), "DATABASE_URL": url, "REDIS_URL": REDIS_URL, "DEMO_MODE": "false",
-           "RUNNER_IN_WEB": "false", "GRANIAN_WORKERS": "2",
+           "RUNNER_IN_WEB": "false", "WEB_WORKERS": "2",
            "PORT": str(port), "BIND_HOST": "127.0.0.1", "REFLEX_STATES_WORKDIR": str(workdir / "states"),
            "SCRIPTED_CHUNK_DELAY_MS": "15", "WORKER_POLL_SECONDS": "0.2",
            "AUDIT_ANCHOR_FILE": str(workdir / "audit-heads.jsonl")}
@@ -194,3 +208,81 @@ def test_a_deactivated_users_open_pages_and_api_token_stop_working_at_once(hoste
         pages[name].goto(f"{app.base_url}/queue")
         pages[name].wait_for_url(LOGIN_PAGE, timeout=10_000)
         expect(pages[name].locator("#signed-in-user")).to_have_count(0)
+
+
+def test_two_workspaces_two_tabs_see_only_their_own_and_a_removed_member_loses_one(hosted_app, browser):
+    """Issue 41, on the two-worker Redis setup with a separate runner: a reviewer of alpha and one of
+    beta each have a queue tab open. Both workspaces get work and decisions; each tab shows only its
+    own rows and counts, and no frame it receives carries the other workspace's text. A reviewer in
+    both, removed from beta by the operator's CLI (another process, through Redis), loses beta in
+    their open tab within seconds."""
+    app, env = hosted_app
+    alpha_id, alpha = make_workspace(app, "alpha")
+    beta_id, beta = make_workspace(app, "beta")
+    marker = {alpha: f"ALPHAWORK{uuid.uuid4().hex[:6]}", beta: f"BETAWORK{uuid.uuid4().hex[:6]}"}
+    reviewer = {alpha: make_user(app, "security_reviewer", prefix="ra", workspace_id=alpha_id),
+                beta: make_user(app, "security_reviewer", prefix="rb", workspace_id=beta_id)}
+    starter = {alpha: make_user(app, "product_reviewer", prefix="sa", workspace_id=alpha_id),
+               beta: make_user(app, "product_reviewer", prefix="sb", workspace_id=beta_id)}
+    both = make_user(app, "security_reviewer", prefix="rab", workspace_id=alpha_id)
+    set_member(app, beta_id, both, ["security_reviewer"])
+
+    pages, frames = {}, {}
+    for slug in (alpha, beta):
+        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+        frames[slug] = record_frames(page)
+        sign_in(page, app, reviewer[slug])
+        page.goto(f"{app.base_url}/queue?role=security_reviewer")
+        expect(page.locator("#queue-empty")).to_be_visible()
+        pages[slug] = page
+    first = {slug: start(app, starter[slug], f"Add rate limiting {marker[slug]}", workspace=slug)
+             for slug in (alpha, beta)}
+    for slug in (alpha, beta):  # live: the runner's review reaches the tab of its own workspace only
+        row = pages[slug].locator(".queue-row")
+        expect(row).to_have_count(1, timeout=60_000)
+        expect(row).to_contain_text(marker[slug])
+        expect(pages[slug].locator("#tab-security_reviewer")).to_contain_text("1")
+    second = start(app, starter[beta], f"Write a CSV parser {marker[beta]}", workspace=beta)
+    expect(pages[beta].locator(".queue-row")).to_have_count(2, timeout=60_000)
+    decided = {}
+    for slug in (alpha, beta):  # decisions in both workspaces, by their own reviewers
+        [review] = open_reviews(app, first[slug])
+        decide_as(app, reviewer[slug], review, "revise", instructions="add a timeout")
+        decided[slug] = review.id
+    asked_again = {slug: wait_for(lambda slug=slug: open_reviews(app, first[slug]), 60,
+                                  "the runner to ask again after the revision") for slug in (alpha, beta)}
+    expected = {alpha: {asked_again[alpha][0].id}, beta: {asked_again[beta][0].id, *(r.id for r in
+                                                                                     open_reviews(app, second))}}
+    for slug in (alpha, beta):  # the decided review left, the revised work's review came, live
+        rows = pages[slug].locator(".queue-row")
+        expect(rows).to_have_count(len(expected[slug]), timeout=30_000)
+        wait_for(lambda slug=slug, rows=rows: {int(r.get_attribute("data-review-id")) for r in rows.all()}
+                 == expected[slug], 30, f"{slug}'s tab to show its open reviews")
+        assert decided[slug] not in expected[slug]
+    for slug, other in ((alpha, beta), (beta, alpha)):
+        texts = pages[slug].locator(".queue-row").all_inner_texts()
+        assert all(marker[slug] in text for text in texts), texts
+        leaked = [frame[:200] for frame in frames[slug] if marker[other] in frame]
+        assert not leaked, f"a tab of {slug} received {other}'s text: {leaked}"
+
+    # A reviewer in both, looking at beta, is removed from beta by the operator: the tab loses it.
+    tab = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    sign_in(tab, app, both)
+    tab.goto(f"{app.base_url}/queue?role=security_reviewer&workspace={beta}")
+    expect(tab.locator(".queue-row").first).to_contain_text(marker[beta], timeout=30_000)
+    expect(tab.locator("#session-watch")).to_be_attached()
+    reading = tab.context.new_page()  # and one of beta's conversations open beside it
+    reading.goto(f"{app.base_url}/conversations/{second}")
+    expect(reading.locator(".message").first).to_contain_text(marker[beta], timeout=30_000)
+    expect(reading.locator("#session-watch")).to_be_attached()
+    run_cli_process("workspaces", "members", "remove", beta, both,
+                    env={k: env[k] for k in ("DATABASE_URL", "REDIS_URL", "DEMO_MODE")})
+    began = time.monotonic()
+    expect(tab.locator(".queue-row").first).to_contain_text(marker[alpha], timeout=10_000)
+    print(f"the removed member's tab left {beta} after {time.monotonic() - began:.2f} s")
+    expect(tab.locator(".queue-row")).to_have_count(1)
+    # The conversation page opened its feed again, checked: beta's conversation is gone for them.
+    expect(reading.get_by_text(f"conversation {second} does not exist")).to_be_visible(timeout=10_000)
+    expect(reading.locator(".message")).to_have_count(0)
+    for page in [tab, *pages.values()]:
+        page.context.close()

@@ -11,7 +11,7 @@ from sqlmodel import select
 from hitl_dashboard.db.models import Decision
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import make_user, open_reviews, sign_in, wait_for, waiting_for_security_review
 
 
 def decisions_of(app: RunningApp, cid: int) -> list[tuple[str, str]]:
@@ -54,8 +54,7 @@ def test_k_moves_up_the_queue_and_the_focus_is_always_visible(app_server: Runnin
     reviewer = make_user(app_server, "security_reviewer", prefix="keysk")
     starter = make_user(app_server, "product_reviewer", prefix="dev")
     for task in ("Log the slow queries of the billing service", "Paginate the invoices endpoint"):
-        cid = start(app_server, starter, task)
-        wait_for(lambda cid=cid: open_reviews(app_server, cid), what="the security review")
+        waiting_for_security_review(app_server, task, starter=starter)
     page.set_viewport_size({"width": 1400, "height": 900})
     sign_in(page, app_server, reviewer)
     rows = page.locator(".queue-row")
@@ -108,10 +107,9 @@ def test_k_moves_up_the_queue_and_the_focus_is_always_visible(app_server: Runnin
 
 def test_claim_revise_and_approve_with_the_keyboard_only(app_server: RunningApp, page: Page) -> None:
     reviewer = make_user(app_server, "security_reviewer", prefix="keys")
-    starter = make_user(app_server, "product_reviewer", prefix="dev")
     title = "Cache the exchange rates for an hour"
-    cid = start(app_server, starter, title)
-    [first] = wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    waiting = waiting_for_security_review(app_server, title)
+    cid, first = waiting.cid, waiting.review
     page.set_viewport_size({"width": 1400, "height": 900})
     sign_in(page, app_server, reviewer)
     expect(page.locator(".queue-row").filter(has_text=title)).to_be_visible()

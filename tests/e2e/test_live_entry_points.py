@@ -15,7 +15,7 @@ import httpx
 from playwright.sync_api import Browser, expect
 
 from tests.e2e.app_process import ROOT, RunningApp
-from tests.e2e.support import api_token, make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import api_token, make_user, sign_in, waiting_for_security_review
 
 LIVE_WITHIN_MS = 1_000
 
@@ -31,10 +31,8 @@ def _cli(app: RunningApp, *args: str) -> None:
 
 def test_a_cli_claim_and_release_show_on_an_open_queue_page(app_server: RunningApp, browser: Browser):
     reviewer = make_user(app_server, "security_reviewer", prefix="clilive")
-    starter = make_user(app_server, "product_reviewer", prefix="clidev")
     title = "Add a circuit breaker to the CLI-claimed payment client"
-    cid = start(app_server, starter, title)
-    review = wait_for(lambda: open_reviews(app_server, cid), what="the security review")[0]
+    review = waiting_for_security_review(app_server, title).review
 
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     sign_in(page, app_server, reviewer)
@@ -51,9 +49,8 @@ def test_a_cli_claim_and_release_show_on_an_open_queue_page(app_server: RunningA
 
 def test_an_api_decision_shows_on_an_open_conversation_page(app_server: RunningApp, browser: Browser):
     reviewer = make_user(app_server, "security_reviewer", prefix="apilive")
-    starter = make_user(app_server, "product_reviewer", prefix="apidev")
-    cid = start(app_server, starter, "Add request signing to the API-approved webhook sender")
-    review = wait_for(lambda: open_reviews(app_server, cid), what="the security review")[0]
+    waiting = waiting_for_security_review(app_server, "Add request signing to the API-approved webhook sender")
+    cid, review = waiting.cid, waiting.review
 
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     sign_in(page, app_server, reviewer)

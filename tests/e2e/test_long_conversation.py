@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, expect
 
+from hitl_dashboard.services.conversations.transcript_window import OLDER_PAGE
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import make_user, record_frames, sign_in, state_deltas, wait_for, waiting_for_security_review
 from tests.support.long_conversation import BIG_FILE, FILE_LINES, grow
 
 MESSAGES = 500
@@ -21,15 +22,14 @@ SHOWN_SEQS = "() => [...document.querySelectorAll('#transcript .message')].map(m
 def test_a_500_message_conversation_opens_on_its_newest_pages_back_and_is_approved(
         app_server: RunningApp, browser: Browser):
     reviewer = make_user(app_server, "security_reviewer", prefix="longc")
-    starter = make_user(app_server, "product_reviewer", prefix="longcdev")
-    cid = start(app_server, starter, "Add retry with backoff to the ledger tables")
-    wait_for(lambda: open_reviews(app_server, cid), timeout=120, what="the security review")
+    cid = waiting_for_security_review(app_server, "Add retry with backoff to the ledger tables", timeout=120).cid
     seqs = grow(app_server.engine, cid, MESSAGES)
     assert len(seqs) > MESSAGES
 
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     try:
         sign_in(page, app_server, reviewer)
+        frames = record_frames(page)
         page.goto(f"{app_server.base_url}/conversations/{cid}")
 
         # The newest message first, on screen; only a window of the newest ones at the start.
@@ -58,6 +58,10 @@ def test_a_500_message_conversation_opens_on_its_newest_pages_back_and_is_approv
             page.evaluate("document.getElementById('transcript-older')?.scrollIntoView()")
             wait_for(lambda before=before: page.evaluate(SHOWN_SEQS) != before or older.count() == 0,  # noqa: B023
                      what="an older page")
+        # Each older page was sent alone, each message once: not the whole history again with every page.
+        sent = [len(rows) for delta in state_deltas(frames) for name, fields in delta.items()
+                if "transcript_history" in name for rows in fields.values() if isinstance(rows, list)]
+        assert sent and max(sent) <= OLDER_PAGE and sum(sent) < len(seqs), sent
         shown = page.evaluate(SHOWN_SEQS)
         assert shown == seqs, f"missing {sorted(set(seqs) - set(shown))[:5]}, shown {len(shown)} of {len(seqs)}"
 

@@ -19,7 +19,7 @@ from hitl_dashboard.services.conversations.conversation_page import WHOLE_TRANSC
 from hitl_dashboard.services.conversations.conversation_queries import load_messages
 from hitl_dashboard.ui.states.feeds import SETTLED_EVERY
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import api_token, make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import api_token, make_user, open_reviews, sign_in, wait_for, waiting_for_security_review
 
 # Two head moves (after messages 16 and 32) and a few messages beyond the second.
 LENGTH = 2 * SETTLED_EVERY + 3
@@ -70,7 +70,7 @@ def _as_shown(kind: str, text: str) -> str:
 def _stored(app: RunningApp, cid: int) -> list[Message]:
     # The query the conversation page itself reads its transcript with, on the app's database.
     with UnitOfWork(app.engine) as uow:
-        return load_messages(uow.session, cid, limit=WHOLE_TRANSCRIPT)
+        return load_messages(uow.session, cid, None, limit=WHOLE_TRANSCRIPT)
 
 
 def _expect_transcript(page: Page, stored: list[Message]) -> None:
@@ -94,9 +94,8 @@ def test_a_watched_transcript_stays_whole_and_in_order_past_the_settled_head(
         app_server: RunningApp, browser: Browser):
     watcher = make_user(app_server, "security_reviewer", prefix="long")
     colleague = make_user(app_server, "security_reviewer", prefix="long2")
-    starter = make_user(app_server, "product_reviewer", prefix="longdev")
-    cid = start(app_server, starter, "Add retry with backoff to the ledger client")
-    [review] = wait_for(lambda: open_reviews(app_server, cid), timeout=120, what="the first review")
+    waiting = waiting_for_security_review(app_server, "Add retry with backoff to the ledger client", timeout=120)
+    cid, review = waiting.cid, waiting.review
 
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()

@@ -1,13 +1,16 @@
 """Every page and dialog at 390 x 844 (a phone), as the role that sees it: no visible control off the
-screen, cut by its container, or narrower than 40 px (tests/e2e/reach.py defines each of these).
+screen, cut or clipped away by its container, or narrower than 40 px, and no code text with
+characters a reader can never bring on screen (tests/e2e/reach.py defines each of these).
 
 To add a page or a dialog: one Screen in SCREENS, with the role that sees it, the path it opens
 (from the world's users and conversations), what shows that it has loaded, and, for a dialog or a
-form, what opens it. A failure names the screen, the control and its box."""
+form, what opens it. A list page is narrowed to the world's own rows (`own`): what other tests left
+must not decide what is measured. A failure names the screen, the control and its box."""
 
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -19,7 +22,7 @@ from hitl_dashboard.db.models import Webhook
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
 from tests.e2e.layout_checks import horizontal_overflow, overflowing
-from tests.e2e.reach import unreachable_controls
+from tests.e2e.reach import unreachable_code, unreachable_controls
 from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
 
 PHONE = {"width": 390, "height": 844}
@@ -35,6 +38,7 @@ class World:
     fork: int  # a fork of `code`, with the parent's revision to compare with
     spare_user: str  # the one the admin's dialogs are opened on
     app: RunningApp
+    mark: str  # a word in the title of each of its conversations, and no one else's
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,8 @@ class Screen:
     path: Callable[[World], str]
     ready: str  # a selector that is visible once the page has loaded what it shows
     open: Callable[[Page, World], None] | None = None  # opens the dialog or form, and waits for it
+    own: Callable[[Page, World], None] | None = None  # narrows a list to the world's rows, and waits for it
+    others: Callable[[World], str] = lambda w: ""  # a selector of rows not the world's, left unmeasured
 
 
 def _click_line_number(page: Page, world: World) -> None:
@@ -81,6 +87,37 @@ def _on_spare_user(css: str, shows: str) -> Callable[[Page, World], None]:
     return open_it
 
 
+def _own_queue(page: Page, world: World) -> None:
+    """The queue filtered by the world's mark, as a reviewer narrows it: only its own reviews left."""
+    page.fill("#queue-search", world.mark)
+    rows = page.locator(".queue-row")
+    wait_for(lambda: rows.count() > 0 and all(world.mark in text for text in rows.all_inner_texts()),
+             what="only the world's reviews in the queue")
+    page.locator("#queue-search").blur()  # a key pressed next is the page's, not the field's
+
+
+def _own_conversations(page: Page, world: World) -> None:
+    rows = page.locator(".conversation-row")
+    expect(rows).to_have_count(3)  # the code review, the deploy and the fork, each titled with the mark
+    for row in rows.all():
+        expect(row).to_contain_text(world.mark)
+
+
+def _own_audit(page: Page, world: World) -> None:
+    """The audit filtered to the world's code conversation, with the filter form as a manager does."""
+    page.fill("#filter-conversation", str(world.code))
+    page.click("#apply-filters")
+    links = page.locator(".audit-row a[href*='/conversations/']")
+    wait_for(lambda: links.count() > 0 and set(links.all_inner_texts()) == {f"#{world.code}"},
+             what="only the world's conversation in the audit")
+
+
+def _others_users(world: World) -> str:
+    """The users page lists every user, with no filter: the rows of users the world did not make."""
+    return ".user-row" + "".join(f":not([data-username='{name}'])"
+                                 for name in [*world.users.values(), world.spare_user])
+
+
 SWEEP_HOOK = "https://hooks.example.invalid/phone-sweep"
 SWEEP_ROW_HOOK = "https://rows.example.invalid/phone-sweep"  # listed on the webhooks page, never sent to
 
@@ -88,7 +125,7 @@ SWEEP_ROW_HOOK = "https://rows.example.invalid/phone-sweep"  # listed on the web
 def _webhook_listed(page: Page, world: World) -> None:
     """A webhook row of the sweep's own (what other tests left must not decide what is measured)."""
     with UnitOfWork(world.app.engine) as uow:
-        uow.session.add(Webhook(url=SWEEP_ROW_HOOK, events=["review.escalated"], secret="phone-sweep"))
+        uow.session.add(Webhook(url=SWEEP_ROW_HOOK, events=["review.escalated"], secret="phone-sweep", workspace_id=1))
         uow.commit()
     page.reload()
     expect(page.locator(".webhook-row", has_text=SWEEP_ROW_HOOK).first).to_be_visible()
@@ -98,7 +135,7 @@ def _remove_webhook(page: Page, world: World) -> None:
     """On a webhook of its own, written to the app's database (the app's delivery cache never hears of
     it, so nothing is sent to it); removed through the dialog, as an admin does."""
     with UnitOfWork(world.app.engine) as uow:
-        uow.session.add(Webhook(url=SWEEP_HOOK, events=["review.escalated"], secret="phone-sweep"))
+        uow.session.add(Webhook(url=SWEEP_HOOK, events=["review.escalated"], secret="phone-sweep", workspace_id=1))
         uow.commit()
     page.reload()
     page.locator(".webhook-row", has_text=SWEEP_HOOK).locator(".remove-webhook").click()
@@ -118,10 +155,12 @@ def _keyboard_help(page: Page, world: World) -> None:
 
 SCREENS = [
     Screen("sign-in", "", lambda w: "/login", "#sign-in"),
-    Screen("queue", "reviewer", lambda w: "/queue", ".queue-row"),
-    Screen("header menu", "reviewer", lambda w: "/queue", ".queue-row", _click("#nav-menu", "[role=menuitem]")),
-    Screen("keyboard help", "reviewer", lambda w: "/queue", ".queue-row", _keyboard_help),
-    Screen("conversations", "manager", lambda w: "/conversations", ".conversation-row"),
+    Screen("queue", "reviewer", lambda w: "/queue", ".queue-row", own=_own_queue),
+    Screen("header menu", "reviewer", lambda w: "/queue", ".queue-row", _click("#nav-menu", "[role=menuitem]"),
+           own=_own_queue),
+    Screen("keyboard help", "reviewer", lambda w: "/queue", ".queue-row", _keyboard_help, own=_own_queue),
+    Screen("conversations", "manager", lambda w: f"/conversations?q={w.mark}", ".conversation-row",
+           own=_own_conversations),
     Screen("conversation: code review", "reviewer", lambda w: f"/conversations/{w.code}", ".review-card"),
     Screen("conversation: line comment", "reviewer", lambda w: f"/conversations/{w.code}", ".review-card",
            _click_line_number),
@@ -139,15 +178,16 @@ SCREENS = [
            _click(".decide-abort", ".confirm-action")),
     Screen("conversation: edit and approve", "reviewer", lambda w: f"/conversations/{w.code}", ".review-card",
            _click(".edit-approve", "#review-editor")),
-    Screen("audit", "manager", lambda w: "/audit", ".audit-row"),
-    Screen("dialog: audit event", "manager", lambda w: "/audit", ".audit-row", _click(".open-event", "#event-dialog")),
+    Screen("audit", "manager", lambda w: "/audit", ".audit-row", own=_own_audit),
+    Screen("dialog: audit event", "manager", lambda w: "/audit", ".audit-row", _click(".open-event", "#event-dialog"),
+           own=_own_audit),
     Screen("analytics", "manager", lambda w: "/analytics", "#csv-reviewers"),
     Screen("new conversation", "reviewer", lambda w: "/new", "#new-task"),
-    Screen("admin: users", "admin", lambda w: "/admin/users", "#users-table"),
+    Screen("admin: users", "admin", lambda w: "/admin/users", "#users-table", others=_others_users),
     Screen("dialog: edit roles", "admin", lambda w: "/admin/users", "#users-table",
-           _on_spare_user(".edit-roles", "#save-roles")),
+           _on_spare_user(".edit-roles", "#save-roles"), others=_others_users),
     Screen("dialog: deactivate user", "admin", lambda w: "/admin/users", "#users-table",
-           _on_spare_user(".deactivate-user", "#confirm-status")),
+           _on_spare_user(".deactivate-user", "#confirm-status"), others=_others_users),
     Screen("admin: teams", "admin", lambda w: "/admin/teams", ".team-row"),
     Screen("admin: team editor", "admin", lambda w: "/admin/teams?team=code", "#team-title"),
     Screen("admin: team editor, YAML", "admin", lambda w: "/admin/teams?team=code", "#team-title",
@@ -178,14 +218,15 @@ def world(app_server: RunningApp, browser: Browser) -> Iterator[World]:
              "manager": make_user(app_server, "manager", prefix="sweep-mgr"),
              "admin": make_user(app_server, "admin", prefix="sweep-admin")}
     starter = make_user(app_server, "product_reviewer", prefix="sweep-dev")
-    code = start(app_server, starter, "Add retry with exponential backoff to the statement export")
-    ops = start(app_server, starter, "Deploy billing-api v1.2.3 to production", task_type="ops")
+    mark = f"sweep{uuid.uuid4().hex[:8]}"
+    code = start(app_server, starter, f"{mark}: add retry with exponential backoff to the statement export")
+    ops = start(app_server, starter, f"{mark}: deploy billing-api v1.2.3 to production", task_type="ops")
     wait_for(lambda: open_reviews(app_server, code), what="the security review")
     wait_for(lambda: open_reviews(app_server, ops), what="the deploy_to_prod approval")
     fork = _fork_of(browser, app_server, users["reviewer"], code)
     try:
         yield World(users, code, ops, fork, make_user(app_server, "product_reviewer", prefix="sweep-spare"),
-                    app_server)
+                    app_server, mark)
     finally:  # the sweep's webhook is the whole app's: removed (inactive) whatever happened
         with UnitOfWork(app_server.engine) as uow:
             for hook in uow.session.exec(select(Webhook).where(col(Webhook.url).in_([SWEEP_HOOK, SWEEP_ROW_HOOK]))):
@@ -202,13 +243,16 @@ def test_every_control_is_on_screen_and_wide_enough(app_server: RunningApp, page
         sign_in(page, app_server, world.users[screen.role], lands_on="**/*")
     page.goto(app_server.base_url + screen.path(world))
     expect(page.locator(screen.ready).first).to_be_visible(timeout=20_000)
+    if screen.own:
+        screen.own(page, world)
     if screen.open:
         screen.open(page, world)
     # A dialog fades and zooms in (Radix): measured mid-animation, its controls are still transparent
     # (not visible to the sweep) and everything behind it is aria-hidden, so nothing would be measured.
     page.wait_for_function("document.getAnimations().every((a) => a.playState !== 'running')")
 
-    checked, problems = unreachable_controls(page)
+    checked, problems = unreachable_controls(page, screen.others(world))
     assert checked > 0, f"{screen.name}: no control measured"
+    problems += unreachable_code(page, screen.others(world))[1]
     assert not problems, f"{screen.name} at {PHONE['width']} px:\n" + "\n".join(problems)
     assert horizontal_overflow(page) == 0, f"{screen.name} scrolls sideways: {overflowing(page)}"

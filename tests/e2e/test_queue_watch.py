@@ -12,7 +12,7 @@ import re
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import make_user, sign_in, wait_for, waiting_for_security_review
 
 ROLES = ("security_reviewer", "product_reviewer", "final_approver")
 CAPTURE_NOTIFICATIONS = """
@@ -39,9 +39,7 @@ def _tab_matches_rows(page: Page, role: str) -> bool:
 
 def test_every_queue_tab_shows_its_count(app_server: RunningApp, browser: Browser):
     reviewer = make_user(app_server, *ROLES, prefix="qcount")
-    starter = make_user(app_server, "product_reviewer", prefix="qcdev")
-    cid = start(app_server, starter, "Add retry with exponential backoff to the report mailer")
-    wait_for(lambda: open_reviews(app_server, cid), what="a review request")
+    waiting_for_security_review(app_server, "Add retry with exponential backoff to the report mailer")
 
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     sign_in(page, app_server, reviewer)
@@ -68,8 +66,7 @@ def test_unread_title_count_and_desktop_notification(app_server: RunningApp, ful
     page.wait_for_url("**/conversations")
     expect(page).to_have_title(re.compile(r"^Conversations · "))
     title = "Add retry with exponential backoff to the unread-count mailer"
-    cid = start(app_server, starter, title)
-    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    waiting_for_security_review(app_server, title, starter=starter)
 
     # The count rises in the title of a page that is not the queue, and a notification says what came.
     expect(page).to_have_title(re.compile(r"^\(\d+\+?\) Conversations · "), timeout=20_000)

@@ -21,7 +21,7 @@ from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.services.auth.users import actor_of
 from hitl_dashboard.services.reviews.decide import record_decision
 from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import make_user, sign_in, waiting_for_security_review
 
 
 class RestartableApp:
@@ -72,9 +72,8 @@ def test_a_restart_reconnects_the_open_page_without_a_reload(restartable: Restar
     app = restartable.app
     reviewer = make_user(app, "security_reviewer", prefix="sec")
     colleague = make_user(app, "security_reviewer", prefix="sec2")
-    starter = make_user(app, "product_reviewer", prefix="dev")
-    cid = start(app, starter, "Validate the webhook signatures")
-    [review] = wait_for(lambda: open_reviews(app, cid), timeout=60, what="the security review")
+    waiting = waiting_for_security_review(app, "Validate the webhook signatures", timeout=60)
+    cid, review = waiting.cid, waiting.review
 
     page.set_viewport_size({"width": 1400, "height": 900})
     sign_in(page, app, reviewer)

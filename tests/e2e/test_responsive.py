@@ -16,7 +16,7 @@ from hitl_dashboard.db.models import CodeRevision, Message
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
 from tests.e2e.layout_checks import box, code_lines, horizontal_overflow, narrow_text, overflowing
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import make_user, sign_in, start, waiting_for_security_review
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1400, "height": 900}
@@ -28,9 +28,7 @@ FENCED = re.compile(r"```[a-z]*\n(.*?)\n```", re.DOTALL)
 def review(app_server: RunningApp) -> tuple[str, int]:
     """A code conversation waiting for security review, and a security reviewer."""
     reviewer = make_user(app_server, "security_reviewer", prefix="resp")
-    starter = make_user(app_server, "product_reviewer", prefix="dev")
-    cid = start(app_server, starter, "Add retry with exponential backoff to the statement export")
-    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    cid = waiting_for_security_review(app_server, "Add retry with exponential backoff to the statement export").cid
     return reviewer, cid
 
 
@@ -241,6 +239,7 @@ def test_phone_audit_cards_fit_the_window_for_every_action(app_server: RunningAp
     with UnitOfWork(app_server.engine) as uow:
         for action in AUDIT_ACTIONS:
             append_audit(uow.session, actor=actor, actor_role="admin", action=action, content_hash=_HASH,
+                         workspace_id=1,  # the manager's workspace (default): theirs to read
                          details={"action": action.split(".")[-1], **_LONG_DETAILS})
         uow.commit()
     page.set_viewport_size(PHONE)
@@ -257,3 +256,38 @@ def test_phone_audit_cards_fit_the_window_for_every_action(app_server: RunningAp
     assert too_wide == []
     assert horizontal_overflow(page) == 0, overflowing(page)
     assert narrow_text(page, MIN_CHARS_PER_LINE) == []
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_member_of_two_workspaces_switches_between_them_on_a_desktop_and_a_phone(
+        app_server: RunningApp, page: Page, viewport: dict) -> None:
+    """Issue 41: the header's switcher (on a phone: the menu's workspaces) changes what the queue
+    shows, and the header still fits the window with it."""
+    from tests.e2e.support import make_workspace, set_member
+
+    places = {name: make_workspace(app_server, name) for name in ("north", "south")}
+    reviewer = make_user(app_server, "security_reviewer", prefix="two", workspace_id=places["north"][0])
+    set_member(app_server, places["south"][0], reviewer, ["security_reviewer"])
+    titles = {}
+    for name, (workspace_id, slug) in places.items():
+        starter = make_user(app_server, "product_reviewer", prefix=f"{name}-dev", workspace_id=workspace_id)
+        titles[name] = f"Rate limits of the {name} gateway {slug}"
+        waiting_for_security_review(app_server, starter=starter, workspace=slug, title=titles[name])
+    page.set_viewport_size(viewport)
+    sign_in(page, app_server, reviewer)
+    page.goto(f"{app_server.base_url}/queue?role=security_reviewer")
+    rows = page.locator(".queue-row")
+    expect(rows.filter(has_text=titles["north"])).to_have_count(1)  # the first of theirs, by name
+    expect(rows.filter(has_text=titles["south"])).to_have_count(0)
+    assert horizontal_overflow(page) == 0, overflowing(page)
+
+    if viewport is DESKTOP:
+        page.click("#workspace-switcher")
+        page.get_by_role("option", name="South", exact=True).click()  # make_workspace names it so
+    else:
+        expect(page.locator("#workspace-switcher")).to_be_hidden()
+        page.click("#nav-menu")
+        page.locator(f".menu-workspace[data-slug='{places['south'][1]}']").click()
+    expect(rows.filter(has_text=titles["south"])).to_have_count(1)
+    expect(rows.filter(has_text=titles["north"])).to_have_count(0)
+    assert horizontal_overflow(page) == 0, overflowing(page)

@@ -13,17 +13,15 @@ from sqlmodel import select
 from hitl_dashboard.db.models import Decision
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for, waiting_for_security_review
 
 
 def test_security_reviewer_revises_then_two_sign_offs_approve(app_server: RunningApp, browser: Browser,
                                                               screenshot_dir: Path):
     security = make_user(app_server, "security_reviewer", prefix="sec")
     final = make_user(app_server, "final_approver", prefix="fin")
-    starter = make_user(app_server, "product_reviewer", prefix="dev")
     title = "Add retry with exponential backoff to the invoice sync"
-    cid = start(app_server, starter, title)
-    wait_for(lambda: open_reviews(app_server, cid), what="the security review request")
+    cid = waiting_for_security_review(app_server, title).cid
 
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     sign_in(page, app_server, security)
@@ -88,9 +86,7 @@ def test_security_reviewer_revises_then_two_sign_offs_approve(app_server: Runnin
 def test_two_browsers_watch_the_same_conversation_live(app_server: RunningApp, browser: Browser):
     reviewer = make_user(app_server, "security_reviewer", prefix="watch")
     other = make_user(app_server, "security_reviewer", prefix="watch2")
-    starter = make_user(app_server, "product_reviewer", prefix="dev")
-    cid = start(app_server, starter, "Add input validation to the signup form")
-    wait_for(lambda: open_reviews(app_server, cid), what="the first review")
+    cid = waiting_for_security_review(app_server, "Add input validation to the signup form").cid
     pages = []
     for name in (reviewer, other):
         page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
@@ -144,8 +140,8 @@ def test_product_reviewer_cannot_decide_a_security_request(app_server: RunningAp
     product = make_user(app_server, "product_reviewer", prefix="prod")
     security = make_user(app_server, "security_reviewer", prefix="sec")
     starter = make_user(app_server, "final_approver", prefix="dev")
-    cid = start(app_server, starter, "Add audit logging to the billing API")
-    [review] = wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    waiting = waiting_for_security_review(app_server, "Add audit logging to the billing API", starter=starter)
+    cid, review = waiting.cid, waiting.review
 
     page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
     sign_in(page, app_server, product)
@@ -173,16 +169,14 @@ def test_agent_markup_renders_as_inert_text(app_server: RunningApp, page: Page):
     from hitl_dashboard.db.models import Conversation, Message
 
     viewer = make_user(app_server, "security_reviewer", prefix="xss")
-    starter = make_user(app_server, "product_reviewer", prefix="dev")
-    cid = start(app_server, starter, "Summarise the incident")
-    wait_for(lambda: open_reviews(app_server, cid), what="the review")
+    cid = waiting_for_security_review(app_server, "Summarise the incident").cid
     hostile = ('<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
                '<a href="javascript:window.__pwned=3">click me</a> [link](javascript:window.__pwned=4) '
                '<iframe src="javascript:alert(1)"></iframe>')
     with UnitOfWork(app_server.engine) as uow:
         conversation = uow.session.get(Conversation, cid)
-        uow.session.add(Message(conversation_id=cid, seq=conversation.next_seq, source="coder", kind="text",
-                                content=hostile))
+        uow.session.add(Message(conversation_id=cid, workspace_id=conversation.workspace_id, seq=conversation.next_seq,
+                                source="coder", kind="text", content=hostile))
         conversation.next_seq += 1
         uow.session.add(conversation)
         uow.commit()
@@ -229,10 +223,8 @@ def test_admin_finds_escalated_requests_in_the_admin_queue(app_server: RunningAp
     from hitl_dashboard.services.reviews.escalation import escalate_overdue_in
 
     admin = make_user(app_server, "admin", prefix="adm")
-    starter = make_user(app_server, "product_reviewer", prefix="dev")
     title = "Rotate the webhook signing secrets"
-    cid = start(app_server, starter, title)
-    [review] = wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    review = waiting_for_security_review(app_server, title).review
     with UnitOfWork(app_server.engine) as uow:
         overdue = uow.session.get(ReviewRequest, review.id)
         overdue.due_at = utcnow() - timedelta(minutes=5)

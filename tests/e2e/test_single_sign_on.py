@@ -16,6 +16,7 @@ from sqlmodel import select
 
 from hitl_dashboard.db.models import ApiToken, AuditEvent, User, utcnow
 from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.services.auth.users import actor_of
 from tests.e2e.app_process import RunningApp
 from tests.e2e.support import make_user, sign_in, start
 from tests.support.oidc_provider import OidcProvider
@@ -31,8 +32,10 @@ def sso_sign_in(page: Page, subject: str) -> None:
 
 
 def roles_of(app: RunningApp, username: str) -> list[str]:
+    """The instance's roles and those held in any workspace (the map's bare roles: in default)."""
     with UnitOfWork(app.engine) as uow:
-        return uow.session.exec(select(User).where(User.username == username)).one().roles
+        user = uow.session.exec(select(User).where(User.username == username)).one()
+        return sorted(set(actor_of(user).roles))
 
 
 def sign_in_cookie(context: BrowserContext) -> dict:

@@ -11,15 +11,13 @@ from sqlmodel import select
 from hitl_dashboard.db.models import AuditEvent, Decision
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import make_user, sign_in, waiting_for_security_review
 
 
 def test_a_suggestion_sent_with_a_revise_is_marked_applied_in_the_next_revision(app_server: RunningApp,
                                                                                 browser: Browser, screenshot_dir: Path):
     security = make_user(app_server, "security_reviewer", prefix="sug")
-    starter = make_user(app_server, "product_reviewer", prefix="dev")
-    cid = start(app_server, starter, "Add retry with exponential backoff to the payment client")
-    wait_for(lambda: open_reviews(app_server, cid), what="the security review request")
+    cid = waiting_for_security_review(app_server, "Add retry with exponential backoff to the payment client").cid
 
     page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
     sign_in(page, app_server, security)
@@ -29,6 +27,8 @@ def test_a_suggestion_sent_with_a_revise_is_marked_applied_in_the_next_revision(
     page.locator("#diff").get_by_text("5", exact=True).first.click()
     page.fill("#line-comment-text", "three attempts are enough")
     page.click("#line-comment-suggest")
+    # It opens with the line as it reads now, as on GitHub.
+    expect(page.locator("#line-comment-suggestion")).to_have_value("MAX_ATTEMPTS = 5")
     page.fill("#line-comment-suggestion", "MAX_ATTEMPTS = 3  # the payment API rate-limits retries")
     page.locator("#line-comment-editor").screenshot(path=str(screenshot_dir / "suggestion-form.png"))
     page.click("#add-line-comment")

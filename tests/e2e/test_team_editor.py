@@ -41,7 +41,9 @@ def one_agent_team(name: str) -> str:
 def admin_api(app_server: RunningApp) -> Iterator[tuple[str, httpx.Client]]:
     name = make_user(app_server, "admin", prefix="editor-admin")
     headers = {"Authorization": f"Bearer {api_token(app_server, name)}"}
-    with httpx.Client(base_url=app_server.base_url, headers=headers, timeout=30) as api:
+    # The instance admin acts in every workspace: its API calls name the one they mean.
+    with httpx.Client(base_url=app_server.base_url, headers=headers, params={"workspace": "default"},
+                      timeout=30) as api:
         yield name, api
 
 
@@ -66,11 +68,12 @@ def open_team(page: Page, app: RunningApp, admin: str, team: str) -> None:
 
 
 def test_an_admin_adds_an_agent_a_model_client_and_an_mcp_tool(
-        app_server: RunningApp, page: Page, admin_api: tuple[str, httpx.Client], tmp_path: Path,
+        app_server: RunningApp, page: Page, admin_api: tuple[str, httpx.Client],
         screenshot_dir: Path) -> None:
     admin, api = admin_api
     team = own_team(api)
-    calls = tmp_path / "mcp-calls.jsonl"
+    calls = app_server.mcp_calls_log  # the server the operator allows (tests/e2e/conftest.py) logs there
+    calls_before = calls.read_text().splitlines() if calls.exists() else []
     open_team(page, app_server, admin, team)
 
     # A model client: the scripted model, following the operator's script.
@@ -82,8 +85,11 @@ def test_an_admin_adds_an_agent_a_model_client_and_an_mcp_tool(
     page.click("#add-tool")
     page.fill("#tool-name-0", "deploy_to_prod")
     choose(page, "tool-kind-0", "MCP server tool")
-    page.fill("#tool-command-0", sys.executable)
-    page.fill("#tool-args-0", f"{MCP_SERVER} --log {calls}")
+    # The stdio servers a team saved here may run are offered: picking one fills the command line.
+    expect(page.locator("#allowed-mcp-servers")).to_contain_text("test-deploys")
+    choose(page, "tool-allowed-server-0", "test-deploys")
+    expect(page.locator("#tool-command-0")).to_have_value(sys.executable)
+    expect(page.locator("#tool-args-0")).to_have_value(f"{MCP_SERVER} --log {calls}")
     page.fill("#tool-server-tool-0", "deploy")
     choose(page, "tool-approval-0", "when")
     page.fill("#tool-when-argument-0", "environment")
@@ -126,7 +132,7 @@ def test_an_admin_adds_an_agent_a_model_client_and_an_mcp_tool(
     assert started.status_code == 201, started.text
     cid = started.json()["id"]
     wait_for(lambda: open_reviews(app_server, cid), timeout=60, what="the releaser's turn to be reviewed")
-    assert [json.loads(line) for line in calls.read_text().splitlines()] == [
+    assert [json.loads(line) for line in calls.read_text().splitlines()[len(calls_before):]] == [
         {"service": "billing-api", "version": "2.4.1", "environment": "staging"}]
     page.goto(f"{app_server.base_url}/conversations/{cid}")
     expect(page.locator("#team-version")).to_have_text(f"team {team} v2")
@@ -171,3 +177,32 @@ def test_a_broken_yaml_shows_its_error_at_its_line_and_column(
     expect(message).to_contain_text(f"line {line + 1}, column 5: models.offline.colour: unknown field")
     expect(page.locator("#team-title")).to_have_text(f"{team} · version 1")
     assert api.get(f"/api/teams/{team}").headers["X-Team-Version"] == "1"
+
+
+def test_a_stdio_command_the_operator_did_not_allow_is_refused_naming_the_allowed_ones(
+        app_server: RunningApp, page: Page, admin_api: tuple[str, httpx.Client], screenshot_dir: Path) -> None:
+    """Issue 45: a web admin pastes a team whose MCP tool runs /bin/sh with the server's secret."""
+    admin, api = admin_api
+    team = own_team(api)
+    open_team(page, app_server, admin, team)
+    data = yaml.safe_load(one_agent_team(team))
+    data["agents"][0]["tools"] = ["shell"]
+    data["tools"] = {"shell": {"mcp": {"transport": "stdio", "command": "/bin/sh", "args": ["-c", "id"],
+                                       "env_from": {"SECRET": "SLACK_SIGNING_SECRET"}}}}
+    page.get_by_role("radio", name="YAML").click()
+    page.fill("#team-yaml", yaml.safe_dump(data, sort_keys=False))
+    page.click("#save-team")
+
+    allowed = " ".join(app_server.mcp_command_line())
+    problems = page.locator("#team-problems")
+    expect(problems).to_contain_text("tools.shell.mcp.command: the stdio command `/bin/sh -c id` is not one the "
+                                     "operator allows a team saved from the web to run")
+    expect(problems).to_contain_text(f"the allowed ones (MCP_STDIO_COMMANDS) are test-deploys: `{allowed}`")
+    expect(problems).to_contain_text("may not pass the server's variable(s) SLACK_SIGNING_SECRET")
+    offered = page.locator("#allowed-mcp-servers .allowed-mcp-server")
+    expect(offered).to_have_count(1)
+    expect(offered).to_have_attribute("data-server", "test-deploys")
+    expect(offered).to_contain_text(allowed)
+    expect(page.locator("#team-title")).to_have_text(f"{team} · version 1")
+    assert api.get(f"/api/teams/{team}").headers["X-Team-Version"] == "1"
+    page.locator("#allowed-mcp-servers").screenshot(path=str(screenshot_dir / "team-editor-allowed-mcp.png"))

@@ -9,7 +9,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import make_user, sign_in, waiting_for_security_review
 
 HOUR_MS = 3600 * 1000
 
@@ -25,10 +25,8 @@ def move_clock(page: Page, hours: float) -> None:
 
 def test_queue_ages_and_countdowns_tick_in_the_browser(app_server: RunningApp, page: Page) -> None:
     reviewer = make_user(app_server, "security_reviewer", prefix="tick")
-    starter = make_user(app_server, "product_reviewer", prefix="dev")
     title = "Rotate the signing keys of the webhook relay"
-    cid = start(app_server, starter, title)
-    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    waiting_for_security_review(app_server, title)
     page.set_viewport_size({"width": 1400, "height": 900})
     sign_in(page, app_server, reviewer)
     row = page.locator(".queue-row").filter(has_text=title)
@@ -52,9 +50,7 @@ def test_conversation_banner_and_card_count_down_in_the_browser(app_server: Runn
     """The status banner's "due in ..." moves with the decision card's SLA badge; the server's clock
     is not moved, so a changed text can only come from the browser."""
     reviewer = make_user(app_server, "security_reviewer", prefix="tickc")
-    starter = make_user(app_server, "product_reviewer", prefix="dev")
-    cid = start(app_server, starter, "Sign the export files with the new release key")
-    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    cid = waiting_for_security_review(app_server, "Sign the export files with the new release key").cid
     page.set_viewport_size({"width": 1400, "height": 900})
     sign_in(page, app_server, reviewer)
     page.goto(f"{app_server.base_url}/conversations/{cid}")

@@ -5,6 +5,7 @@ with the response code, its secret rotated, then removed. Secrets show once and 
 from __future__ import annotations
 
 import json
+import uuid
 
 import httpx
 from playwright.sync_api import Browser, Page, expect
@@ -13,7 +14,7 @@ from sqlalchemy import text
 from hitl_dashboard.services.webhooks.webhook_payloads import verify_signature
 from tests.e2e.app_process import RunningApp, free_port
 from tests.e2e.layout_checks import horizontal_overflow, overflowing
-from tests.e2e.support import make_user, sign_in, wait_for
+from tests.e2e.support import make_user, make_workspace, sign_in, wait_for
 from tests.e2e.test_accessibility import unnamed_controls, violations
 from tests.support.webhook_receiver import Receiver
 
@@ -141,3 +142,28 @@ def test_webhooks_page_refuses_non_admins(app_server: RunningApp, browser: Brows
     page.goto(f"{app_server.base_url}/webhooks")
     expect(page.locator("#access-denied")).to_be_visible()
     expect(page.locator("#add-webhook")).to_have_count(0)
+
+
+def test_a_workspace_admin_manages_the_webhooks_of_their_workspace_only(app_server: RunningApp, browser: Browser):
+    """Issue 41: a workspace admin (no instance role) has the Webhooks page of their workspace: a
+    webhook they add is that workspace's, and the default workspace's webhooks are not listed."""
+    workspace_id, slug = make_workspace(app_server, "hooks")
+    name = make_user(app_server, "workspace_admin", prefix="wsa", workspace_id=workspace_id)
+    default_url = f"http://127.0.0.1:9/default-{uuid.uuid4().hex[:6]}"  # never delivered: nothing subscribes
+    with app_server.engine.begin() as db:
+        db.execute(text("INSERT INTO webhooks (workspace_id, url, events, secret, format, active, created_at) "
+                        "VALUES (1, :u, '[\"audit.head\"]', 's', 'json', true, CURRENT_TIMESTAMP)"), {"u": default_url})
+    page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    sign_in(page, app_server, name, lands_on="**/conv*")
+    page.click("#nav-webhooks")
+    page.wait_for_url("**/webhooks")
+    url = f"http://127.0.0.1:9/{slug}"
+    page.fill("#webhook-url", url)
+    page.click("#event-review-decided")
+    page.click("#add-webhook")
+    page.click("#webhook-secret-value-done")
+    expect(page.locator(".webhook-row", has_text=url)).to_have_count(1)
+    expect(page.locator(".webhook-row")).to_have_count(1)  # not the default workspace's, nor other tests'
+    with app_server.engine.begin() as db:
+        assert db.execute(text("SELECT workspace_id FROM webhooks WHERE url = :u"), {"u": url}).scalar() == workspace_id
+        db.execute(text("UPDATE webhooks SET active = false WHERE url IN (:u, :d)"), {"u": url, "d": default_url})

@@ -13,7 +13,8 @@ from playwright.sync_api import Page, expect
 from hitl_dashboard.db.models import Conversation, Message
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import api_token, make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import api_token, make_user, sign_in, waiting_for_security_review
+from tests.support.long_conversation import grow
 
 PAYLOAD = ("<img src=x onerror=\"window.__xss = 1\"> ``` <script>window.__xss = 2</script> "
            "[x](javascript:window.__xss=3)")
@@ -22,8 +23,8 @@ PAYLOAD = ("<img src=x onerror=\"window.__xss = 1\"> ``` <script>window.__xss = 
 def _agent_says(app: RunningApp, conversation_id: int, text: str) -> int:
     with UnitOfWork(app.engine) as uow:
         c = uow.session.get(Conversation, conversation_id)
-        uow.session.add(Message(conversation_id=conversation_id, seq=c.next_seq, source="coder", kind="text",
-                                content=text))
+        uow.session.add(Message(conversation_id=conversation_id, workspace_id=c.workspace_id, seq=c.next_seq,
+                                source="coder", kind="text", content=text))
         c.next_seq += 1
         uow.commit()
         return c.next_seq - 1
@@ -32,9 +33,7 @@ def _agent_says(app: RunningApp, conversation_id: int, text: str) -> int:
 
 def test_download_the_transcript_and_link_to_a_message(app_server: RunningApp, page: Page):
     reviewer = make_user(app_server, "security_reviewer", prefix="sec")
-    author = make_user(app_server, "product_reviewer", prefix="author")
-    cid = start(app_server, author, "Add a health check endpoint <script>window.__xss = 4</script>")
-    wait_for(lambda: open_reviews(app_server, cid), what="the first review")
+    cid = waiting_for_security_review(app_server, "Add a health check endpoint <script>window.__xss = 4</script>").cid
     seq = _agent_says(app_server, cid, PAYLOAD)
 
     sign_in(page, app_server, reviewer)
@@ -61,11 +60,24 @@ def test_download_the_transcript_and_link_to_a_message(app_server: RunningApp, p
     assert download.value.suggested_filename == f"conversation-{cid}.json"
 
 
+def test_a_link_to_a_message_older_than_the_loaded_window_loads_it_and_scrolls_to_it(app_server: RunningApp,
+                                                                                    page: Page):
+    reviewer = make_user(app_server, "security_reviewer", prefix="sec")
+    cid = waiting_for_security_review(app_server, "Add a liveness probe").cid
+    grow(app_server.engine, cid, 150, with_file=False)  # message 2 is pages before the page's window
+
+    sign_in(page, app_server, reviewer)
+    page.goto(f"{app_server.base_url}/conversations/{cid}#message-2")
+    linked = page.locator("#message-2")
+    expect(linked).to_have_class(re.compile(r"\blinked-message\b"), timeout=30_000)
+    expect(linked).to_be_in_viewport()
+    expect(linked).to_have_attribute("data-source", "planner")
+
+
 def test_the_api_exports_json_and_markdown(app_server: RunningApp):
     reader = make_user(app_server, "security_reviewer", prefix="api")
     manager = make_user(app_server, "manager", prefix="mgr")
-    cid = start(app_server, make_user(app_server, "product_reviewer"), "Add a readiness probe")
-    wait_for(lambda: open_reviews(app_server, cid), what="the first review")
+    cid = waiting_for_security_review(app_server, "Add a readiness probe").cid
     with httpx.Client(base_url=app_server.base_url, timeout=30) as client:
         auth = {"Authorization": f"Bearer {api_token(app_server, reader)}"}
         response = client.get(f"/api/conversations/{cid}/export", params={"format": "json"}, headers=auth)

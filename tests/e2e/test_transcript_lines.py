@@ -12,7 +12,7 @@ from hitl_dashboard.db.models import Conversation, Message
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
 from tests.e2e.layout_checks import horizontal_overflow
-from tests.e2e.support import make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import make_user, sign_in, waiting_for_security_review
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1400, "height": 900}
@@ -71,8 +71,8 @@ def _add_messages(app: RunningApp, cid: int, *messages: tuple[str, str, str]) ->
     with UnitOfWork(app.engine) as uow:
         conversation = uow.session.get(Conversation, cid)
         for source, kind, content in messages:
-            uow.session.add(Message(conversation_id=cid, seq=conversation.next_seq, source=source, kind=kind,
-                                    content=content))
+            uow.session.add(Message(conversation_id=cid, workspace_id=conversation.workspace_id,
+                                    seq=conversation.next_seq, source=source, kind=kind, content=content))
             seqs.append(conversation.next_seq)
             conversation.next_seq += 1
         uow.session.add(conversation)
@@ -83,9 +83,7 @@ def _add_messages(app: RunningApp, cid: int, *messages: tuple[str, str, str]) ->
 @pytest.fixture(scope="module")
 def conversation(app_server: RunningApp) -> tuple[str, int, list[int]]:
     reader = make_user(app_server, "security_reviewer", prefix="lines")
-    starter = make_user(app_server, "product_reviewer", prefix="dev")
-    cid = start(app_server, starter, "Deploy the statement export")
-    wait_for(lambda: open_reviews(app_server, cid), what="the security review")
+    cid = waiting_for_security_review(app_server, "Deploy the statement export").cid
     seqs = _add_messages(app_server, cid, ("operator", "tool_call", CALL), ("operator", "tool_result", RESULT),
                          ("planner", "text", MARKDOWN))
     return reader, cid, seqs

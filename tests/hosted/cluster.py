@@ -3,9 +3,6 @@ runner processes, all on one PostgreSQL database. Every process is stopped by th
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -14,20 +11,16 @@ from pathlib import Path
 
 import httpx
 
-from tests.e2e.app_process import ROOT, free_port
-
-REFLEX = ROOT / ".venv" / "bin" / "reflex"
+from tests.e2e.app_process import ROOT, SERVE, free_port, group_alive, stop
 
 
 def tool_env() -> dict[str, str]:
-    return {
-        **os.environ,
-        "PATH": f"{ROOT / '.tools' / 'node_modules' / '.bin'}:{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
-        "REFLEX_USE_SYSTEM_BUN": "1",
-        "REFLEX_TELEMETRY_ENABLED": "false",
-        "REFLEX_CHECK_LATEST_VERSION": "false",
-        "REFLEX_SSR": "false",
-    }
+    """This process's environment as scripts/common.sh's reflex_env leaves it (our bun, no
+    telemetry, the web server, ...): the one place that says how the web tier runs."""
+    listed = subprocess.run(["bash", "-c", 'source scripts/common.sh && reflex_env && env -0'], cwd=ROOT,
+                            capture_output=True, check=True, timeout=60).stdout.decode()
+    exported = dict(item.split("=", 1) for item in listed.split("\0") if "=" in item)
+    return {name: value for name, value in exported.items() if name != "_"}  # "_": bash's last argument
 
 
 @dataclass
@@ -46,7 +39,7 @@ class Cluster:
             "REDIS_URL": self.redis_url,
             "DEMO_MODE": "false",
             "RUNNER_IN_WEB": "false",
-            "GRANIAN_WORKERS": "1",
+            "WEB_WORKERS": "1",
             "LEASE_SECONDS": "2",
             "WORKER_POLL_SECONDS": "0.2",
             "SCRIPTED_DELAY_MS": "150",
@@ -59,10 +52,10 @@ class Cluster:
     def start_web(self, port: int | None = None) -> int:
         port = port or free_port()
         log = open(self.workdir / f"web-{port}.log", "ab")
-        self.web[port] = subprocess.Popen(
-            [str(REFLEX), "run", "--env", "prod", "--backend-only", "--backend-port", str(port),
-             "--backend-host", "127.0.0.1"],
-            cwd=ROOT, env={**self.env, "REFLEX_STATES_WORKDIR": str(self.workdir / f"states-{port}")},
+        self.web[port] = subprocess.Popen(  # a web worker as the hosted topology starts one (docs/deploy.md)
+            [str(SERVE), "--backend-only"], cwd=ROOT,
+            env={**self.env, "PORT": str(port), "BIND_HOST": "127.0.0.1",
+                 "REFLEX_STATES_WORKDIR": str(self.workdir / f"states-{port}")},
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         deadline = time.monotonic() + 120
@@ -96,11 +89,6 @@ class Cluster:
 
 
 def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=15)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=5)
+    """The process and its whole group (a web worker's gunicorn and its workers outlive reflex a little)."""
+    if process.poll() is None or group_alive(process.pid):
+        stop(process)

@@ -1,4 +1,4 @@
-"""Hosted observability, as real processes: one web process with 2 granian workers and a separate
+"""Hosted observability, as real processes: one web process with 2 web workers and a separate
 runner process on PostgreSQL and Redis, PROMETHEUS_MULTIPROC_DIR shared, traces sent to a real
 OTLP/HTTP receiver in the test. After a scripted review flow over the API, /metrics says exactly what
 the database says happened, and the traces follow the conversation from the web to the runner."""
@@ -47,7 +47,7 @@ def observed_cluster(tmp_path):
     with OtlpReceiver() as receiver:
         cluster = Cluster(url, REDIS_URL, tmp_path)
         cluster.env.update({
-            "GRANIAN_WORKERS": "2", "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
+            "WEB_WORKERS": "2", "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
             "METRICS_TOKEN": METRICS_TOKEN, "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint,
             "OTEL_BSP_SCHEDULE_DELAY": "200", "SCRIPTED_DELAY_MS": "0", "WEBHOOK_MAX_ATTEMPTS": "1",
             "LEASE_SECONDS": "30",

@@ -15,6 +15,8 @@ from hitl_dashboard.db.uow import UnitOfWork
 
 WAITS_S = (60, 120, 600)  # median 2 min, p90 (nearest rank) 10 min
 
+DEFAULT = 1  # the workspace every database starts with (alembic 0020)
+
 
 @dataclass(frozen=True)
 class Seeded:
@@ -35,13 +37,15 @@ def seed(engine: Engine | None = None, *, team: str = "copy") -> Seeded:
         s.flush()
         ids, tokens = [], []
         for index, wait in enumerate(WAITS_S):
-            c = Conversation(title=f"Tagline {suffix} {index}", task="t", task_type="copy", template=team,
+            c = Conversation(workspace_id=DEFAULT, title=f"Tagline {suffix} {index}", task="t", task_type="copy",
+                             template=team,
                              status="awaiting_review", initiator_id=starter.id, prompt_tokens=100 * (index + 1),
                              completion_tokens=10 * (index + 1), created_at=now - timedelta(hours=2))
             s.add(c)
             s.flush()
             asked = now - timedelta(hours=1)
-            request = ReviewRequest(conversation_id=c.id, kind="signoff", required_role="product_reviewer",
+            request = ReviewRequest(workspace_id=DEFAULT, conversation_id=c.id, kind="signoff",
+                                    required_role="product_reviewer",
                                     rule="signoff", reason="r", subject_type="message", subject_id=1,
                                     content_hash="0" * 64, status="decided", due_at=asked + timedelta(days=1),
                                     created_at=asked, closed_at=asked + timedelta(seconds=wait))
@@ -53,11 +57,12 @@ def seed(engine: Engine | None = None, *, team: str = "copy") -> Seeded:
                            created_at=asked + timedelta(seconds=wait)))
             ids.append(c.id)
             tokens.append(110 * (index + 1))
-        late = Conversation(title=f"Late {suffix}", task="t", task_type="copy", template=team,
+        late = Conversation(workspace_id=DEFAULT, title=f"Late {suffix}", task="t", task_type="copy", template=team,
                             status="awaiting_review", initiator_id=starter.id, created_at=now - timedelta(hours=3))
         s.add(late)
         s.flush()
-        s.add(ReviewRequest(conversation_id=late.id, kind="signoff", required_role="product_reviewer",
+        s.add(ReviewRequest(workspace_id=DEFAULT, conversation_id=late.id, kind="signoff",
+                            required_role="product_reviewer",
                             rule="signoff", reason="r", subject_type="message", subject_id=1, content_hash="0" * 64,
                             status="pending", due_at=now - timedelta(minutes=5), created_at=now - timedelta(hours=3)))
         uow.commit()

@@ -19,7 +19,7 @@ from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.auth.tokens import issue_token
 from hitl_dashboard.services.auth.users import insert_user
 from tests.conftest import create_pg_database, drop_pg_database, require_pg
-from tests.e2e.app_process import ROOT, RunningApp, free_port, migrate, stop, wait_until_serving
+from tests.e2e.app_process import ROOT, SERVE, RunningApp, free_port, migrate, stop, wait_until_serving
 
 # High enough that no test but the rate-limit one ever meets a limit (schemathesis sends hundreds).
 UNLIMITED = "100000/minute"
@@ -99,19 +99,12 @@ def start_app(tmp_path_factory: pytest.TempPathFactory, backend: str, **settings
             drop_pg_database(pg_name)
 
 
-# What scripts/serve.sh runs, with the backend only: the HTTP API, /ping and the in-web runner in
-# about 10 s, where building the frontend took a minute or more per app. It also leaves the
-# checkout's .web alone, which the e2e apps build (with their port baked in).
-BACKEND_ONLY = (
-    'source scripts/common.sh && reflex_env && exec "$VENV/bin/reflex" run --env prod --backend-only '
-    '--backend-port "$PORT" --backend-host "$BIND_HOST"'
-)
-
-
 def _spawn(env: dict[str, str], log_path: Path) -> subprocess.Popen:
-    env = {"PUBLIC_URL": f"http://localhost:{env['PORT']}", **env}  # serve.sh's default
+    """scripts/serve.sh --backend-only: the environment `make run` serves in (and PUBLIC_URL's
+    default), the HTTP API, /ping and the in-web runner in about 10 s, where building the frontend
+    took a minute or more per app; the checkout's .web stays for the e2e apps (their port baked in)."""
     with log_path.open("wb") as log:
-        return subprocess.Popen(["bash", "-c", BACKEND_ONLY], cwd=ROOT, env=env, stdout=log,
+        return subprocess.Popen([str(SERVE), "--backend-only"], cwd=ROOT, env=env, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)
 
 

@@ -44,3 +44,8 @@ def team_restored(admin: httpx.Client, name: str) -> Iterator[dict]:
     finally:
         restored = admin.put(f"/api/teams/{name}", json={"yaml": yaml.safe_dump(original.json(), sort_keys=False)})
         assert restored.status_code == 200, restored.text
+
+
+def assert_refused(response: httpx.Response, status: int, says: str) -> None:
+    """A refusal that names the rule that refused: its status and the words of its detail."""
+    assert response.status_code == status and says in response.text, (response.status_code, response.text)

@@ -64,11 +64,13 @@ class FuzzRun:
         return "\n\n".join(sections) or None
 
 
-def id_dictionaries(config_path: Path, ids: dict[str, list[int]], probability: float) -> Path:
-    """A schemathesis.toml that fills each named path parameter with one of these real ids, with
-    this probability per generated case (the rest stay generated, so unknown ids are fuzzed too)."""
+def id_dictionaries(config_path: Path, ids: dict[str, list[int]], probability: float,
+                    queries: dict[str, list[str]] | None = None, query_probability: float = 0.95) -> Path:
+    """A schemathesis.toml that fills each named path parameter with one of these real ids, and each
+    named query parameter with one of these values, with this probability per generated case (the
+    rest stay generated, so unknown ids and values are fuzzed too)."""
     lines = []
-    for name, values in ids.items():
+    for name, values in {**ids, **(queries or {})}.items():
         lines += [f"[dictionaries.{name}]", f"values = {json.dumps(sorted(values))}", ""]
     # A schema-violating body can also be too large (a suggestion's 500 lines of 20,000 characters
     # allow more than the 256 KB limit): 413 rejects it as rightly as 422 does.
@@ -77,6 +79,8 @@ def id_dictionaries(config_path: Path, ids: dict[str, list[int]], probability: f
               '"429", "5xx"]', ""]
     lines.append("[parameters]")
     lines += [f'"path.{name}" = {{ dictionary = "{name}", probability = {probability} }}' for name in ids]
+    lines += [f'"query.{name}" = {{ dictionary = "{name}", probability = {query_probability} }}'
+              for name in queries or {}]
     config_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return config_path
 

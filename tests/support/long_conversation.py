@@ -49,12 +49,13 @@ def grow(engine: Engine, conversation_id: int, messages: int, *, with_file: bool
         session = uow.session
         last = session.exec(select(func.max(Message.seq)).where(Message.conversation_id == conversation_id)).one()
         first_new = int(last or 0) + 1
-        rows = [Message(conversation_id=conversation_id, seq=seq, source=SOURCES[seq % 2], kind="text",
-                        content=message_text(seq), completion_tokens=300, prompt_tokens=1200, model="scripted")
-                for seq in range(first_new, first_new + messages)]
-        session.add_all(rows)
         conversation = session.get(Conversation, conversation_id)
         assert conversation is not None
+        rows = [Message(conversation_id=conversation_id, workspace_id=conversation.workspace_id, seq=seq,
+                        source=SOURCES[seq % 2], kind="text", content=message_text(seq), completion_tokens=300,
+                        prompt_tokens=1200, model="scripted")
+                for seq in range(first_new, first_new + messages)]
+        session.add_all(rows)
         conversation.next_seq = first_new + messages
         session.flush()
         for number, content in enumerate(file_revisions() if with_file else (), start=1):

@@ -6,11 +6,14 @@ at the provider is posting its authorization form with the user's subject, as it
 
 from __future__ import annotations
 
+import json
 import threading
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 import flask
 import httpx
@@ -22,7 +25,10 @@ from joserfc.jwk import RSAKey
 CLIENT_ID = "hitl-dashboard"
 CLIENT_SECRET = "test-client-secret-0123456789"
 ROLES_CLAIM = "groups"
-ROLE_MAP = '{"hitl-security": ["security_reviewer"], "hitl-product": ["product_reviewer"], "hitl-admins": ["admin"]}'
+# Bare roles are held in the workspace `default`; "slug:role" in that workspace (issue 41).
+ROLE_MAP = ('{"hitl-security": ["security_reviewer"], "hitl-product": ["product_reviewer"], "hitl-admins": ["admin"], '
+            '"pay-security": ["payments:security_reviewer"], '
+            '"mkt-leads": ["marketing:manager", "marketing:workspace_admin"], "gone-team": ["nowhere:manager"]}')
 
 
 @dataclass(frozen=True)
@@ -47,20 +53,77 @@ class OidcProvider:
         assert response.status_code == 302, response.text[:500]
         return response.headers["location"]
 
-    def signed(self, claims: dict[str, object]) -> str:
-        """An ID token with these claims, signed with this provider's own key (it publishes the public
-        half at its jwks_uri): for the claims it would never issue itself (wrong issuer or audience,
-        expired). The mock keeps its key per app, reachable only from a request's context."""
+    def own_key(self) -> RSAKey:
+        """The key the mock signs with (it publishes the public half at its jwks_uri); the mock keeps
+        it per app, reachable only from a request's context."""
         with self.app.test_request_context("/"):
             self.app.preprocess_request()
-            private = flask.g.oidc_provider_mock_storage.jwk.as_dict(is_private=True)
-        key = RSAKey.import_key(private)
-        return jwt.encode({"alg": "RS256", "kid": private["kid"]}, claims, key)
+            return RSAKey.import_key(flask.g.oidc_provider_mock_storage.jwk.as_dict(is_private=True))
+
+    @contextmanager
+    def issuing(self, claims: Callable[[dict[str, Any]], dict[str, Any]], key: RSAKey | None = None,
+                publish: bool = False) -> Iterator[None]:
+        """Its token endpoint answers with an ID token of `claims(genuine claims)` signed with `key`
+        (its own by default): tokens it would never issue itself, from the provider's real endpoint.
+        publish: its jwks_uri then lists `key` only (the provider rotated its keys)."""
+        key = key or self.own_key()
+        original = self.app.wsgi_app
+
+        def wsgi(environ: dict, start_response: Callable) -> Iterable[bytes]:
+            path = environ.get("PATH_INFO", "")
+            if publish and path == "/jwks":
+                return _json_answer(start_response, {"keys": [key.as_dict(is_private=False)]})
+            if path != "/oauth2/token":
+                return original(environ, start_response)
+            answered: dict[str, Any] = {}
+            body = b"".join(original(environ, lambda status, headers, *_: answered.update(status=status)))
+            if not answered["status"].startswith("200"):
+                start_response(answered["status"], [("Content-Type", "application/json")])
+                return [body]
+            token = json.loads(body)
+            genuine = jwt.decode(token["id_token"], self.own_key()).claims
+            token["id_token"] = jwt.encode({"alg": "RS256", "kid": key.kid}, claims(genuine), key)
+            return _json_answer(start_response, token)
+
+        self.app.wsgi_app = wsgi  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            self.app.wsgi_app = original  # type: ignore[method-assign]
+
+    @contextmanager
+    def failing(self, path: str, status: str = "503 Service Unavailable") -> Iterator[None]:
+        """Its endpoint at `path` answers `status` (an outage), the others as usual."""
+        original = self.app.wsgi_app
+
+        def wsgi(environ: dict, start_response: Callable) -> Iterable[bytes]:
+            if environ.get("PATH_INFO") != path:
+                return original(environ, start_response)
+            start_response(status, [("Content-Type", "text/plain")])
+            return [b"down for maintenance"]
+
+        self.app.wsgi_app = wsgi  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            self.app.wsgi_app = original  # type: ignore[method-assign]
 
     def deny(self, authorization_url: str) -> str:
         response = self.http.post(authorization_url, data={"action": "deny"})
         assert response.status_code == 302, response.text[:500]
         return response.headers["location"]
+
+
+def new_key(kid: str | None = None) -> RSAKey:
+    """A signing key of nobody's provider (or of this one after it rotated), under `kid` or one of its own."""
+    return RSAKey.generate_key(2048, parameters={"kid": kid or f"key-{uuid.uuid4().hex[:8]}"})
+
+
+def _json_answer(start_response: Callable, data: dict[str, Any]) -> list[bytes]:
+    body = json.dumps(data).encode()
+    start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
+                              ("Cache-Control", "no-store")])
+    return [body]
 
 
 class _QuietHandler(werkzeug.serving.WSGIRequestHandler):

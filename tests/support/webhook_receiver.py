@@ -1,12 +1,22 @@
-"""A webhook receiver on 127.0.0.1 for the tests: records every POST (headers and raw body)."""
+"""A webhook receiver on 127.0.0.1 for the tests: records every POST (headers and raw body).
+
+`receiver` (a fixture, registered from tests/conftest.py) or `with receiving(...) as receiver:` start
+one on a free port and stop it however the test ends."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from tests.e2e.app_process import free_port
 
 
 @dataclass
@@ -56,7 +66,25 @@ class Receiver:
         return self
 
     def stop(self) -> None:
+        if self.hold is not None:
+            self.hold.set()  # no POST left waiting for its answer
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+
+@contextlib.contextmanager
+def receiving(**options: Any) -> Iterator[Receiver]:
+    """A started receiver on a free port (options: status, delay_s, hold), stopped after the block."""
+    started = Receiver(free_port(), **options).start()
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with receiving() as started:
+        yield started

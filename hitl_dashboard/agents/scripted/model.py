@@ -38,7 +38,7 @@ from hitl_dashboard.domain.text_cuts import cut_visibly
 from . import answers, content
 from .code import draft_files, parse_blocks, render_blocks
 from .follow_review import revise_files
-from .human_edits import with_human_edits
+from .human_edits import with_human_edits, with_message_edits
 
 DEPLOY_TOOL = "deploy_to_prod"
 Answer = str | list[FunctionCall]
@@ -138,7 +138,7 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         if messages and (reply := answers.answer(role, message_text(messages[-1]))) is not None:
             return reply  # a reviewer's question beside the team (agents/questions.py)
         if role == "planner":
-            return content.plan(_task(messages), self._instructions(messages), given=_given_type(messages))
+            return self._plan(messages)
         if role == "coder":
             return self._code(messages)
         if role == "copywriter":
@@ -162,13 +162,29 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
                     found.append(instruction)
         return found
 
+    def _edited_last_turn(self, messages: Sequence[LLMMessage], turns: list[int]) -> str | None:
+        """This agent's last message as the reviewers edited it since, else None (none, or no edit)."""
+        if not turns:
+            return None
+        text, edited = with_message_edits(message_text(messages[turns[-1]]), _said_after(messages, turns[-1]))
+        return text if edited else None
+
+    def _plan(self, messages: Sequence[LLMMessage]) -> str:
+        task, turns = _task(messages), self._own_turns(messages)
+        edited = self._edited_last_turn(messages, turns)
+        if edited is None:
+            return content.plan(task, self._instructions(messages), given=_given_type(messages))
+        body = edited.split("\nCONFIDENCE:")[0]
+        steps = "".join(f"\n- Address review feedback: {i}" for i in self._instructions(messages, turns[-1]))
+        return (f"{body}{steps}\n(Continuing from the reviewer's version of the plan.)\n"
+                f"{content.confidence_line(task, len(turns) + 1)}")
+
     def _code(self, messages: Sequence[LLMMessage]) -> str:
         task = _task(messages)
         own = [(i, parse_blocks(message_text(m))) for i, m in enumerate(messages) if isinstance(m, AssistantMessage)]
         drafts = [(i, files) for i, files in own if files]
         last_index, files = drafts[-1] if drafts else (-1, draft_files(task))
-        files, edited = with_human_edits(files, [m.content for m in messages[last_index + 1:]
-                                                 if isinstance(m, UserMessage) and isinstance(m.content, str)])
+        files, edited = with_human_edits(files, _said_after(messages, last_index))
         instructions = self._instructions(messages, last_index)
         revision = len(drafts) + 1
         if not instructions:
@@ -188,9 +204,10 @@ class ScriptedChatCompletionClient(ChatCompletionClient, Component[ScriptedClien
         instructions = self._instructions(messages, turns[-1] if turns else -1)
         if not turns:
             return f"{content.write_copy(task)}\n\n{content.confidence_line(task)}"
-        previous = message_text(messages[turns[-1]]).split("\n\nCONFIDENCE:")[0]
+        edited = self._edited_last_turn(messages, turns)
+        previous = (edited or message_text(messages[turns[-1]])).split("\n\nCONFIDENCE:")[0]
         previous = previous.split("\n\nChanges:")[0]
-        changes: list[str] = []
+        changes: list[str] = ["continued from the reviewer's version"] if edited is not None else []
         for instruction in instructions:
             previous, done = content.revise_copy(previous, instruction)
             changes += done
@@ -277,6 +294,11 @@ def _task(messages: Sequence[LLMMessage]) -> str:
     """The task is the first user message; everything after it is the conversation about it."""
     first = next((m for m in messages if isinstance(m, UserMessage)), None)
     return message_text(first) if first is not None else ""
+
+
+def _said_after(messages: Sequence[LLMMessage], index: int) -> list[str]:
+    """What people said after message `index` (decisions, and the edits they report)."""
+    return [m.content for m in messages[index + 1:] if isinstance(m, UserMessage) and isinstance(m.content, str)]
 
 
 def _given_type(messages: Sequence[LLMMessage]) -> str | None:

@@ -8,15 +8,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from functools import partial
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Query, Response, status
+from fastapi import APIRouter, Depends, Header, Query, Request, Response, status
 from fastapi.responses import StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials
 from sqlalchemy.exc import OperationalError
 from starlette.concurrency import run_in_threadpool
 
+from hitl_dashboard.api.browser_auth import sign_in_token
 from hitl_dashboard.api.deps import CurrentActor, bearer
 from hitl_dashboard.api.errors import COMMON_RESPONSES, NOT_FOUND
 from hitl_dashboard.api.schemas.common import IdPath
@@ -25,6 +27,7 @@ from hitl_dashboard.domain.ag_ui_cursor import StreamCursor
 from hitl_dashboard.domain.errors import NotFound, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.ag_ui.stream import change_mark, check_readable, next_batch
+from hitl_dashboard.services.auth.browser_sign_ins import signed_in_actor
 from hitl_dashboard.services.auth.tokens import resolve_token
 from hitl_dashboard.settings import get_settings
 
@@ -41,7 +44,7 @@ STREAM_DOC: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-str
 
 @router.get("/ag-ui", response_class=StreamingResponse, responses=STREAM_DOC)
 async def ag_ui_stream(
-    conversation_id: IdPath, actor: CurrentActor,
+    request: Request, conversation_id: IdPath, actor: CurrentActor,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=EVENT_ID_CHARS)] = None,
     after: Annotated[str | None, Query(max_length=EVENT_ID_CHARS, description=(
@@ -55,12 +58,15 @@ async def ag_ui_stream(
     await run_in_threadpool(check_readable, actor, conversation_id)  # 404 before anything streams
     if cursor.finished:
         return Response(status_code=status.HTTP_204_NO_CONTENT)  # EventSource stops reconnecting on 204
-    token = credentials.credentials if credentials else ""
-    return StreamingResponse(_events(actor, token, conversation_id, cursor), media_type="text/event-stream",
+    # Re-checked as it was authenticated: the bearer token, or else the browser's sign-in cookie.
+    still_valid = (partial(_still_valid, resolve_token, credentials.credentials) if credentials
+                   else partial(_still_valid, signed_in_actor, sign_in_token(request) or ""))
+    return StreamingResponse(_events(actor, still_valid, conversation_id, cursor), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-async def _events(actor: Actor, token: str, conversation_id: int, cursor: StreamCursor) -> AsyncIterator[str]:
+async def _events(actor: Actor, still_valid: Callable[[], bool], conversation_id: int,
+                  cursor: StreamCursor) -> AsyncIterator[str]:
     poll = get_settings().ag_ui_poll_seconds
     quiet_since = recheck_at = time.monotonic()
     recheck_at += RECHECK_TOKEN_S
@@ -88,15 +94,16 @@ async def _events(actor: Actor, token: str, conversation_id: int, cursor: Stream
             yield ": keep-alive\n\n"
         if now >= recheck_at:
             recheck_at = now + RECHECK_TOKEN_S
-            if not await run_in_threadpool(_still_valid, token):
+            if not await run_in_threadpool(still_valid):
                 return
         if not more:
             await asyncio.sleep(poll)
 
 
-def _still_valid(token: str) -> bool:
+def _still_valid(resolve: Callable[[str], Actor], token: str) -> bool:
+    """False once the token or the sign-in is revoked, expired or its user deactivated."""
     try:
-        resolve_token(token)
+        resolve(token)
     except PermissionDenied:
         return False
     return True

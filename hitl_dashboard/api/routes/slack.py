@@ -62,22 +62,24 @@ async def interactions(
 
 @router.get("/user-links", response_model=list[SlackLinkPublic], responses=COMMON_RESPONSES)
 def list_user_links(actor: CurrentActor) -> list[SlackLinkPublic]:
-    """Admins: every Slack user linked to a dashboard user."""
+    """Workspace admins: the Slack users linked to dashboard users in the workspaces they administer
+    (the instance admin: every workspace)."""
     return [SlackLinkPublic.model_validate(link) for link in links.list_links(actor)]
 
 
 @router.post("/user-links", status_code=status.HTTP_201_CREATED, response_model=SlackLinkPublic,
              responses={**COMMON_RESPONSES, **NOT_FOUND, **CONFLICT})
 def create_user_link(body: SlackLinkCreate, actor: CurrentActor) -> SlackLinkPublic:
-    """Admins: let a Slack user decide from Slack as this dashboard user (with that user's roles)."""
+    """Workspace admins: let a Slack user decide this workspace's reviews from Slack as this dashboard
+    user (a member; with the roles that user holds in the workspace)."""
     link = links.link_user(actor, slack_team_id=body.slack_team_id, slack_user_id=body.slack_user_id,
-                           username=body.username)
+                           username=body.username, workspace=body.workspace)
     return SlackLinkPublic.model_validate(link)
 
 
 @router.delete("/user-links/{link_id}", status_code=status.HTTP_204_NO_CONTENT,
                responses={**COMMON_RESPONSES, **NOT_FOUND})
 def delete_user_link(link_id: IdPath, actor: CurrentActor) -> Response:
-    """Admins: the Slack user can no longer decide from Slack."""
+    """Workspace admins: the Slack user can no longer decide this workspace's reviews from Slack."""
     links.unlink_user(actor, link_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

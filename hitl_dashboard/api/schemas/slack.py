@@ -12,6 +12,9 @@ class SlackLinkCreate(BaseModel):
     slack_team_id: str = Field(pattern=r"^[TE][A-Z0-9]{2,31}$", description="The Slack workspace id (T0123ABCD)")
     slack_user_id: str = Field(pattern=r"^[UW][A-Z0-9]{2,31}$", description="The Slack user id (U0123ABCD)")
     username: str = Field(min_length=1, max_length=64, description="The dashboard user the Slack user acts as")
+    workspace: str | None = Field(default=None, max_length=40, description=(
+        "The slug of the workspace whose reviews the link decides (the user must be a member); "
+        "default: the one the request acts in (?workspace=, else the caller's only one)"))
 
 
 class SlackLinkPublic(BaseModel):
@@ -21,6 +24,7 @@ class SlackLinkPublic(BaseModel):
     slack_user_id: str
     username: str
     created_at: datetime
+    workspace: str = Field(description="The workspace whose reviews this Slack user decides, as `username`")
 
 
 class SlackAnswerPublic(BaseModel):

@@ -18,9 +18,11 @@ from hitl_dashboard.cli.commands import (
     tokens,
     users,
     webhooks,
+    workspaces,
 )
 
-GROUPS = (database, users, conversations, forks, exports, reviews, runner, teams, tokens, webhooks, slack, audit)
+GROUPS = (database, users, workspaces, conversations, forks, exports, reviews, runner, teams, tokens, webhooks, slack,
+          audit)
 
 
 def register_all(sub: Any) -> None:

@@ -14,7 +14,8 @@ def register(sub: Any) -> None:
     p = leaf(commands, "link", "let a Slack user decide from Slack as a dashboard user", handler="slack link")
     p.add_argument("slack_team_id", help="the Slack workspace id, e.g. T0123ABCD")
     p.add_argument("slack_user_id", help="the Slack user id, e.g. U0123ABCD")
-    p.add_argument("username", help="the dashboard user")
+    p.add_argument("username", help="the dashboard user (a member of the workspace)")
+    p.add_argument("--workspace", help="the workspace whose reviews the link decides (default: default)")
     p = leaf(commands, "unlink", "remove a Slack user's link", handler="slack unlink")
     p.add_argument("link_id", type=int)
     leaf(commands, "links", "list the Slack user links", handler="slack links")
@@ -22,15 +23,15 @@ def register(sub: Any) -> None:
 
 def _row(link: links.SlackLink) -> dict[str, Any]:
     return {"id": link.id, "slack_team_id": link.slack_team_id, "slack_user_id": link.slack_user_id,
-            "username": link.username, "created_at": link.created_at.isoformat()}
+            "username": link.username, "workspace": link.workspace, "created_at": link.created_at.isoformat()}
 
 
 @command("slack link")
 def _slack_link(args) -> int:
     link = links.link_user(None, slack_team_id=args.slack_team_id, slack_user_id=args.slack_user_id,
-                           username=args.username)
+                           username=args.username, workspace=args.workspace)
     emit(args, _row(link), f"Slack user {link.slack_team_id}/{link.slack_user_id} now acts as {link.username} "
-                           f"(link {link.id})")
+                           f"in workspace {link.workspace} (link {link.id})")
     return 0
 
 
@@ -44,6 +45,7 @@ def _slack_unlink(args) -> int:
 @command("slack links")
 def _slack_links(args) -> int:
     data = [_row(link) for link in links.list_links(None)]
-    emit(args, data, table([[d["id"], d["slack_team_id"], d["slack_user_id"], d["username"]] for d in data],
-                           ["id", "slack team", "slack user", "user"]) if data else "no Slack user links")
+    emit(args, data, table([[d["id"], d["slack_team_id"], d["slack_user_id"], d["username"], d["workspace"]]
+                            for d in data],
+                           ["id", "slack team", "slack user", "user", "workspace"]) if data else "no Slack user links")
     return 0

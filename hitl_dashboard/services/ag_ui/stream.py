@@ -40,7 +40,7 @@ def check_readable(actor: Actor, conversation_id: int) -> None:
     """NotFound for an unknown conversation. Every signed-in user may read every conversation
     (services/conversations/conversation_queries.py); the route has already checked the token."""
     with reading() as uow:
-        load_conversation(uow.session, conversation_id)
+        load_conversation(uow.session, conversation_id, actor)
 
 
 def change_mark(conversation_id: int) -> tuple[Any, ...] | None:
@@ -67,12 +67,12 @@ def change_mark(conversation_id: int) -> tuple[Any, ...] | None:
 
 def next_batch(actor: Actor, conversation_id: int, cursor: StreamCursor) -> Batch:
     with reading() as uow:
-        return _Pass(uow.session, conversation_id, cursor).run()
+        return _Pass(uow.session, conversation_id, cursor, actor).run()
 
 
 class _Pass:
-    def __init__(self, session: Session, conversation_id: int, cursor: StreamCursor) -> None:
-        self.session, self.conversation_id, self.cursor = session, conversation_id, cursor
+    def __init__(self, session: Session, conversation_id: int, cursor: StreamCursor, actor: Actor) -> None:
+        self.session, self.conversation_id, self.cursor, self.actor = session, conversation_id, cursor, actor
         self.sent: list[tuple[str, BaseEvent]] = []
 
     def _send(self, event: BaseEvent, **moved: Any) -> None:
@@ -80,7 +80,7 @@ class _Pass:
         self.sent.append((self.cursor.encode(), event))
 
     def run(self) -> Batch:
-        conversation = load_conversation(self.session, self.conversation_id)
+        conversation = load_conversation(self.session, self.conversation_id, self.actor)
         if self.cursor.finished:
             return Batch([], self.cursor, more=False, finished=True)
         if not self.cursor.started:

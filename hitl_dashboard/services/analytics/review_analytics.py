@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from statistics import median
 
 from sqlalchemy import case, func
+from sqlalchemy.orm import aliased
 from sqlmodel import col, select
 
 from hitl_dashboard.db.models import Conversation, Decision, ReviewRequest, User, review_is_open, utcnow
-from hitl_dashboard.domain.enums import Action
+from hitl_dashboard.db.rows import in_workspaces
+from hitl_dashboard.domain.enums import Action, Role
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
 from hitl_dashboard.services.audit.audit_stats import BREACH_STATUSES, _day, _day_text
@@ -35,6 +37,9 @@ class AnalyticsFilters:
     days: int = 30
     team: str | None = None  # a team template name
     role: str | None = None  # the review role
+    # The workspaces read (issue 41): set from the reader's memberships by review_analytics, never by
+    # a caller; None: all (the instance admin).
+    workspaces: frozenset[int] | None = None
 
 
 @dataclass
@@ -121,6 +126,7 @@ def p90(values: list[float]) -> float:
 def review_analytics(actor: Actor, filters: AnalyticsFilters) -> Analytics:
     check_can_read_audit(actor)
     check_filters(filters)
+    filters = replace(filters, workspaces=actor.workspaces_with(Role.MANAGER.value))
     now = utcnow()
     since = now - timedelta(days=filters.days)
     with reading() as uow:
@@ -145,8 +151,17 @@ def review_analytics(actor: Actor, filters: AnalyticsFilters) -> Analytics:
     )
 
 
-def _filtered(query, filters: AnalyticsFilters, role_column, conversation_id=None):
-    """The team and role filters; the conversation is joined (on `conversation_id`) only for a team."""
+def _filtered(query, filters: AnalyticsFilters, role_column, conversation_id=None, request_id=None):
+    """The workspace, team and role filters. Every query here reads review requests, which carry their
+    workspace: the conversation is joined (on `conversation_id`) only for a team."""
+    if filters.workspaces is not None and request_id is not None:
+        # A decision's request by its key, per decision of the period (a join would let PostgreSQL
+        # read every request of the workspace first).
+        its = aliased(ReviewRequest)  # the outer query joins review_requests: not correlated to that one
+        query = query.where(in_workspaces(select(its.workspace_id).where(
+            its.id == request_id).correlate_except(its).scalar_subquery(), filters.workspaces))
+    elif filters.workspaces is not None:
+        query = query.where(in_workspaces(col(ReviewRequest.workspace_id), filters.workspaces))
     if filters.team:
         if conversation_id is not None:
             query = query.join(Conversation, Conversation.id == conversation_id)
@@ -174,7 +189,8 @@ def _decisions(uow, filters: AnalyticsFilters, since: datetime) -> list[tuple]:
              # In time order, the order of ix_decisions_created: ordered by id, SQLite scanned
              # every decision ever made to skip a sort.
              .where(Decision.created_at >= since).order_by(Decision.created_at, Decision.id).limit(MAX_ROWS))
-    found = uow.session.exec(_filtered(query, filters, Decision.role, Decision.conversation_id))
+    found = uow.session.exec(_filtered(query, filters, Decision.role, Decision.conversation_id,
+                                       Decision.review_request_id))
     # julianday() carries about 10 us of rounding: milliseconds are all a wait needs.
     return [(role, action, round(float(waited or 0.0), 3), _day_text(day), cid, who)
             for role, action, waited, day, cid, who in found]
@@ -202,6 +218,8 @@ def _requests(s, filters: AnalyticsFilters, since: datetime) -> tuple[dict[str, 
 
 def _started(filters: AnalyticsFilters, since: datetime, *columns):
     query = select(*columns).where(Conversation.created_at >= since)
+    if filters.workspaces is not None:
+        query = query.where(in_workspaces(col(Conversation.workspace_id), filters.workspaces))
     return query.where(Conversation.template == filters.team) if filters.team else query
 
 
@@ -275,5 +293,8 @@ def conversation_titles(actor: Actor, ids: list[int]) -> list[tuple[int, str, st
         return []
     with reading() as uow:
         rows = uow.session.exec(select(Conversation.id, Conversation.title, Conversation.template, Conversation.status)
-                                .where(col(Conversation.id).in_(ids[:500])).order_by(col(Conversation.id)))
+                                .where(col(Conversation.id).in_(ids[:500]),
+                                       in_workspaces(col(Conversation.workspace_id),
+                                                     actor.workspaces_with(Role.MANAGER.value)))
+                                .order_by(col(Conversation.id)))
         return [(cid, title, team, status) for cid, title, team, status in rows]

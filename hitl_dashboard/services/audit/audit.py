@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterator
 
 from hitl_dashboard.domain.audit_chain import ChainReport
+from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
 from hitl_dashboard.services.audit import audit_verification
@@ -36,12 +37,14 @@ def export_lines(actor: Actor | None, fmt: str) -> Iterator[str]:
         check_can_read_audit(actor)
     if fmt not in ("jsonl", "csv"):
         raise InvalidInput("format must be jsonl or csv", "format")
-    return _export(fmt)
+    # The instance admin exports the whole trail; a manager their workspaces' events (others as links).
+    return _export(fmt, None if actor is None or actor.is_admin else actor.workspaces_with(Role.MANAGER.value))
 
 
-def _export(fmt: str) -> Iterator[str]:
+def _export(fmt: str, workspaces: frozenset[int] | None) -> Iterator[str]:
+    """workspaces: the events of these workspaces only (a manager's); None: the whole trail."""
     with reading() as uow:
-        yield from (_jsonl_chunks if fmt == "jsonl" else _csv_chunks)(pages(uow))
+        yield from (_jsonl_chunks if fmt == "jsonl" else _csv_chunks)(pages(uow, workspaces=workspaces))
 
 
 def _jsonl_line(row) -> str:
@@ -70,15 +73,26 @@ def _number(value: int | None) -> str:
 
 def _jsonl_chunks(row_pages) -> Iterator[str]:
     for page in row_pages:
-        yield "".join([_jsonl_line(row) for row in page])
+        if page and len(page[0]) > _COLUMNS:  # a workspace manager's: another's event is a link
+            yield "".join([_jsonl_line(row[:_COLUMNS]) if row[-1] else _link_line(row) for row in page])
+        else:
+            yield "".join([_jsonl_line(row) for row in page])
+
+
+_COLUMNS = 11  # a row of audit_rows.pages; one more (readable or not) in a workspace manager's export
+
+
+def _link_line(row) -> str:
+    """Another workspace's event in a manager's export: its place in the chain, nothing of it."""
+    return f'{{"hash": "{row[10]}", "prev_hash": "{row[9]}", "redacted": true, "seq": {row[0]}}}\n'
 
 
 def _csv_chunks(row_pages) -> Iterator[str]:
     """What csv.DictWriter (the excel dialect) wrote: a header, then one \\r\\n-terminated line per event,
     a field quoted only when it holds a comma, a quote or a line break (quotes doubled), None empty."""
     header = ",".join(CSV_FIELDS) + "\r\n"
-    for page in row_pages:
-        yield header + "".join([_csv_line(row) for row in page])
+    for page in row_pages:  # a manager's CSV: their workspaces' events only
+        yield header + "".join([_csv_line(row[:_COLUMNS]) for row in page if len(row) == _COLUMNS or row[-1]])
         header = ""
     if header:
         yield header

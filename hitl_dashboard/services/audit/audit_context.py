@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.models import AuditEvent, CodeRevision, Message, ReviewRequest, ToolCall
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.enums import SubjectType
+from hitl_dashboard.domain.enums import Role, SubjectType
 from hitl_dashboard.domain.errors import NotFound
 from hitl_dashboard.domain.hashing import content_hash
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
@@ -51,7 +51,8 @@ def event_context(actor: Actor, seq: int) -> EventContext:
     check_can_read_audit(actor)
     with reading() as uow:
         event = uow.session.exec(select(AuditEvent).where(AuditEvent.seq == seq)).first()
-        if event is None:
+        managed = None if actor.is_admin else actor.workspaces_with(Role.MANAGER.value)
+        if event is None or (managed is not None and event.workspace_id not in managed):
             raise NotFound(f"audit event {seq} does not exist")
         reviewed = None
         if event.review_request_id is not None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import text
+from sqlalchemy import ColumnElement, or_, text
 from sqlmodel import col, select
 
 from hitl_dashboard.db.models import AuditEvent
+from hitl_dashboard.db.rows import in_workspaces
 from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
 from hitl_dashboard.services.transactions import reading
 
@@ -44,14 +46,14 @@ def list_events(
     check_can_read_audit(actor)
     filters = AuditFilters(user, role, action, conversation_id, since, until, before_seq)
     with reading() as uow:
-        return _events(uow, filters, limit)
+        return _events(uow, filters, limit, actor)
 
 
 def audit_page(actor: Actor, filters: AuditFilters, *, limit: int) -> AuditPage:
     """One page of events (newest first) and every action in the trail, in one read."""
     check_can_read_audit(actor)
     with reading() as uow:
-        return AuditPage(_events(uow, filters, limit), _known_actions(uow))
+        return AuditPage(_events(uow, filters, limit, actor), _known_actions(uow))
 
 
 def known_actions(actor: Actor) -> list[str]:
@@ -78,8 +80,16 @@ def _known_actions(uow: UnitOfWork) -> list[str]:
     return sorted(a for (a,) in uow.session.execute(_DISTINCT_ACTIONS) if a)
 
 
-def _events(uow: UnitOfWork, f: AuditFilters, limit: int) -> list[AuditEvent]:
-    query = select(AuditEvent).order_by(col(AuditEvent.seq).desc()).limit(limit)
+def readable_events(actor: Actor) -> ColumnElement[bool]:
+    """The events a reader may see: those of the workspaces it manages (issue 41); the instance
+    admin's (unbound) also the instance's own events (users, workspaces, sign-ins)."""
+    managed = in_workspaces(col(AuditEvent.workspace_id), actor.workspaces_with(Role.MANAGER.value))
+    # The instance admin acting in one workspace (the browser) reads that one's and the instance's own.
+    return or_(managed, col(AuditEvent.workspace_id).is_(None)) if actor.is_admin else managed
+
+
+def _events(uow: UnitOfWork, f: AuditFilters, limit: int, actor: Actor) -> list[AuditEvent]:
+    query = select(AuditEvent).where(readable_events(actor)).order_by(col(AuditEvent.seq).desc()).limit(limit)
     if f.user:
         query = query.where(AuditEvent.actor == f.user)
     if f.role:

@@ -21,19 +21,26 @@ PAGE = 2000
 # and result processing cost about as much as encoding the row. details comes as text and is parsed
 # here (details_of): psycopg's own json loading made fetching 3.5x slower. Both bounds are integers.
 _PAGE_SQL = ("SELECT seq, at, actor, actor_role, action, conversation_id, review_request_id, content_hash, "
-             "CAST(details AS TEXT), prev_hash, hash FROM audit_events WHERE seq > {after:d} ORDER BY seq "
+             "CAST(details AS TEXT), prev_hash, hash{readable} FROM audit_events WHERE seq > {after:d} ORDER BY seq "
              "LIMIT {size:d}")
 
 
-def pages(uow: UnitOfWork, *, after: int = 0, size: int | None = None) -> Iterator[Sequence[Any]]:
+def pages(uow: UnitOfWork, *, after: int = 0, size: int | None = None,
+          workspaces: frozenset[int] | None = None) -> Iterator[Sequence[Any]]:
     """Rows (seq, at, actor, actor_role, action, conversation_id, review_request_id, content_hash,
-    details, prev_hash, hash) with seq > after, oldest first, `size` (PAGE) at a time."""
+    details, prev_hash, hash) with seq > after, oldest first, `size` (PAGE) at a time. workspaces: a
+    reader of these only (issue 41: a manager's export): each row ends with one more column, 1 when
+    the event is theirs to read, 0 for another's (its content is left out: only its link is shown).
+    None: every event, as they are."""
     size = size or PAGE
+    readable = "" if workspaces is None else (
+        ", CASE WHEN workspace_id IN ({}) THEN 1 ELSE 0 END".format(", ".join(str(int(w)) for w in sorted(workspaces)))
+        if workspaces else ", 0")
     while True:
         # A checked-out connection always has its driver connection (None only once invalidated).
         cursor = uow.session.connection().connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         try:
-            cursor.execute(_PAGE_SQL.format(after=int(after), size=int(size)))
+            cursor.execute(_PAGE_SQL.format(after=int(after), size=int(size), readable=readable))
             page = cursor.fetchall()
         finally:
             cursor.close()

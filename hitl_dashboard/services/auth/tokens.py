@@ -21,11 +21,12 @@ from sqlalchemy import select as core_select
 from sqlmodel import col, select
 
 from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.memberships import memberships_of
 from hitl_dashboard.db.models import ApiToken, User, utcnow
 from hitl_dashboard.db.rows import table_of
 from hitl_dashboard.db.uow import CoreUnitOfWork, UnitOfWork
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
-from hitl_dashboard.domain.permissions import FULL_SCOPE, TOKEN_SCOPES, Actor
+from hitl_dashboard.domain.permissions import FULL_SCOPE, TOKEN_SCOPES, Actor, member_actor
 from hitl_dashboard.services.auth.users import get_user_by_name
 from hitl_dashboard.services.transactions import reading, transaction
 from hitl_dashboard.settings import get_settings
@@ -52,16 +53,17 @@ def create_token(
 
 
 def create_token_for(username: str, *, name: str, ttl_hours: float | None = None,
-                     scope: str = FULL_SCOPE) -> tuple[ApiToken, str]:
-    """An API token for the user named `username` (the operator's CLI)."""
+                     scope: str = FULL_SCOPE, workspace_id: int | None = None) -> tuple[ApiToken, str]:
+    """An API token for the user named `username` (the operator's CLI); workspace_id: it acts there only."""
     with transaction() as uow:
         user = get_user_by_name(uow, username)
-        return issue_token(uow, user_id=user.id, name=name, ttl_hours=ttl_hours, scope=scope)
+        return issue_token(uow, user_id=user.id, name=name, ttl_hours=ttl_hours, scope=scope,
+                           workspace_id=workspace_id)
 
 
 def issue_token(
     uow: UnitOfWork, *, user_id: int, name: str, kind: str = "api", ttl_hours: float | None = None,
-    audited: bool = True, scope: str = FULL_SCOPE,
+    audited: bool = True, scope: str = FULL_SCOPE, workspace_id: int | None = None,
 ) -> tuple[ApiToken, str]:
     """The step behind create_token, inside the caller's transaction. audited=False: the caller
     records the token in its own event (a sign-in's session is part of `user.signed_in`)."""
@@ -78,12 +80,15 @@ def issue_token(
         raise NotFound(f"user {user_id} does not exist")
     if not user.is_active:
         raise PermissionDenied(f"user '{user.username}' is disabled")
+    if workspace_id is not None and "admin" not in user.roles and \
+            workspace_id not in dict(memberships_of(uow.session.connection(), user_id)):
+        raise NotFound("no such workspace")  # not a member: as if it did not exist
     plaintext = TOKEN_PREFIX + secrets.token_urlsafe(32)
     now = utcnow()
     row = ApiToken(
         user_id=user_id, name=name or "", kind=kind, scope=scope, token_hash=hash_token(plaintext),
         prefix=plaintext[: len(TOKEN_PREFIX) + 6], created_at=now,
-        expires_at=now + timedelta(hours=ttl_hours) if ttl_hours is not None else None,
+        expires_at=now + timedelta(hours=ttl_hours) if ttl_hours is not None else None, workspace_id=workspace_id,
     )
     uow.session.add(row)
     uow.session.flush()
@@ -119,7 +124,7 @@ def _token_statement() -> Select:
     """The columns the check needs, not two whole entities: every API request pays for this read."""
     tokens, users = table_of(ApiToken), table_of(User)
     return (core_select(*(tokens.c[name] for name in ("id", "kind", "scope", "name", "revoked_at", "expires_at",
-                                                       "last_used_at", "created_at", "user_id")),
+                                                       "last_used_at", "created_at", "user_id", "workspace_id")),
                         users.c.username, users.c.roles, users.c.is_active)
             .join(users, users.c.id == tokens.c.user_id).where(tokens.c.token_hash == bindparam("token_hash")))
 
@@ -144,7 +149,8 @@ def _resolve(uow: CoreUnitOfWork, plaintext: str, kind: str | None) -> tuple[Act
     if not token.is_active:
         raise PermissionDenied(f"user '{token.username}' is disabled")
     due = token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION
-    actor = Actor(token.user_id, token.username, frozenset(token.roles), scope=token.scope, token_name=token.name)
+    actor = member_actor(token.user_id, token.username, token.roles, memberships_of(uow.connection, token.user_id),
+                         scope=token.scope, token_name=token.name, workspace_id=token.workspace_id)
     return actor, token.id if due else None
 
 

@@ -10,24 +10,63 @@ import re
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlmodel import col, select
+from sqlalchemy.orm import object_session
+from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.engine import get_engine
+from hitl_dashboard.db.memberships import default_workspace_id, memberships_of
 from hitl_dashboard.db.models import User
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.enums import Role
+from hitl_dashboard.db.workspace_models import Workspace, WorkspaceMember
+from hitl_dashboard.domain.enums import INSTANCE_ROLES, WORKSPACE_ROLES, Role
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
-from hitl_dashboard.domain.permissions import Actor, check_an_admin_remains, check_can_manage_users
+from hitl_dashboard.domain.permissions import Actor, check_an_admin_remains, check_can_manage_users, member_actor
 from hitl_dashboard.services.transactions import reading, transaction
 
 _hasher = PasswordHasher()
 _USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,63}$")
 VALID_ROLES = {r.value for r in Role}
+_INSTANCE = {r.value for r in INSTANCE_ROLES}
+_IN_WORKSPACE = {r.value for r in WORKSPACE_ROLES}
 WRONG_CREDENTIALS = "unknown user or wrong password"  # one answer for both, so names cannot be probed
 
 
 def actor_of(user: User) -> Actor:
-    return Actor(user.id, user.username, frozenset(user.roles))
+    """The user as an Actor with their memberships, read in the user's own session (or a new read)."""
+    session = object_session(user)
+    if session is not None:
+        held = memberships_of(session.connection(), user.id)
+    else:
+        with get_engine().connect() as connection:
+            held = memberships_of(connection, user.id)
+    return member_actor(user.id, user.username, user.roles, held)
+
+
+def split_roles(roles: list[str]) -> tuple[list[str], list[str]]:
+    """(the instance's roles, the roles held in a workspace) of a validated list."""
+    return sorted(r for r in roles if r in _INSTANCE), sorted(r for r in roles if r in _IN_WORKSPACE)
+
+
+def put_membership(session: Session, *, user_id: int, workspace_id: int | None, roles: list[str]) -> list[str]:
+    """Step: the user's roles in the workspace become `roles` (none: no longer a member). Returns the
+    roles held there before. workspace_id None: the default workspace (refused when there is none)."""
+    if workspace_id is None:
+        workspace_id = default_workspace_id(session.connection())
+        if workspace_id is None:
+            raise InvalidInput("there is no workspace 'default': name the workspace for these roles", "workspace")
+    member = session.exec(select(WorkspaceMember).where(WorkspaceMember.workspace_id == workspace_id,
+                                                        WorkspaceMember.user_id == user_id)).first()
+    before = sorted(member.roles) if member is not None else []
+    if member is not None and not roles:
+        session.delete(member)
+    elif member is not None:
+        member.roles = sorted(roles)
+        session.add(member)
+    elif roles:
+        session.add(WorkspaceMember(workspace_id=workspace_id, user_id=user_id, roles=sorted(roles)))
+    session.flush()
+    return before
 
 
 def validate_roles(roles: list[str]) -> list[str]:
@@ -47,11 +86,13 @@ def create_user(
     display_name: str = "",
     by: Actor | None = None,
     is_demo: bool = False,
+    workspace_id: int | None = None,
 ) -> User:
-    """`by` is None only for bootstrap paths (CLI run by the operator, demo seed)."""
+    """`by` is None only for bootstrap paths (CLI run by the operator, demo seed). Roles other than
+    admin are held in `workspace_id` (None: the default workspace)."""
     with transaction() as uow:
         return insert_user(uow, username=username, password=password, roles=roles, display_name=display_name,
-                           by=by, is_demo=is_demo)
+                           by=by, is_demo=is_demo, workspace_id=workspace_id)
 
 
 def insert_user(
@@ -63,6 +104,7 @@ def insert_user(
     display_name: str = "",
     by: Actor | None = None,
     is_demo: bool = False,
+    workspace_id: int | None = None,
 ) -> User:
     """`by` is None only for bootstrap paths (CLI run by the operator, demo seed)."""
     if by is not None:
@@ -74,15 +116,18 @@ def insert_user(
     roles = validate_roles(roles)
     if uow.session.exec(select(User).where(User.username == username)).first():
         raise Conflict(f"user '{username}' already exists")
+    instance_roles, workspace_roles = split_roles(roles)
     user = User(
         username=username,
         display_name=display_name or username.title(),
         password_hash=_hasher.hash(password),
-        roles=roles,
+        roles=instance_roles,
         is_demo=is_demo,
     )
     uow.session.add(user)
     uow.session.flush()
+    if workspace_roles:
+        put_membership(uow.session, user_id=user.id, workspace_id=workspace_id, roles=workspace_roles)
     append_audit(
         uow.session,
         actor=by.username if by else "system",
@@ -92,18 +137,23 @@ def insert_user(
     return user
 
 
-def set_roles(*, username: str, roles: list[str], by: Actor) -> User:
+def set_roles(*, username: str, roles: list[str], by: Actor, workspace_id: int | None = None) -> User:
+    """The user's roles: admin (the instance's) on the user, the others in `workspace_id` (None: the
+    default workspace)."""
     check_can_manage_users(by)
     with transaction() as uow:
         user = get_user_by_name(uow, username)
         after = validate_roles(roles)
         if user.is_active and Role.ADMIN.value in user.roles and Role.ADMIN.value not in after:
             check_an_admin_remains(lock_active_admins(uow, excluding=user.id), f"take the admin role from '{username}'")
-        before, user.roles = user.roles, after
+        instance_roles, workspace_roles = split_roles(after)
+        before_held = put_membership(uow.session, user_id=user.id, workspace_id=workspace_id, roles=workspace_roles)
+        before = sorted(set(user.roles) | set(before_held))
+        user.roles = instance_roles
         uow.session.add(user)
         append_audit(uow.session, actor=by.username, actor_role="admin", action="user.roles_changed",
-                     details={"username": username, "before": before, "after": user.roles})
-        user_id, changed = user.id, sorted(before) != sorted(after)
+                     details={"username": username, "before": before, "after": after})
+        user_id, changed = user.id, before != after
     if user_id is not None and changed:
         # After the commit: their open tabs check again now, so a tab stops getting the pushed queue
         # summary of a role taken away (ui/states/session_watch.py; the sessions themselves go on).
@@ -164,6 +214,22 @@ def list_users(actor: Actor | None) -> list[User]:
         check_can_manage_users(actor)
     with reading() as uow:
         return list(uow.session.exec(select(User).order_by(User.username)))
+
+
+def roles_by_workspace(actor: Actor | None) -> dict[int, dict[str, list[str]]]:
+    """For the users list: each user's roles per workspace slug, and the instance's under "*"."""
+    if actor is not None:
+        check_can_manage_users(actor)
+    with reading() as uow:
+        found: dict[int, dict[str, list[str]]] = {}
+        for user_id, roles in uow.session.exec(select(User.id, User.roles)):
+            if roles:
+                found.setdefault(user_id, {})["*"] = sorted(roles)
+        for user_id, slug, roles in uow.session.exec(
+                select(WorkspaceMember.user_id, Workspace.slug, WorkspaceMember.roles)
+                .join(Workspace, col(Workspace.id) == WorkspaceMember.workspace_id)):
+            found.setdefault(user_id, {})[slug] = sorted(roles)
+        return found
 
 
 def any_users(uow: UnitOfWork) -> bool:

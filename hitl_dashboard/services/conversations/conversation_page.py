@@ -50,12 +50,12 @@ def conversation_page(actor: Actor | None, conversation_id: int, *, newest_only:
     """NotFound for an unknown conversation. Every signed-in user may read every conversation.
     newest_only: the transcript's newest window alone (services/conversations/transcript_window.py)."""
     with reading() as uow:
-        detail = load_detail(uow.session, conversation_id)
+        detail = load_detail(uow.session, conversation_id, actor)
         if newest_only:
-            window = load_window(uow.session, conversation_id)
+            window = load_window(uow.session, conversation_id, actor)
             messages, older = window.messages, window.older
         else:
-            messages, older = load_messages(uow.session, conversation_id, limit=WHOLE_TRANSCRIPT), 0
+            messages, older = load_messages(uow.session, conversation_id, actor, limit=WHOLE_TRANSCRIPT), 0
         open_reviews = [_open_review(uow.session, r) for r in detail.open_requests]
         outcomes = recent_outcomes(uow, conversation_id)
         findings = findings_of(uow.session, detail.revisions)

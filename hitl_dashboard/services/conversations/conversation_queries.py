@@ -29,7 +29,7 @@ TRANSCRIPT_PAGE = 500
 def transcript(actor: Actor | None, conversation_id: int, *, after_seq: int = 0, limit: int = 500) -> list[Message]:
     """Messages after `after_seq`, oldest first. NotFound for an unknown conversation."""
     with reading() as uow:
-        return load_messages(uow.session, conversation_id, after_seq=after_seq, limit=limit)
+        return load_messages(uow.session, conversation_id, actor, after_seq=after_seq, limit=limit)
 
 
 def transcript_pages(actor: Actor | None, conversation_id: int, *, after_seq: int = 0,
@@ -45,9 +45,10 @@ def transcript_pages(actor: Actor | None, conversation_id: int, *, after_seq: in
         after_seq = page[-1].seq
 
 
-def load_messages(session: Session, conversation_id: int, *, after_seq: int = 0, limit: int = 500) -> list[Message]:
+def load_messages(session: Session, conversation_id: int, actor: Actor | None, *, after_seq: int = 0,
+                  limit: int = 500) -> list[Message]:
     """Step: see transcript."""
-    load_conversation(session, conversation_id)
+    load_conversation(session, conversation_id, actor)
     query = (
         select(Message)
         .where(Message.conversation_id == conversation_id, Message.seq > after_seq)
@@ -70,12 +71,12 @@ class ConversationDetail:
 def conversation_detail(actor: Actor | None, conversation_id: int) -> ConversationDetail:
     """Status, sign-off progress of the content under review, open review requests, revisions."""
     with reading() as uow:
-        return load_detail(uow.session, conversation_id)
+        return load_detail(uow.session, conversation_id, actor)
 
 
-def load_detail(session: Session, conversation_id: int) -> ConversationDetail:
+def load_detail(session: Session, conversation_id: int, actor: Actor | None) -> ConversationDetail:
     """Step: see conversation_detail."""
-    conversation = load_conversation(session, conversation_id)
+    conversation = load_conversation(session, conversation_id, actor)
     steps, open_requests = load_progress(session, conversation)
     revisions = list(session.exec(
         select(CodeRevision).where(CodeRevision.conversation_id == conversation_id)

@@ -12,6 +12,7 @@ from sqlmodel import Session
 
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.lookups import load_conversation
+from hitl_dashboard.db.memberships import resolve_workspace
 from hitl_dashboard.db.models import Conversation, Message, utcnow, without_checkpoint
 from hitl_dashboard.domain.enums import TERMINAL_STATUSES, ConversationStatus, MessageKind, TaskType
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound
@@ -43,6 +44,7 @@ class StartCommand:
     gate_policy: dict[str, Any] | None = None
     model_routing: dict[str, dict[str, Any]] = field(default_factory=dict)
     on_overdue: str = "escalate"
+    workspace: str | None = None  # its slug; None: the one the starter acts in (db/memberships.py)
 
 
 def start_conversation(actor: Actor, command: StartCommand) -> Conversation:
@@ -62,8 +64,9 @@ def add_conversation(session: Session, actor: Actor, command: StartCommand) -> C
         raise InvalidInput(f"the task is longer than {MAX_TASK_CHARS} characters", "task")
     if command.task_type not in TASK_TYPES:
         raise InvalidInput(f"task type must be one of {', '.join(sorted(TASK_TYPES))}", "task_type")
+    workspace = resolve_workspace(session, actor, command.workspace, for_new_work=True)
     template_name = command.template or command.task_type
-    found = versions.current(session, template_name)  # its newest version: the conversation keeps it
+    found = versions.current(session, template_name, workspace.id)  # its newest version: the conversation keeps it
     if found is None:
         raise InvalidInput(f"unknown team template '{template_name}'", "template")
     version, template = found
@@ -82,6 +85,7 @@ def add_conversation(session: Session, actor: Actor, command: StartCommand) -> C
         else template.default_policy(task_type)
     )
     conversation = Conversation(
+        workspace_id=workspace.id,
         title=cut_visibly(command.title or task.splitlines()[0], 200),
         task=task,
         task_type=task_type,
@@ -98,7 +102,8 @@ def add_conversation(session: Session, actor: Actor, command: StartCommand) -> C
     session.add(conversation)
     session.flush()
     session.add(
-        Message(conversation_id=conversation.id, seq=1, source=actor.username, kind=MessageKind.TEXT, content=task)
+        Message(conversation_id=conversation.id, workspace_id=conversation.workspace_id, seq=1, source=actor.username,
+                kind=MessageKind.TEXT, content=task)
     )
     append_audit(
         session,
@@ -130,7 +135,7 @@ def retry_conversation(actor: Actor, conversation_id: int) -> Conversation:
     input that was in flight, which is still stored (a failed turn commits nothing)."""
     require_role(actor, "admin", what="retry a failed conversation")
     with transaction() as uow:
-        conversation = load_conversation(uow.session, conversation_id)
+        conversation = load_conversation(uow.session, conversation_id, actor)
         if conversation.status != ConversationStatus.FAILED:
             raise Conflict(f"conversation {conversation_id} is {conversation.status}, not failed")
         reason = conversation.status_reason
@@ -175,7 +180,8 @@ def _abort(session: Session, actor: Actor, conversation_id: int, reason: str) ->
     conversation.status = ConversationStatus.ABORTED
     conversation.status_reason = f"aborted by {actor.username} (admin): {reason}"
     conversation.next_input = None
-    session.add(Message(conversation_id=conversation_id, seq=conversation.next_seq, source=actor.username,
+    session.add(Message(conversation_id=conversation_id, workspace_id=conversation.workspace_id,
+                        seq=conversation.next_seq, source=actor.username,
                         kind=MessageKind.SYSTEM, content=f"ABORTED by {actor.username} (admin): {reason}"))
     conversation.next_seq += 1
     conversation.lease_owner, conversation.lease_expires_at = None, None

@@ -15,6 +15,7 @@ from hitl_dashboard.services.reviews import queues
 from hitl_dashboard.services.reviews.decide import decide
 from hitl_dashboard.services.runner.until_idle import run_until_idle
 from hitl_dashboard.services.transactions import transaction
+from hitl_dashboard.services.workspaces import workspaces
 from hitl_dashboard.settings import get_settings
 
 DEMO_PASSWORD = "demo"
@@ -26,6 +27,15 @@ DEMO_USERS = [
     ("erin", ["admin", "security_reviewer", "product_reviewer", "final_approver"]),
     ("frank", ["product_reviewer", "security_reviewer"]),
 ]
+# A second group in its own workspace (issue 41), so a newcomer sees the separation: grace and heidi
+# see and decide only marketing's work; alice, bob, carol, dave and frank only the default one's;
+# erin is the instance admin and switches between both in the header.
+MARKETING = ("marketing", "Marketing")
+MARKETING_USERS = [
+    ("grace", ["product_reviewer", "manager"]),
+    ("heidi", ["security_reviewer", "final_approver", "workspace_admin"]),
+]
+MARKETING_TASKS = [("copy", "Write the spring campaign email for the analytics launch")]
 DEMO_TASKS = [
     ("code", "Add retry with exponential backoff to the payments webhook handler"),
     ("copy", "Write launch announcement copy for the new team analytics page"),
@@ -40,12 +50,19 @@ def seed_demo() -> dict:
     with transaction() as uow:
         if users.any_users(uow):
             return {"seeded": False, "message": "demo data already present; logins: " + _logins()}
+    marketing = workspaces.create_workspace(None, slug=MARKETING[0], name=MARKETING[1])
+    with transaction() as uow:
         for name, roles in DEMO_USERS:
             users.insert_user(uow, username=name, password=DEMO_PASSWORD, roles=roles, is_demo=True)
+        for name, roles in MARKETING_USERS:
+            users.insert_user(uow, username=name, password=DEMO_PASSWORD, roles=roles, is_demo=True,
+                              workspace_id=marketing.id)
         uow.session.flush()
-        frank = users.get_actor(uow, "frank")
+        frank, grace = users.get_actor(uow, "frank"), users.get_actor(uow, "grace")
         for task_type, task in DEMO_TASKS:
             add_conversation(uow.session, frank, StartCommand(task=task, task_type=task_type))
+        for task_type, task in MARKETING_TASKS:
+            add_conversation(uow.session, grace, StartCommand(task=task, task_type=task_type))
     with full_speed():  # nobody watches the seed: the demo's readable pace starts with the server
         asyncio.run(run_until_idle())
     _advance_one_past_security()
@@ -62,4 +79,6 @@ def _advance_one_past_security() -> None:
 
 
 def _logins() -> str:
-    return ", ".join(f"{name}/{DEMO_PASSWORD} ({'+'.join(roles)})" for name, roles in DEMO_USERS)
+    default = ", ".join(f"{name}/{DEMO_PASSWORD} ({'+'.join(roles)})" for name, roles in DEMO_USERS)
+    marketing = ", ".join(f"{name}/{DEMO_PASSWORD} ({'+'.join(roles)})" for name, roles in MARKETING_USERS)
+    return f"{default}; in workspace {MARKETING[0]}: {marketing}"

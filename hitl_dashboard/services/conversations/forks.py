@@ -50,7 +50,7 @@ def fork(actor: Actor, conversation_id: int, turn: int, instructions: str | None
         raise InvalidInput(f"the edited message is longer than {MAX_EDITED_MESSAGE_CHARS} characters",
                            "edited_message")
     with transaction() as uow:
-        parent = load_conversation(uow.session, conversation_id)
+        parent = load_conversation(uow.session, conversation_id, actor)
         _check_turn(parent, turn, lowest=1)
         next_input = None
         if instructions:
@@ -63,7 +63,8 @@ def fork(actor: Actor, conversation_id: int, turn: int, instructions: str | None
                 target=target, instructions=instructions, line_comments=(), reviewer=actor.username, role=FORK_ROLE)}
         child = _branch(uow.session, actor, parent, turn, FORK, next_input, edited_message)
         if instructions:  # the transcript says what the fork was told, as it does for a reviewer's REVISE
-            uow.session.add(Message(conversation_id=child.id, seq=child.next_seq, source=actor.username,
+            uow.session.add(Message(conversation_id=child.id, workspace_id=child.workspace_id, seq=child.next_seq,
+                                    source=actor.username,
                                     kind=MessageKind.DECISION,
                                     content=f"FORK of #{parent.id} at turn {turn} by {actor.username}: {instructions}"
                                     + (f" (for @{target_agent})" if target_agent else "")))
@@ -80,7 +81,7 @@ def replay(actor: Actor, conversation_id: int, turn: int) -> Conversation:
     """A new conversation from the state after `turn` (0: from the start) that runs the next turn with
     the input the parent's next turn had: the same question, new model calls."""
     with transaction() as uow:
-        parent = load_conversation(uow.session, conversation_id)
+        parent = load_conversation(uow.session, conversation_id, actor)
         _check_turn(parent, turn, lowest=0)
         following = turn_row(uow.session, parent.id, turn + 1)
         if following is None:
@@ -111,7 +112,7 @@ class ForkTree:
 
 def fork_tree(actor: Actor | None, conversation_id: int) -> ForkTree:
     with reading() as uow:
-        conversation = load_conversation(uow.session, conversation_id)
+        conversation = load_conversation(uow.session, conversation_id, actor)
         parent = None
         if conversation.parent_id is not None:
             row = uow.session.get(Conversation, conversation.parent_id)
@@ -127,7 +128,7 @@ def fork_tree(actor: Actor | None, conversation_id: int) -> ForkTree:
 def turn_of_message(actor: Actor | None, conversation_id: int, seq: int) -> int:
     """The agent turn that wrote message `seq` ("fork from here" on a message forks after its turn)."""
     with reading() as uow:
-        load_conversation(uow.session, conversation_id)
+        load_conversation(uow.session, conversation_id, actor)
         turn = uow.session.exec(
             select(TurnCheckpoint.turn).where(TurnCheckpoint.conversation_id == conversation_id,
                                               TurnCheckpoint.last_seq >= seq)
@@ -142,7 +143,7 @@ def turn_message(actor: Actor | None, conversation_id: int, turn: int) -> str | 
     """The agent message of `turn`: what a fork with an edited message replaces (the fork dialog
     starts from it). None when that turn has no single agent message to edit (a tool call, say)."""
     with reading() as uow:
-        conversation = load_conversation(uow.session, conversation_id)
+        conversation = load_conversation(uow.session, conversation_id, actor)
         spoken = _spoken_in_turn(uow.session, conversation, turn)
     return spoken[0].content if spoken is not None and len(spoken) == 1 else None
 
@@ -172,6 +173,7 @@ def _branch(session: Session, actor: Actor, parent: Conversation, turn: int, ori
         edited_seq = _edit_turn_message(session, parent, turn, state, edited_message.strip())
     suffix = f" ({origin} of #{parent.id} at turn {turn})"
     child = Conversation(
+        workspace_id=parent.workspace_id,  # a fork stays in its parent's workspace
         title=parent.title[:200 - len(suffix)] + suffix, task=parent.task, task_type=parent.task_type,
         template=parent.template, gate_policy=dict(parent.gate_policy), model_routing=dict(parent.model_routing),
         on_overdue=parent.on_overdue, status=ConversationStatus.RUNNING, initiator_id=actor.user_id,
@@ -187,7 +189,8 @@ def _branch(session: Session, actor: Actor, parent: Conversation, turn: int, ori
     for m in messages:
         edited = m.seq == edited_seq
         content = edited_message.strip() if edited and edited_message is not None else m.content
-        copy = Message(conversation_id=child.id, seq=m.seq, source=m.source, kind=m.kind, content=content,
+        copy = Message(conversation_id=child.id, workspace_id=child.workspace_id, seq=m.seq, source=m.source,
+                       kind=m.kind, content=content,
                        prompt_tokens=m.prompt_tokens, completion_tokens=m.completion_tokens, created_at=m.created_at,
                        model=None if edited else m.model)  # an edited message was not written by that model
         session.add(copy)
@@ -247,7 +250,7 @@ def parent_revisions(actor: Actor | None, conversation_id: int) -> list[CodeRevi
     """The code revisions of the conversation this one was forked or replayed from (none otherwise),
     by file then number: what a fork's own revisions can be compared with."""
     with reading() as uow:
-        conversation = load_conversation(uow.session, conversation_id)
+        conversation = load_conversation(uow.session, conversation_id, actor)
         if conversation.parent_id is None:
             return []
         return list(uow.session.exec(select(CodeRevision).where(CodeRevision.conversation_id == conversation.parent_id)
@@ -258,7 +261,7 @@ def compare_with_parent(actor: Actor | None, conversation_id: int, parent_revisi
                         own_revision_id: int) -> tuple[CodeRevision, CodeRevision]:
     """(the parent's revision, this conversation's revision), each checked to belong where it should."""
     with reading() as uow:
-        conversation = load_conversation(uow.session, conversation_id)
+        conversation = load_conversation(uow.session, conversation_id, actor)
         theirs = uow.session.get(CodeRevision, parent_revision_id)
         ours = uow.session.get(CodeRevision, own_revision_id)
     if conversation.parent_id is None or theirs is None or theirs.conversation_id != conversation.parent_id:

@@ -24,14 +24,14 @@ class RevisionDiff:
 def list_revisions(actor: Actor | None, conversation_id: int) -> list[CodeRevision]:
     """Every proposed file version, by key then number. NotFound for an unknown conversation."""
     with reading() as uow:
-        load_conversation(uow.session, conversation_id)
+        load_conversation(uow.session, conversation_id, actor)
         return _revisions_of(uow.session, conversation_id)
 
 
 def revision_diff(actor: Actor | None, conversation_id: int, from_id: int, to_id: int) -> RevisionDiff:
     """Revision ids, not numbers: an id names one file's version without also naming the key."""
     with reading() as uow:
-        load_conversation(uow.session, conversation_id)
+        load_conversation(uow.session, conversation_id, actor)
         before = _get_revision(uow.session, conversation_id, from_id)
         after = _get_revision(uow.session, conversation_id, to_id)
     lines = difflib.unified_diff(

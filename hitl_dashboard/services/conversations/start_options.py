@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations.conversations import TASK_TYPES
 from hitl_dashboard.services.teams import versions
 from hitl_dashboard.settings import get_settings
@@ -21,8 +22,9 @@ def task_types() -> list[str]:
     return [t for t in TASK_TYPE_ORDER if t in TASK_TYPES]
 
 
-def _teams() -> dict[str, TeamDefinition]:
-    return {name: team for name, (_, team) in versions.list_current(None).items()}
+def _teams(actor: Actor) -> dict[str, TeamDefinition]:
+    """The teams of the workspace the actor acts in."""
+    return {name: team for name, (_, team) in versions.list_current(actor).items()}
 
 
 def file_template_names() -> list[str]:
@@ -38,9 +40,9 @@ class FormChoices:
     policy: dict[str, Any]  # the policy start_conversation would apply to `template` with no gate_policy
 
 
-def form_choices(template: str, task_type: str) -> FormChoices:
-    """What the form shows for a template, from one read of the teams."""
-    teams = _teams()
+def form_choices(actor: Actor, template: str, task_type: str) -> FormChoices:
+    """What the form shows for a template, from one read of the workspace's teams."""
+    teams = _teams(actor)
     found = teams.get(template) or teams[_default_template(teams, "auto")]
     effective = found.fixed_task_type or (task_type if task_type != "auto" else "code")
     return FormChoices({name: list(team.agent_names) for name, team in teams.items()},
@@ -48,9 +50,9 @@ def form_choices(template: str, task_type: str) -> FormChoices:
                        found.default_policy(effective).to_dict())
 
 
-def default_template(task_type: str) -> str:
+def default_template(actor: Actor, task_type: str) -> str:
     """The team named like the task type if there is one, else the first that serves several types."""
-    return _default_template(_teams(), task_type)
+    return _default_template(_teams(actor), task_type)
 
 
 def _default_template(teams: dict[str, TeamDefinition], task_type: str) -> str:

@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.lookups import load_conversation
 from hitl_dashboard.db.models import AuditEvent, CodeRevision, Decision, Message, ReviewRequest, ToolCall, User
-from hitl_dashboard.domain.errors import PermissionDenied
+from hitl_dashboard.domain.errors import NotFound, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
 from hitl_dashboard.services.conversations.conversation_page import WHOLE_TRANSCRIPT
 from hitl_dashboard.services.conversations.conversation_queries import load_messages, transcript_pages
@@ -37,10 +37,10 @@ def export_conversation(actor: Actor | None, conversation_id: int, *, public_url
     stream_messages: "messages" is an iterator that reads the transcript a page at a time, each page
     its own short read, up to the last message stored when the rest was read (memory does not grow
     with the transcript: the Markdown download streams it, api/routes/exports.py)."""
-    with_audit = _may_read_audit(actor)
     with reading() as uow:
         session = uow.session
-        c = load_conversation(session, conversation_id)
+        c = load_conversation(session, conversation_id, actor)
+        with_audit = _may_read_audit(actor, c.workspace_id)
         page = f"{public_url.rstrip('/')}/conversations/{conversation_id}"
         if stream_messages:
             last_seq = session.exec(select(func.max(Message.seq))
@@ -48,7 +48,7 @@ def export_conversation(actor: Actor | None, conversation_id: int, *, public_url
             messages: Iterable[dict] = _streamed(actor, conversation_id, int(last_seq or 0), page)
             seq_of = _revision_message_seqs(session, conversation_id)
         else:
-            rows = load_messages(session, conversation_id, limit=WHOLE_TRANSCRIPT)
+            rows = load_messages(session, conversation_id, actor, limit=WHOLE_TRANSCRIPT)
             messages, seq_of = [_message(m, page) for m in rows], {m.id: m.seq for m in rows}
         names = _usernames(session)
         document = {
@@ -90,12 +90,13 @@ def _revision_message_seqs(session: Session, conversation_id: int) -> dict[int, 
     return dict(rows.all())
 
 
-def _may_read_audit(actor: Actor | None) -> bool:
+def _may_read_audit(actor: Actor | None, workspace_id: int) -> bool:
+    """A manager of the conversation's workspace (or the instance admin) reads its audit events."""
     if actor is None:
         return True
     try:
-        check_can_read_audit(actor)
-    except PermissionDenied:
+        check_can_read_audit(actor.within(workspace_id, ""))
+    except (PermissionDenied, NotFound):
         return False
     return True
 

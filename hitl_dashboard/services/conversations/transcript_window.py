@@ -41,9 +41,9 @@ class TranscriptWindow:
     older: int  # how many messages come before the first of them
 
 
-def load_window(session: Session, conversation_id: int) -> TranscriptWindow:
+def load_window(session: Session, conversation_id: int, actor: Actor | None) -> TranscriptWindow:
     """Step: the newest messages, by indexed reads (the newest seq, the window, the count before it)."""
-    load_conversation(session, conversation_id)
+    load_conversation(session, conversation_id, actor)
     last = session.exec(select(func.max(Message.seq)).where(Message.conversation_id == conversation_id)).one()
     start = window_start(int(last or 0))
     rows = list(session.exec(select(Message).where(Message.conversation_id == conversation_id, Message.seq > start)
@@ -57,7 +57,7 @@ def messages_before(actor: Actor | None, conversation_id: int, *, before_seq: in
                     limit: int = OLDER_PAGE) -> list[Message]:
     """Up to `limit` messages just before `before_seq`, oldest first. NotFound for an unknown conversation."""
     with reading() as uow:
-        load_conversation(uow.session, conversation_id)
+        load_conversation(uow.session, conversation_id, actor)
         rows = uow.session.exec(select(Message).where(
             Message.conversation_id == conversation_id, Message.seq < before_seq,
         ).order_by(col(Message.seq).desc()).limit(limit))
@@ -68,7 +68,7 @@ def messages_between(actor: Actor | None, conversation_id: int, *, after_seq: in
                      limit: int = OLDER_PAGE) -> list[Message]:
     """Up to `limit` messages after `after_seq` and before `before_seq`, oldest first."""
     with reading() as uow:
-        load_conversation(uow.session, conversation_id)
+        load_conversation(uow.session, conversation_id, actor)
         return list(uow.session.exec(select(Message).where(
             Message.conversation_id == conversation_id, Message.seq > after_seq, Message.seq < before_seq,
         ).order_by(col(Message.seq)).limit(limit)))

@@ -92,7 +92,8 @@ def report_result(actor: Actor, approval_id: int, *, ok: bool, text: str) -> App
             append_audit(session, actor=actor.username, action="external.reported", conversation_id=conversation.id,
                          details={"status": status, "result": text})
             what = "The caller reports " + ("it was used" if ok else "an error")
-        session.add(Message(conversation_id=conversation.id, seq=conversation.next_seq, source=actor.username,
+        session.add(Message(conversation_id=conversation.id, workspace_id=conversation.workspace_id,
+                            seq=conversation.next_seq, source=actor.username,
                             kind=MessageKind.TOOL_RESULT,
                             content=f"{what} (reported by {actor.username})\nResult: {cut_visibly(text, MAX_RESULT)}"))
         conversation.next_seq += 1

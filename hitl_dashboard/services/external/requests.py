@@ -17,6 +17,7 @@ from sqlmodel import Session, select
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.external_models import ExternalRequest
 from hitl_dashboard.db.lookups import tool_call_label
+from hitl_dashboard.db.memberships import resolve_workspace
 from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ToolCall
 from hitl_dashboard.domain import external as rules
 from hitl_dashboard.domain.enums import ConversationStatus, MessageKind, ReviewKind, SubjectType
@@ -51,6 +52,7 @@ class ApprovalCommand:
     context: str | None = None
     callback_url: str | None = None
     on_overdue: str = "escalate"
+    workspace: str | None = None  # its slug; None: the one the caller acts in (db/memberships.py)
 
     @property
     def kind(self) -> str:
@@ -61,6 +63,8 @@ class ApprovalCommand:
                  "args_schema": self.args_schema, "content": self.content, "file_name": self.file_name,
                  "task_type": self.task_type, "link": self.link, "context": self.context,
                  "callback_url": self.callback_url, "on_overdue": self.on_overdue}
+        if self.workspace is not None:  # only when named: fingerprints from before workspaces still match
+            asked["workspace"] = self.workspace
         return content_hash(canonical_json(asked))
 
 
@@ -68,10 +72,14 @@ def request_approval(actor: Actor, command: ApprovalCommand) -> ApprovalView:
     """The review for this request id: a new one (created=True) or the one asked for before."""
     _check(command)
     fingerprint = command.fingerprint()
-    with reading() as uow:  # asked before: answer without resolving the callback host again
+    with reading() as uow:  # asked before: answer without validating or resolving anything again
         earlier = _earlier(uow.session, actor, command.request_id, fingerprint)
     if earlier is not None:
         return earlier
+    if command.tool is not None:
+        if command.args_schema is not None:
+            check_schema(command.args_schema)
+        validate_args(command.args_schema, command.arguments, "arguments")
     if command.callback_url is not None:
         check_callback_url(command.callback_url)  # DNS, outside any transaction
     try:
@@ -106,10 +114,8 @@ def _check(command: ApprovalCommand) -> None:
         if not rules.TOOL_NAME.match(command.tool):
             raise InvalidInput("tool must be a name of 1-64 letters, digits, '_', '.' or '-'", "tool")
         rules.check_json_size(command.arguments, "arguments")
-        if command.args_schema is not None:
+        if command.args_schema is not None:  # checked against the arguments once it is not a replay
             rules.check_json_size(command.args_schema, "args_schema")
-            check_schema(command.args_schema)
-        validate_args(command.args_schema, command.arguments, "arguments")
     else:
         assert command.content is not None
         if not command.content.strip() or len(command.content) > rules.MAX_CONTENT:
@@ -131,8 +137,8 @@ def _earlier(session: Session, actor: Actor, request_id: str, fingerprint: str) 
     return approval_view(session, row, conversation, created=False)
 
 
-def _team(session: Session, command: ApprovalCommand) -> tuple[int, TeamDefinition, str]:
-    found = versions.current(session, command.team)
+def _team(session: Session, workspace_id: int, command: ApprovalCommand) -> tuple[int, TeamDefinition, str]:
+    found = versions.current(session, command.team, workspace_id)
     if found is None:
         raise InvalidInput(f"unknown team '{command.team}'", "team")
     version, team = found
@@ -145,18 +151,21 @@ def _team(session: Session, command: ApprovalCommand) -> tuple[int, TeamDefiniti
 
 def _add(session: Session, actor: Actor, command: ApprovalCommand,
          fingerprint: str) -> tuple[ExternalRequest, Conversation]:
-    version_id, team, task_type = _team(session, command)
+    workspace = resolve_workspace(session, actor, command.workspace, for_new_work=True)
+    version_id, team, task_type = _team(session, workspace.id, command)
     what = (f"{command.tool}({canonical_json(command.arguments)})" if command.tool is not None
             else f"{command.file_name}")
     conversation = Conversation(
-        title=command.title, task=f"External approval request: {what}"[:20_000], task_type=task_type,
+        workspace_id=workspace.id, title=command.title, task=f"External approval request: {what}"[:20_000],
+        task_type=task_type,
         template=command.team, team_version_id=version_id, gate_policy=team.default_policy(task_type).to_dict(),
         on_overdue=command.on_overdue, status=ConversationStatus.AWAITING_REVIEW, initiator_id=actor.user_id,
         origin=rules.EXTERNAL, next_seq=1,
     )
     session.add(conversation)
     session.flush()
-    hook = add_callback_target(session, command.callback_url, actor.user_id) if command.callback_url else None
+    hook = (add_callback_target(session, command.callback_url, actor.user_id, workspace.id)
+            if command.callback_url else None)
     row = ExternalRequest(
         conversation_id=conversation.id, caller_id=actor.user_id, token_name=actor.token_name[:100],
         caller_request_id=command.request_id, fingerprint=fingerprint, kind=command.kind, link=command.link,
@@ -179,7 +188,8 @@ def _add(session: Session, actor: Actor, command: ApprovalCommand,
 
 
 def _say(session: Session, conversation: Conversation, source: str, kind: str, content: str) -> Message:
-    message = Message(conversation_id=conversation.id, seq=conversation.next_seq, source=source, kind=kind,
+    message = Message(conversation_id=conversation.id, workspace_id=conversation.workspace_id,
+                      seq=conversation.next_seq, source=source, kind=kind,
                       content=content)
     conversation.next_seq += 1
     session.add(message)

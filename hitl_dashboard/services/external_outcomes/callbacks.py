@@ -44,9 +44,10 @@ def check_callback_url(url: str) -> str:
     return url
 
 
-def add_callback_target(session: Session, url: str, caller_id: int) -> Webhook:
+def add_callback_target(session: Session, url: str, caller_id: int, workspace_id: int) -> Webhook:
     """Step: the webhook row a request's callbacks go to (no events: nothing else reaches it)."""
-    hook = Webhook(url=url, events=[], secret=secrets.token_urlsafe(32), format="json", created_by=caller_id)
+    hook = Webhook(url=url, events=[], secret=secrets.token_urlsafe(32), format="json", created_by=caller_id,
+                   workspace_id=workspace_id)
     session.add(hook)
     session.flush()
     return hook

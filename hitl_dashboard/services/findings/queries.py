@@ -54,7 +54,7 @@ def finding_dict(f: CodeFinding) -> dict:
 def revision_findings(actor: Actor | None, conversation_id: int, revision_id: int) -> RevisionFindings:
     """NotFound for an unknown conversation or a revision of another conversation."""
     with reading() as uow:
-        load_conversation(uow.session, conversation_id)
+        load_conversation(uow.session, conversation_id, actor)
         revision = uow.session.get(CodeRevision, revision_id)
         if revision is None or revision.conversation_id != conversation_id:
             raise NotFound(f"conversation {conversation_id} has no revision {revision_id}")

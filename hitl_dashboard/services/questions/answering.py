@@ -23,6 +23,7 @@ from hitl_dashboard.services.audit.audit_context import revisions_under_review
 from hitl_dashboard.services.background_round import BackgroundRound
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.questions.questions import note
+from hitl_dashboard.services.teams import web_policy
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.settings import get_settings
@@ -36,7 +37,10 @@ TRANSCRIPT_MESSAGES = 60  # the newest messages before the question; agents/ques
 async def answer_open_questions(limit: int = ROUND_SIZE) -> int:
     """Answer up to `limit` open questions; returns how many got an answer or a failure."""
     finished = 0
-    for question_id, team, spec, context in _claim(limit):
+    for question_id, team, spec, context, refused in _claim(limit):
+        if refused:  # fail closed, as the runner: the model of a web-saved version the policy refuses gets nothing
+            finished += _store(question_id, Answer("", 0, 0, ""), error=web_policy.refusal(refused))
+            continue
         try:
             answer = await answer_question(team, spec, context)
         except Exception as exc:  # noqa: BLE001 - the reviewer sees why, and may retry
@@ -73,7 +77,8 @@ def _claim(limit: int) -> list:
             conversation = get_existing(session, Conversation, q.conversation_id)
             team = pinned(conversation)
             spec = agent_model_specs(team, conversation.model_routing or {})[q.agent]
-            claimed.append((q.id, team, spec, _context(session, q, conversation)))
+            refused = web_policy.run_problems(session, conversation.team_version_id, team)
+            claimed.append((q.id, team, spec, _context(session, q, conversation), refused))
     return claimed
 
 

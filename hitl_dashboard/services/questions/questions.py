@@ -36,7 +36,7 @@ def ask_question(actor: Actor, review_id: int, text: str, *, key: str | None = N
         raise InvalidInput("a question about a line names its file and a line number from 1", "line")
     with transaction() as uow:
         session = uow.session
-        request = get_request(uow, review_id)
+        request, actor = get_request(uow, review_id, actor)
         _check_can_ask(actor, request)
         conversation = get_existing(session, Conversation, request.conversation_id)
         if is_external(conversation):  # its work was produced elsewhere: no agent of ours knows it
@@ -77,7 +77,7 @@ def retry_question(actor: Actor, review_id: int, question_id: int) -> ReviewQues
     garbage). Who may ask may retry; the review must still be open, and nothing about it changes."""
     with transaction() as uow:
         session = uow.session
-        request = get_request(uow, review_id)
+        request, actor = get_request(uow, review_id, actor)
         question = session.get(ReviewQuestion, question_id)
         if question is None or question.review_request_id != request.id:
             raise NotFound(f"question {question_id} is not on review request {review_id}")
@@ -98,7 +98,8 @@ def retry_question(actor: Actor, review_id: int, question_id: int) -> ReviewQues
 def note(session: Session, conversation: Conversation, source: str, kind: str, text: str,
          model: str | None = None) -> None:
     """A question or an answer in the transcript (an answer names the model that wrote it)."""
-    session.add(Message(conversation_id=conversation.id, seq=conversation.next_seq, source=source[:64], kind=kind,
+    session.add(Message(conversation_id=conversation.id, workspace_id=conversation.workspace_id,
+                        seq=conversation.next_seq, source=source[:64], kind=kind,
                         content=text, model=model))
     conversation.next_seq += 1
     session.add(conversation)
@@ -114,9 +115,9 @@ def questions_of(session: Session, review_ids: list[int]) -> dict[int, list[Revi
 
 
 def review_questions(actor: Actor, review_id: int) -> list[ReviewQuestion]:
-    """For the API: the thread of one review. Every signed-in user may read every conversation."""
+    """For the API: the thread of one review, for every member of its workspace."""
     with reading() as uow:
-        get_request(uow, review_id)
+        get_request(uow, review_id, actor)
         return questions_of(uow.session, [review_id]).get(review_id, [])
 
 

@@ -14,6 +14,8 @@ def acting_reviewer(username: str | None, *, role: str | None = None) -> Actor:
     if username:
         return users.find_actor(username)
     for user in users.list_users(None):
-        if role in user.roles and user.is_active:
-            return users.actor_of(user)
+        if user.is_active:
+            actor = users.actor_of(user)
+            if role in actor.roles:  # held in some workspace (the queue then shows those workspaces')
+                return actor
     raise InvalidInput(f"no active user holds the role {role}; pass --as", "role")

@@ -11,6 +11,7 @@ from sqlmodel import col
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.lookups import get_request
 from hitl_dashboard.db.models import ReviewRequest, User, utcnow
+from hitl_dashboard.db.rows import holds_role_there
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import ReviewStatus
 from hitl_dashboard.domain.errors import Conflict, PermissionDenied
@@ -45,7 +46,7 @@ def claim_request(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewReques
                      conversation_id=claimed.conversation_id, review_request_id=review_id,
                      content_hash=claimed.content_hash)
         return claimed
-    request = get_request(uow, review_id)
+    request, actor = get_request(uow, review_id, actor)
     check_can_claim(actor, request.required_role)
     if request.status == ReviewStatus.CLAIMED and request.assignee_id == actor.user_id:
         return request  # claiming twice is harmless
@@ -60,8 +61,8 @@ def _claim_if_pending(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewRe
     for the first and finds the row no longer pending; SQLite's writers already take turns."""
     conditions: list[ColumnElement[bool]] = [col(ReviewRequest.id) == review_id,
                                              col(ReviewRequest.status) == ReviewStatus.PENDING]
-    if not actor.is_admin:  # the rule of check_can_claim, in the statement
-        conditions.append(col(ReviewRequest.required_role).in_(sorted(actor.roles)))
+    # The rule of check_can_claim, in the statement: a role held in the request's own workspace.
+    conditions.append(holds_role_there(actor, col(ReviewRequest.required_role), col(ReviewRequest.workspace_id)))
     return uow.session.execute(
         update(ReviewRequest).where(*conditions)
         .values(status=ReviewStatus.CLAIMED, assignee_id=actor.user_id, claimed_at=utcnow(),
@@ -72,7 +73,7 @@ def _claim_if_pending(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewRe
 
 
 def release_request(uow: UnitOfWork, actor: Actor, review_id: int) -> ReviewRequest:
-    request = get_request(uow, review_id)
+    request, actor = get_request(uow, review_id, actor)
     if request.status != ReviewStatus.CLAIMED:
         raise Conflict(f"review request {review_id} is {request.status}, not claimed")
     if request.assignee_id != actor.user_id and not actor.is_admin:

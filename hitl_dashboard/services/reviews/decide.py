@@ -57,6 +57,7 @@ from hitl_dashboard.services.reviews.review_requests import (
 )
 from hitl_dashboard.services.reviews.suggestion_pins import pin_suggestions, suggestions_details
 from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls, record_tool_decision
+from hitl_dashboard.services.teams import web_policy
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import transaction
 from hitl_dashboard.services.webhooks import webhooks
@@ -129,6 +130,8 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
             decision: DecisionInput, *, read: Row) -> DecisionOutcome:
     """read: the locked read's row (whether a question was asked, a message subject's author)."""
     review_id = request.id
+    # The roles held in the request's workspace decide; not a member there: it does not exist.
+    actor = actor.within(request.workspace_id, f"review request {review_id} does not exist")
     agents = pinned(conversation).agent_names
     validate_decision(decision, kind=ReviewKind(request.kind), agents=agents)
     authors = (authors_of(uow.session, request, read.message_author) if decision.action in (Action.APPROVE, Action.SKIP)
@@ -160,8 +163,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
     if decision.edited_args is not None:
         tool_call = get_existing(uow.session, ToolCall, request.subject_id)
         edited = (validate_external_edit(uow.session, conversation.id, decision.edited_args)
-                  if is_external(conversation) else
-                  validate_tool_args(pinned(conversation), tool_call.tool_name, decision.edited_args))
+                  if is_external(conversation) else _validated_edit(uow, conversation, tool_call, decision.edited_args))
         edited = None if edited == tool_call.arguments else edited  # unchanged is not an edit
     new_status = ReviewStatus.PENDING if _is_signoff_skip(request, decision) else ReviewStatus.DECIDED
     closed = {"status": new_status, "version": request.version + 1, "assignee_id": None,
@@ -252,6 +254,16 @@ def _earlier(uow: UnitOfWork, key: str | None, fingerprint: str, actor: Actor) -
     ).first()
     return DecisionOutcome(row.id, row.review_request_id, row.conversation_id, row.action, conversation.status,
                            now_open, True)
+
+
+def _validated_edit(uow: UnitOfWork, conversation: Conversation, tool_call: ToolCall, edited_args: object) -> dict:
+    """The edited arguments, checked against the tool's schema: which imports its function, or reads
+    an MCP server (starting a stdio one) in this web worker. So first the check the runner makes: a
+    version saved from the web that names what the operator no longer allows is refused here, with
+    nothing of it imported or started (services/teams/web_policy.py)."""
+    team = pinned(conversation)
+    web_policy.check_run(uow.session, conversation.team_version_id, team, "edited_args")
+    return validate_tool_args(team, tool_call.tool_name, edited_args)
 
 
 def _check_open(uow: UnitOfWork, actor: Actor, request: ReviewRequest, decision: DecisionInput) -> None:

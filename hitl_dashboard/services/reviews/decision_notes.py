@@ -41,7 +41,8 @@ def transcript_note(session: Session, conversation: Conversation, actor: Actor, 
     if planned:
         text += "\n" + edits_message(actor.username, request.required_role, list(planned.changes))
     note_id = insert_row(session, Message, dict(
-        conversation_id=conversation.id, seq=conversation.next_seq, source=actor.username, kind=MessageKind.DECISION,
-        content=text, prompt_tokens=0, completion_tokens=0, created_at=utcnow(), model=None, author_id=None))
+        conversation_id=conversation.id, workspace_id=conversation.workspace_id, seq=conversation.next_seq,
+        source=actor.username, kind=MessageKind.DECISION, content=text, prompt_tokens=0, completion_tokens=0,
+        created_at=utcnow(), model=None, author_id=None))
     conversation.next_seq += 1
     return note_id

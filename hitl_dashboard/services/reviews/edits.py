@@ -54,9 +54,9 @@ def editable_content(actor: Actor, review_id: int, conversation_id: int) -> Edit
     """For a reviewer who may decide the open review `review_id` of this conversation."""
     with reading() as uow:
         request = uow.session.get(ReviewRequest, review_id)
-        if request is None or request.conversation_id != conversation_id:
+        if request is None or request.conversation_id != conversation_id or not actor.sees(request.workspace_id):
             raise NotFound(f"review request {review_id} is not part of this conversation")
-        check_can_claim(actor, request.required_role)
+        check_can_claim(actor.within(request.workspace_id, ""), request.required_role)
         if request.status not in OPEN_REVIEW_STATUSES:
             raise Conflict(f"review request {review_id} is closed: {closed_how(uow.session, request)}")
         if request.subject_type == SubjectType.CODE_REVISION:
@@ -146,7 +146,8 @@ def store_edit(session: Session, actor: Actor, conversation: Conversation, reque
         subject = Subject(SubjectType.CODE_REVISION, first.id, f"{label}, edited by {actor.username}",
                           content_hash(sorted([r.key, r.content_hash] for r in revisions)))
     else:
-        edited = Message(conversation_id=conversation.id, seq=conversation.next_seq, source=actor.username,
+        edited = Message(conversation_id=conversation.id, workspace_id=conversation.workspace_id,
+                     seq=conversation.next_seq, source=actor.username,
                          kind=MessageKind.TEXT, content=planned.files[0][2], author_id=actor.user_id)
         conversation.next_seq += 1
         session.add(edited)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, ReviewStatus
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, check_can_claim
-from hitl_dashboard.services.reviews.review_queries import ReviewListItem, query_reviews
+from hitl_dashboard.services.reviews.review_queries import ReviewListItem, claimable_by, query_reviews
 from hitl_dashboard.services.transactions import reading
 
 
@@ -19,4 +19,4 @@ def role_queue(
         raise InvalidInput("limit must be 1-500", "limit")
     statuses = [ReviewStatus.PENDING.value] if unclaimed_only else [s.value for s in OPEN_REVIEW_STATUSES]
     with reading() as uow:
-        return query_reviews(uow, [role], statuses, None, limit, offset, search=search)
+        return query_reviews(uow, [role], statuses, None, limit, offset, search=search, scope=claimable_by(actor))

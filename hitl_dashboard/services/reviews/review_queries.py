@@ -7,13 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import ColumnElement
 from sqlalchemy.orm import aliased
 from sqlmodel import col, or_, select
 
 from hitl_dashboard.db.lookups import get_request
 from hitl_dashboard.db.models import Conversation, ReviewRequest, User, review_is_open, utcnow
+from hitl_dashboard.db.rows import holds_role_there, in_workspaces
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, QUEUE_ROLES, ReviewStatus
+from hitl_dashboard.domain.enums import OPEN_REVIEW_STATUSES, QUEUE_ROLES, ReviewStatus, Role
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import READ_ALL_ROLES, Actor, check_can_claim
 from hitl_dashboard.services.transactions import reading
@@ -71,26 +73,41 @@ def list_reviews(
         return []
     statuses = {"open": list(OPEN_REVIEW_STATUSES), "all": None}.get(status, [status])
     with reading() as uow:
-        return query_reviews(uow, roles, statuses, conversation_id, limit, offset)
+        return query_reviews(uow, roles, statuses, conversation_id, limit, offset, scope=readable_by(actor))
+
+
+def readable_by(actor: Actor) -> ColumnElement[bool]:
+    """The requests a list may show the actor: those of a role it holds in their workspace, and every
+    one in the workspaces it manages (issue 41: never another workspace's)."""
+    return or_(claimable_by(actor),
+               in_workspaces(col(ReviewRequest.workspace_id), actor.workspaces_with(Role.MANAGER.value)))
+
+
+def claimable_by(actor: Actor) -> ColumnElement[bool]:
+    """The requests of a role the actor holds in their own workspace (a queue, "next")."""
+    return holds_role_there(actor, col(ReviewRequest.required_role), col(ReviewRequest.workspace_id))
 
 
 def next_review(actor: Actor, role: str, *, conversation_id: int | None = None) -> ReviewListItem | None:
     check_can_claim(actor, role)  # "next" is for claiming: only a role you hold (admins: any)
     with reading() as uow:
-        found = query_reviews(uow, [role], [ReviewStatus.PENDING.value], conversation_id, 1, 0)
+        found = query_reviews(uow, [role], [ReviewStatus.PENDING.value], conversation_id, 1, 0,
+                              scope=claimable_by(actor))
     return found[0] if found else None
 
 
-def conversation_of_review(review_id: int) -> int:
-    """The conversation a review request belongs to (links to /reviews/<id> open it); NotFound if none."""
+def conversation_of_review(actor: Actor, review_id: int) -> int:
+    """The conversation a review request belongs to (links to /reviews/<id> open it); NotFound if
+    none, or in a workspace the actor is not in."""
     with reading() as uow:
-        return get_request(uow, review_id).conversation_id
+        return get_request(uow, review_id, actor)[0].conversation_id
 
 
 def query_reviews(uow: UnitOfWork, roles, statuses, conversation_id, limit, offset, *,
-                  search: str | None = None) -> list[ReviewListItem]:
-    """The step behind every review list: the caller has checked which roles the actor may see.
-    One role and the open statuses (the queue) read ix_reviews_open_role_due in order: no sort."""
+                  scope: ColumnElement[bool], search: str | None = None) -> list[ReviewListItem]:
+    """The step behind every review list: the caller has checked which roles the actor may see, and
+    gives the workspace filter (scope: readable_by or claimable_by). One role and the open statuses
+    (the queue) read ix_reviews_open_role_due or ix_reviews_open_workspace_role_due in order."""
     assignee = aliased(User)
     role_term = (ReviewRequest.required_role == roles[0] if len(roles) == 1
                  else col(ReviewRequest.required_role).in_(roles))
@@ -100,7 +117,7 @@ def query_reviews(uow: UnitOfWork, roles, statuses, conversation_id, limit, offs
                Conversation.prompt_tokens + Conversation.completion_tokens, assignee.username, Conversation.origin)
         .join(Conversation, Conversation.id == ReviewRequest.conversation_id)
         .outerjoin(assignee, assignee.id == ReviewRequest.assignee_id)
-        .where(role_term)
+        .where(role_term, scope)
         .order_by(ReviewRequest.due_at, ReviewRequest.id)
         .limit(limit).offset(offset)
     )

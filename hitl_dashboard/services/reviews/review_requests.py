@@ -57,6 +57,7 @@ def open_request(
     now = utcnow()
     request = ReviewRequest(
         conversation_id=conversation.id,
+        workspace_id=conversation.workspace_id,
         kind=kind,
         required_role=role,
         rule=rule,

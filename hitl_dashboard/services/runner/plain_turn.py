@@ -54,11 +54,11 @@ _CLAIM = DriverStatement(
             turns_since_review=_C.turns_since_review + 1, lease_expires_at=bindparam("lease_expires_at"),
             crash_count=0)
     .returning(_C.template, _C.team_version_id, cast(_C.gate_policy, Text), _C.checkpoint_version, _C.next_seq,
-               _C.turns_since_review)
+               _C.turns_since_review, _C.workspace_id)
 )
 _INSERT_MESSAGES = DriverStatement(insert(table_of(Message)), [
-    "conversation_id", "seq", "source", "kind", "content", "prompt_tokens", "completion_tokens", "created_at",
-    "model"])
+    "conversation_id", "workspace_id", "seq", "source", "kind", "content", "prompt_tokens", "completion_tokens",
+    "created_at", "model"])
 
 
 def may_be_plain(turn: TurnResult, code: TurnCode, findings: FindingsView | None) -> bool:
@@ -83,7 +83,7 @@ def store(uow: CoreUnitOfWork, conversation_id: int, owner: str, turn: TurnResul
     })
     if not claimed:
         raise LeaseLost()
-    template, version_id, policy_json, number, next_seq, turns_since_review = claimed[0]
+    template, version_id, policy_json, number, next_seq, turns_since_review, workspace_id = claimed[0]
     if _planner_may_reroute(team_of(version_id, template), turn):
         return None  # apply_turn follows the planner's TASK TYPE line
     decision = decide_turn(_policy(policy_json), turn.messages, proposes_code=False, held_tool_calls=0,
@@ -93,7 +93,7 @@ def store(uow: CoreUnitOfWork, conversation_id: int, owner: str, turn: TurnResul
     seq = next_seq - len(turn.messages)
     rows: list[dict[str, Any]] = []
     for message in turn.messages:
-        rows.append({"conversation_id": conversation_id, "seq": seq,
+        rows.append({"conversation_id": conversation_id, "workspace_id": workspace_id, "seq": seq,
                      "source": fit_with_hash(message.source, SOURCE_CHARS), "kind": message.kind,
                      "content": storable_text(message.content), "prompt_tokens": message.prompt_tokens,
                      "completion_tokens": message.completion_tokens, "created_at": now,

@@ -27,6 +27,7 @@ from hitl_dashboard.services.runner.identity import new_runner_id
 from hitl_dashboard.services.runner.run_failures import LeaseLost, describe_storage_error, mark_failed, record_crash
 from hitl_dashboard.services.runner.tool_execution import run_approved_tools, tool_call_ids
 from hitl_dashboard.services.runner.turns import CONTINUE, apply_turn
+from hitl_dashboard.services.teams import web_policy
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.settings import get_settings
 
@@ -78,6 +79,10 @@ async def _run_leased(conversation_id: int, runner_id: str) -> None:
             return
         snapshot = _Snapshot(conversation)
         state = state_at(uow.session, conversation_id, snapshot.checkpoint_version)
+        refused = web_policy.run_problems(uow.session, conversation.team_version_id, snapshot.team)
+    if refused:  # fail closed: a web-saved version may run only what the operator allows today
+        mark_failed(conversation_id, runner_id, web_policy.refusal(refused))
+        return
     task = snapshot.next_input
     if task and task.get("type") == "tool_execution":
         task = await run_approved_tools(conversation_id, tool_call_ids(task), runner_id)

@@ -86,7 +86,7 @@ def _report(call: ToolCall) -> str:
 
 
 def _transcript(uow: UnitOfWork, conversation: Conversation, content: str) -> None:
-    uow.session.add(Message(conversation_id=conversation.id, seq=conversation.next_seq, source=SOURCE,
-                            kind=MessageKind.TOOL_RESULT, content=content))
+    uow.session.add(Message(conversation_id=conversation.id, workspace_id=conversation.workspace_id,
+                            seq=conversation.next_seq, source=SOURCE, kind=MessageKind.TOOL_RESULT, content=content))
     conversation.next_seq += 1
     uow.session.add(conversation)

@@ -112,7 +112,7 @@ def _pause(conversation: Conversation) -> str:
 
 def _store_message(session: Session, conversation: Conversation, produced: ProducedMessage) -> Message:
     row = Message(
-        conversation_id=conversation.id, seq=conversation.next_seq,
+        conversation_id=conversation.id, workspace_id=conversation.workspace_id, seq=conversation.next_seq,
         source=fit_with_hash(produced.source, SOURCE_CHARS), kind=produced.kind,
         content=storable_text(produced.content), prompt_tokens=produced.prompt_tokens,
         completion_tokens=produced.completion_tokens, model=fit_with_hash(produced.model, MODEL_CHARS) or None,

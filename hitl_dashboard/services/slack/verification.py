@@ -32,6 +32,11 @@ class SlackRefused(Exception):
         self.status, self.reason = status, reason
 
 
+class SlackUnverified(SlackRefused):
+    """Refused before its signature was found good: nobody's action (anyone can send it), so it is
+    counted and logged, never audited."""
+
+
 @dataclass(frozen=True)
 class Interaction:
     """The parts of a verified block_actions payload that we act on."""
@@ -50,25 +55,30 @@ def verify(body: bytes, timestamp: str | None, signature: str | None, *, now: fl
     secret = get_settings().slack_signing_secret
     if not secret:
         # Not a server error: the endpoint is off, as if absent (and fuzzers see no 5xx).
-        raise SlackRefused(404, "Slack buttons are not configured on this server (SLACK_SIGNING_SECRET is unset)")
+        raise SlackUnverified(404, "Slack buttons are not configured on this server (SLACK_SIGNING_SECRET is unset)")
     if len(body) > MAX_BODY_BYTES:
-        raise SlackRefused(413, "the request is larger than a Slack interaction")
+        raise SlackUnverified(413, "the request is larger than a Slack interaction")
     if not (timestamp or "").isdigit() or len(timestamp or "") > 12:
-        raise SlackRefused(401, "missing or malformed X-Slack-Request-Timestamp")
+        raise SlackUnverified(401, "missing or malformed X-Slack-Request-Timestamp")
     current = time.time() if now is None else now
     if abs(current - int(timestamp or 0)) > TIMESTAMP_WINDOW_S:
-        raise SlackRefused(401, "the request's timestamp is more than 5 minutes away from now: refused as a replay")
-    if not signature or not SignatureVerifier(secret).is_valid(body, timestamp, signature):
-        raise SlackRefused(401, "the request's signature does not match this server's Slack signing secret")
-    return _interaction(_payload(body), hashlib.sha256(signature.encode("utf-8")).hexdigest())
+        raise SlackUnverified(401, "the request's timestamp is more than 5 minutes away from now: refused as a replay")
+    try:  # slack-sdk decodes the body itself and would raise on bytes that are not UTF-8
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SlackUnverified(400, "the body is not UTF-8 text, as a Slack interaction is") from None
+    # compare_digest raises on non-ASCII text; a header can carry any latin-1 character
+    if not signature or not signature.isascii() or not SignatureVerifier(secret).is_valid(text, timestamp, signature):
+        raise SlackUnverified(401, "the request's signature does not match this server's Slack signing secret")
+    return _interaction(_payload(text), hashlib.sha256(signature.encode("utf-8")).hexdigest())
 
 
-def _payload(body: bytes) -> dict[str, Any]:
+def _payload(text: str) -> dict[str, Any]:
     try:
-        form = parse_qs(body.decode("utf-8"), keep_blank_values=True, strict_parsing=True, max_num_fields=10)
+        form = parse_qs(text, keep_blank_values=True, strict_parsing=True, max_num_fields=10)
         [raw] = form.get("payload", [])
         payload = load_json(raw, "payload")
-    except (UnicodeDecodeError, ValueError, InvalidInput):
+    except (ValueError, InvalidInput):
         raise SlackRefused(400, "the body is not a Slack interaction (a form with one JSON `payload`)") from None
     if not isinstance(payload, dict):
         raise SlackRefused(400, "the payload is not a JSON object")

@@ -19,7 +19,7 @@ import importlib
 from hitl_dashboard.agents.tools import ToolUnavailable, declared_parameters
 from hitl_dashboard.domain.approval_rules import rule_problems
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.teams import versions
+from hitl_dashboard.services.teams import versions, web_policy
 from hitl_dashboard.teams.loading import TeamFileInvalid
 from hitl_dashboard.teams.model import SCRIPTED, SERVER, TeamDefinition
 from hitl_dashboard.teams.references import bad_references
@@ -40,9 +40,16 @@ def team_problems(team: TeamDefinition) -> list[str]:
 
 
 def saved_team_problems(actor: Actor | None) -> dict[str, list[str]]:
-    """Each team whose newest version fails today's checks: {name: its problems}."""
-    found = {name: team_problems(team) for name, (_version, team) in versions.list_current(actor).items()}
+    """Each team whose newest version fails today's checks: {name: its problems}. A version saved from
+    the web that names what the operator does not allow gets those problems only: the other checks
+    would import its functions and providers."""
+    found = {name: _saved_problems(version, team) for name, (version, team) in versions.list_current(actor).items()}
     return {name: problems for name, problems in found.items() if problems}
+
+
+def _saved_problems(version: versions.VersionInfo, team: TeamDefinition) -> list[str]:
+    refused = [] if version.origin in web_policy.OPERATOR_ORIGINS else web_policy.web_team_problems(team)
+    return refused or team_problems(team)
 
 
 def _import_problems(team: TeamDefinition) -> list[str]:

@@ -13,7 +13,7 @@ from typing import Any
 from hitl_dashboard.domain.bounded_input import load_yaml
 from hitl_dashboard.domain.errors import InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.services.teams import versions
+from hitl_dashboard.services.teams import versions, web_policy
 from hitl_dashboard.services.teams.team_checks import check_team
 from hitl_dashboard.services.teams.versions import VersionInfo
 from hitl_dashboard.teams.catalogue import BUILTIN_DIR
@@ -48,36 +48,32 @@ def _source(version: VersionInfo) -> str:
     return "built-in" if Path(version.source).parent == BUILTIN_DIR else version.source
 
 
-def list_teams(actor: Actor | None = None) -> list[TeamSummary]:
-    """actor: the signed-in user (any role may read); None for the operator's CLI."""
-    return [TeamSummary.of(team, version) for version, team in versions.list_current(actor).values()]
+def list_teams(actor: Actor | None = None, workspace: str | None = None) -> list[TeamSummary]:
+    """actor: the signed-in user (any member may read its workspace's teams); None for the operator's CLI."""
+    return [TeamSummary.of(team, version) for version, team in versions.list_current(actor, workspace).values()]
 
 
-def _newest_version(name: str) -> tuple[VersionInfo, TeamDefinition]:
-    found = versions.list_current(None).get(name)
+def _newest_version(actor: Actor | None, name: str, workspace: str | None) -> tuple[VersionInfo, TeamDefinition]:
+    found = versions.list_current(actor, workspace).get(name)
     if found is None:
         raise NotFound(f"no team named '{name}'")
     return found
 
 
-def _newest(name: str) -> TeamDefinition:
-    return _newest_version(name)[1]
-
-
-def versioned_team_document(actor: Actor | None, name: str) -> tuple[int, dict[str, Any]]:
+def versioned_team_document(actor: Actor | None, name: str, workspace: str | None = None) -> tuple[int, dict[str, Any]]:
     """(the newest version's number, its whole definition as JSON data); NotFound for an unknown name."""
-    version, team = _newest_version(name)
+    version, team = _newest_version(actor, name, workspace)
     return version.number, team.model_dump(mode="json")
 
 
-def export_team(actor: Actor | None, name: str) -> str:
+def export_team(actor: Actor | None, name: str, workspace: str | None = None) -> str:
     """The team as a YAML file that `teams validate` accepts and that loads to the same team."""
-    return dump_team(_newest(name))
+    return dump_team(_newest_version(actor, name, workspace)[1])
 
 
-def team_versions(actor: Actor | None, name: str) -> list[VersionInfo]:
+def team_versions(actor: Actor | None, name: str, workspace: str | None = None) -> list[VersionInfo]:
     """Newest first: number, where it came from, who saved it and when."""
-    return versions.versions(actor, name)
+    return versions.versions(actor, name, workspace)
 
 
 def read_team_file(path: str | Path) -> str:
@@ -99,10 +95,20 @@ def check_declared_name(text: str, name: str) -> None:
         raise InvalidInput(f"the file is team '{declared}', not '{name}'", "name")
 
 
-def save_team(actor: Actor, text: str, *, origin: str = "api") -> tuple[VersionInfo, bool]:
-    """An admin saves a team file as the team's newest version (checked as `teams validate` checks
-    a file); (the version, whether it is new: an unchanged file makes none)."""
-    return versions.save_team(actor, text, origin=origin, check=lambda team: check_team(team, "the team"))
+def save_team(actor: Actor, text: str, *, origin: str = "api",
+              workspace: str | None = None) -> tuple[VersionInfo, bool]:
+    """A workspace admin saves a team file as the team's newest version there (checked as `teams
+    validate` checks a file); (the version, whether it is new: an unchanged file makes none).
+    origin "import" is the CLI's, run by the operator: it may name any stdio MCP command, variable, tool
+    function and model; a save from the web ("api", "browser") only those the operator allows
+    (services/teams/web_policy.py), checked first (check_team imports the functions and providers it
+    names), and its version is checked again before it is used."""
+    def check(team: TeamDefinition) -> None:
+        if origin not in web_policy.OPERATOR_ORIGINS:
+            web_policy.check_web_team(team)
+        check_team(team, "the team")
+
+    return versions.save_team(actor, text, origin=origin, check=check, workspace=workspace)
 
 
 def team_schema() -> dict[str, Any]:

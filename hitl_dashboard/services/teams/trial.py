@@ -12,6 +12,7 @@ from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.domain.policies import GateHit, TurnView
 from hitl_dashboard.domain.stored_values import storable_text
 from hitl_dashboard.domain.text_cuts import cut_visibly
+from hitl_dashboard.services.teams import web_policy
 from hitl_dashboard.services.teams.team_checks import check_team
 from hitl_dashboard.teams.loading import parse_team
 from hitl_dashboard.teams.model import ModelDef, TeamDefinition
@@ -44,7 +45,9 @@ async def try_team(actor: Actor, text: str, task: str) -> list[TrialMessage]:
 
     if not actor.is_admin:
         raise PermissionDenied("only an admin may try a team")
-    team = check_team(parse_team(text, "the team"), "the team")
+    team = parse_team(text, "the team")
+    web_policy.check_web_team(team)  # a draft from the browser: what a save from it may run, no more; first,
+    check_team(team, "the team")  # as check_team imports the functions and providers it names
     task = task.strip() or "Add retry with exponential backoff to the payments client"
     task_type = team.fixed_task_type or next(iter(team.task_types))
     policy = team.default_policy(task_type)

@@ -25,6 +25,7 @@ from hitl_dashboard.domain.permissions import Actor, require_role
 from hitl_dashboard.services.transactions import reading, transaction
 from hitl_dashboard.services.webhooks import webhook_cache
 from hitl_dashboard.services.webhooks.webhook_delivery import deliver_due
+from hitl_dashboard.services.webhooks.webhooks import managed_webhooks
 
 TEST_EVENT = "webhook.test"
 RECENT_DELIVERIES = 50
@@ -44,12 +45,14 @@ class DeliveryLine:
 
 def _check(actor: Actor | None, what: str) -> None:
     if actor is not None:
-        require_role(actor, Role.ADMIN.value, what=what)
+        require_role(actor, Role.ADMIN.value, Role.WORKSPACE_ADMIN.value, what=what)
 
 
-def _active(uow: UnitOfWork, webhook_id: int) -> Webhook:
+def _active(uow: UnitOfWork, webhook_id: int, actor: Actor | None = None) -> Webhook:
+    """An active webhook of a workspace the actor administers (another workspace's: not found)."""
     hook = uow.session.get(Webhook, webhook_id)
-    if hook is None or not hook.active:
+    managers = {Role.WORKSPACE_ADMIN.value, Role.ADMIN.value}
+    if hook is None or not hook.active or (actor is not None and not actor.roles_in(hook.workspace_id) & managers):
         raise NotFound(f"webhook {webhook_id} does not exist (or was removed)")
     return hook
 
@@ -57,7 +60,8 @@ def _active(uow: UnitOfWork, webhook_id: int) -> Webhook:
 def active_webhooks(actor: Actor | None) -> list[Webhook]:
     _check(actor, "list webhooks")
     with reading() as uow:
-        return list(uow.session.exec(select(Webhook).where(col(Webhook.active)).order_by(col(Webhook.id))))
+        return list(uow.session.exec(select(Webhook).where(col(Webhook.active), managed_webhooks(actor))
+                                     .order_by(col(Webhook.id))))
 
 
 def recent_deliveries(actor: Actor | None, limit: int = RECENT_DELIVERIES) -> list[DeliveryLine]:
@@ -66,7 +70,7 @@ def recent_deliveries(actor: Actor | None, limit: int = RECENT_DELIVERIES) -> li
     with reading() as uow:
         rows = uow.session.exec(
             select(WebhookDelivery).join(Webhook, col(Webhook.id) == col(WebhookDelivery.webhook_id))
-            .where(col(Webhook.active)).order_by(col(WebhookDelivery.id).desc()).limit(limit)
+            .where(col(Webhook.active), managed_webhooks(actor)).order_by(col(WebhookDelivery.id).desc()).limit(limit)
         )
         return [DeliveryLine(d.id or 0, d.webhook_id, d.event, d.status, d.last_status_code, d.attempts,
                              d.last_error or "", d.created_at) for d in rows]
@@ -76,10 +80,10 @@ def rotate_secret(actor: Actor | None, webhook_id: int) -> Webhook:
     """A new signing secret, returned once on the row; the old one signs nothing from the commit on."""
     _check(actor, "rotate webhook secrets")
     with transaction() as uow:
-        hook = _active(uow, webhook_id)
+        hook = _active(uow, webhook_id, actor)
         hook.secret = secrets.token_urlsafe(32)
         uow.session.add(hook)
-        append_audit(uow.session, actor=_name(actor), action="webhook.secret_rotated",
+        append_audit(uow.session, actor=_name(actor), action="webhook.secret_rotated", workspace_id=hook.workspace_id,
                      details={"webhook_id": hook.id, "url": hook.url})
         return hook
 
@@ -88,7 +92,7 @@ def remove_webhook(actor: Actor | None, webhook_id: int) -> int:
     """Deactivates the webhook and cancels its pending deliveries; returns how many were cancelled."""
     _check(actor, "remove webhooks")
     with transaction() as uow:
-        hook = _active(uow, webhook_id)
+        hook = _active(uow, webhook_id, actor)
         hook.active = False
         uow.session.add(hook)
         cancelled = uow.session.exec(
@@ -97,7 +101,7 @@ def remove_webhook(actor: Actor | None, webhook_id: int) -> int:
             .values(status="cancelled").execution_options(synchronize_session=False)
         ).rowcount
         webhook_cache.mark_changed(uow.session)
-        append_audit(uow.session, actor=_name(actor), action="webhook.removed",
+        append_audit(uow.session, actor=_name(actor), action="webhook.removed", workspace_id=hook.workspace_id,
                      details={"webhook_id": webhook_id, "url": hook.url, "deliveries_cancelled": cancelled})
         return cancelled
 
@@ -120,7 +124,7 @@ def queue_test(actor: Actor | None, webhook_id: int) -> int:
     """The step before sending: the test delivery's row, audited. Returns its id."""
     _check(actor, "test webhooks")
     with transaction() as uow:
-        hook = _active(uow, webhook_id)
+        hook = _active(uow, webhook_id, actor)
         event_id = f"{TEST_EVENT}:{uuid.uuid4().hex}"
         payload = {"id": event_id, "event": TEST_EVENT, "occurred_at": utcnow().isoformat(),
                    "data": {"webhook_id": webhook_id, "by": _name(actor),
@@ -128,7 +132,7 @@ def queue_test(actor: Actor | None, webhook_id: int) -> int:
         delivery = WebhookDelivery(webhook_id=webhook_id, event=TEST_EVENT, event_id=event_id, payload=payload)
         uow.session.add(delivery)
         uow.session.flush()
-        append_audit(uow.session, actor=_name(actor), action="webhook.tested",
+        append_audit(uow.session, actor=_name(actor), action="webhook.tested", workspace_id=hook.workspace_id,
                      details={"webhook_id": webhook_id, "url": hook.url, "delivery_id": delivery.id})
         assert delivery.id is not None  # flushed
         return delivery.id

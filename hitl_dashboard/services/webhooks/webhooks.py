@@ -12,14 +12,17 @@ import uuid
 from typing import Any
 from urllib.parse import urlsplit
 
+from sqlalchemy import true
 from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.audit import append_audit
+from hitl_dashboard.db.memberships import target_workspace
 from hitl_dashboard.db.models import Conversation, ReviewRequest, Webhook, WebhookDelivery, utcnow
+from hitl_dashboard.db.rows import in_workspaces
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import Role
 from hitl_dashboard.domain.errors import InvalidInput
-from hitl_dashboard.domain.permissions import Actor, require_role
+from hitl_dashboard.domain.permissions import Actor, check_can_manage_workspace, require_role
 from hitl_dashboard.services.transactions import reading, transaction
 from hitl_dashboard.services.webhooks import webhook_cache
 from hitl_dashboard.settings import get_settings
@@ -29,16 +32,20 @@ EVENTS = ("review.requested", "review.escalated", "review.decided", "conversatio
 FORMATS = ("json", "slack")
 
 
-def add_webhook(actor: Actor | None, *, url: str, events: list[str], fmt: str = "json") -> Webhook:
-    """`actor` None is the operator at the CLI. The returned row carries the signing secret."""
+def add_webhook(actor: Actor | None, *, url: str, events: list[str], fmt: str = "json",
+                workspace: str | None = None) -> Webhook:
+    """`actor` None is the operator at the CLI. The returned row carries the signing secret. It gets
+    the events of one workspace: `workspace` (a slug), else the one the actor acts in (the CLI's: default)."""
     with transaction() as uow:
-        return insert_webhook(uow, actor, url=url, events=events, fmt=fmt)
+        return insert_webhook(uow, actor, url=url, events=events, fmt=fmt, workspace=workspace)
 
 
-def insert_webhook(uow: UnitOfWork, actor: Actor | None, *, url: str, events: list[str], fmt: str = "json") -> Webhook:
+def insert_webhook(uow: UnitOfWork, actor: Actor | None, *, url: str, events: list[str], fmt: str = "json",
+                   workspace: str | None = None) -> Webhook:
     """The step behind add_webhook, inside the caller's transaction."""
+    workspace_id = target_workspace(uow.session, actor, workspace)
     if actor is not None:
-        require_role(actor, Role.ADMIN.value, what="register webhooks")
+        check_can_manage_workspace(actor, workspace_id)
     parts = urlsplit(url or "")
     if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > 2000:
         raise InvalidInput("the webhook URL must be an http(s) URL with a host", "url")
@@ -48,24 +55,34 @@ def insert_webhook(uow: UnitOfWork, actor: Actor | None, *, url: str, events: li
     if fmt not in FORMATS:
         raise InvalidInput(f"format must be one of {', '.join(FORMATS)}", "format")
     webhook = Webhook(url=url, events=sorted(set(events)), secret=secrets.token_urlsafe(32), format=fmt,
-                      created_by=actor.user_id if actor else None)
+                      created_by=actor.user_id if actor else None, workspace_id=workspace_id)
     uow.session.add(webhook)
     uow.session.flush()
     webhook_cache.mark_changed(uow.session)  # this process sees it from the commit on
     append_audit(uow.session, actor=actor.username if actor else "system", action="webhook.added",
+                 workspace_id=workspace_id,
                  details={"webhook_id": webhook.id, "url": url, "events": webhook.events, "format": fmt})
     return webhook
 
 
+def managed_webhooks(actor: Actor | None):  # noqa: ANN201 - a SQL condition
+    """The webhooks an actor manages: those of the workspaces it is a workspace admin of (the instance
+    admin and the CLI: all)."""
+    return true() if actor is None else in_workspaces(col(Webhook.workspace_id),
+                                                       actor.workspaces_with(Role.WORKSPACE_ADMIN.value))
+
+
 def list_webhooks(actor: Actor | None) -> list[Webhook]:
-    """Every webhook with its signing secret: admins only; `actor` None is the operator at the CLI."""
+    """The webhooks (with their signing secrets) of the workspaces the actor administers; `actor`
+    None is the operator at the CLI."""
     if actor is not None:
-        require_role(actor, Role.ADMIN.value, what="list webhooks")
+        require_role(actor, Role.ADMIN.value, Role.WORKSPACE_ADMIN.value, what="list webhooks")
     with reading() as uow:
-        return list(uow.session.exec(select(Webhook).order_by(col(Webhook.id))))
+        return list(uow.session.exec(select(Webhook).where(managed_webhooks(actor)).order_by(col(Webhook.id))))
 
 
-def enqueue_event(session: Session, event: str, event_id: str, data: dict[str, Any]) -> int:
+def enqueue_event(session: Session, event: str, event_id: str, data: dict[str, Any],
+                  workspace_id: int | None = None) -> int:
     """Queue the event for every active webhook that wants it; returns how many were queued.
     event_id names the event (not the delivery), so receivers can de-duplicate on it. Nobody subscribed
     (webhook_cache, with its staleness bound): no query at all."""
@@ -75,7 +92,12 @@ def enqueue_event(session: Session, event: str, event_id: str, data: dict[str, A
     if event not in wanted:
         return 0
     with session.no_autoflush:
-        hooks = [h for h in session.exec(select(Webhook).where(col(Webhook.active))) if event in h.events]
+        # A workspace's events reach that workspace's webhooks only (issue 41); workspace_id None: an
+        # event of the instance (the audit chain's head), for every webhook that asks for it.
+        query = select(Webhook).where(col(Webhook.active))
+        if workspace_id is not None:
+            query = query.where(Webhook.workspace_id == workspace_id)
+        hooks = [h for h in session.exec(query) if event in h.events]
     if not hooks:
         return 0
     payload = {"id": event_id, "event": event, "occurred_at": utcnow().isoformat(), "data": data}
@@ -89,12 +111,13 @@ def enqueue_event(session: Session, event: str, event_id: str, data: dict[str, A
 def review_requested(session: Session, request: ReviewRequest, conversation: Conversation) -> None:
     enqueue_event(session, "review.requested", f"review.requested:{request.id}",
                   {"review": _review(request), "conversation": _conversation(conversation),
-                   "url": review_url(request.id)})
+                   "url": review_url(request.id)}, conversation.workspace_id)
 
 
 def review_escalated(session: Session, request: ReviewRequest, to_role: str | None) -> None:
     enqueue_event(session, "review.escalated", f"review.escalated:{request.id}",
-                  {"review": _review(request), "to_role": to_role, "url": review_url(request.id)})
+                  {"review": _review(request), "to_role": to_role, "url": review_url(request.id)},
+                  request.workspace_id)
 
 
 def review_decided(session: Session, decision_id: int, decision: dict[str, Any], request: ReviewRequest,
@@ -108,7 +131,7 @@ def review_decided(session: Session, decision_id: int, decision: dict[str, Any],
         # (the next review, the conversation's end); hence no conversation status here.
         "review": _review(request), "url": review_url(request.id),
         "conversation": {"id": conversation.id, "title": conversation.title, "task_type": conversation.task_type},
-    })
+    }, conversation.workspace_id)
 
 
 def conversation_finished(session: Session, conversation: Conversation) -> None:
@@ -116,7 +139,8 @@ def conversation_finished(session: Session, conversation: Conversation) -> None:
     enqueue_event(session, "conversation.finished",
                   f"conversation.finished:{conversation.id}:{conversation.status}:{uuid.uuid4().hex[:12]}",
                   {"conversation": _conversation(conversation),
-                   "url": f"{get_settings().public_url.rstrip('/')}/conversations/{conversation.id}"})
+                   "url": f"{get_settings().public_url.rstrip('/')}/conversations/{conversation.id}"},
+                  conversation.workspace_id)
 
 
 def review_url(review_id: int) -> str:

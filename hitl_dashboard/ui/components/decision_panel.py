@@ -79,6 +79,7 @@ def abort_button(review: RowVar[ReviewRow]) -> rx.Component:
 
 def tool_arguments(review: RowVar[ReviewRow]) -> rx.Component:
     edited = form_value(review, "args")
+    is_edited = (edited != "") & (edited != review.tool_args)
     return rx.cond(
         review.kind == "tool_call",
         rx.vstack(
@@ -87,9 +88,12 @@ def tool_arguments(review: RowVar[ReviewRow]) -> rx.Component:
             rx.text_area(value=rx.cond(edited != "", edited, review.tool_args),
                          on_change=set_field(review, "args"), rows="6", width="100%", font_family="monospace",
                          id=element_id("tool-args", review), aria_label="Arguments of the tool call (JSON)"),
-            rx.cond((edited != "") & (edited != review.tool_args),
-                    rx.text("Edited: the arguments above run instead of the ones the agent proposed.", size="1",
-                            color_scheme="amber", class_name="args-edited")),
+            # Always laid out, shown once the arguments differ: its appearing must not move the
+            # buttons under a reviewer's pointer (a click meant for Approve would land elsewhere).
+            rx.text("Edited: the arguments above run instead of the ones the agent proposed.", size="1",
+                    color_scheme="amber", class_name="args-edited",
+                    visibility=rx.cond(is_edited, "visible", "hidden"),
+                    aria_hidden=rx.cond(is_edited, "false", "true")),
             field_error(review, "edited_args"),
             spacing="1", width="100%",
         ),

@@ -19,11 +19,14 @@ WORD_DIFF = "diffWordsWithSpace"
 #   a long line keeps its layout and its half scrolls sideways instead, with one scrollbar per half
 #   under it (assets/diff_scroll.js moves every line of the half together), or wraps on request
 #   (the "Wrap lines" toggle, assets/app.css);
-# - every word piece is an inline-flex box with padding: plain inline text keeps code aligned.
+# - every word piece is an inline-flex box with padding: plain inline text keeps code aligned;
+# - a line that is only added or removed (every line of a new file) is its own <ins> or <del>, inline
+#   by default: a block, like a changed line's <div>, so that it has a width to measure and its
+#   half's shift (a transform, which an inline box ignores) moves it.
 DIFF_STYLES = {
     "diffContainer": {"minWidth": "0", "width": "100%"},
     "content": {"overflowX": "hidden"},
-    "contentText": {"whiteSpace": "pre", "lineBreak": "auto", "wordBreak": "normal"},
+    "contentText": {"display": "block", "whiteSpace": "pre", "lineBreak": "auto", "wordBreak": "normal"},
     "wordDiff": {"display": "inline", "padding": "0", "wordBreak": "normal"},
     "titleBlock": {"textOverflow": "ellipsis", "whiteSpace": "nowrap"},
 }

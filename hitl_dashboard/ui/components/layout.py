@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 from reflex.event import EventSpec
+from reflex.vars import ObjectVar
 
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.components.post_form import hidden_field, post_form
@@ -31,8 +32,11 @@ NAV_ITEMS = (  # label, route, icon, element id, shown when
     ("Audit", routes.AUDIT, "scroll-text", "nav-audit", AppState.can_read_audit),
     ("Analytics", routes.ANALYTICS, "chart-column", "nav-analytics", AppState.can_read_audit),
     ("Users", routes.ADMIN_USERS, "users", "nav-users", AppState.is_admin),
+    # A workspace admin's page; the instance admin reaches it from the users page (the header is full).
+    ("Workspace", routes.ADMIN_WORKSPACES, "building-2", "nav-workspaces",
+     AppState.can_manage_workspace & ~AppState.is_admin),
     ("Teams", routes.ADMIN_TEAMS, "bot", "nav-teams", AppState.is_admin),
-    ("Webhooks", routes.WEBHOOKS, "webhook", "nav-webhooks", AppState.is_admin),
+    ("Webhooks", routes.WEBHOOKS, "webhook", "nav-webhooks", AppState.can_manage_workspace),
 )
 
 
@@ -88,6 +92,17 @@ def user_menu() -> rx.Component:
     )
 
 
+def workspace_item(workspace: ObjectVar[dict[str, str]]) -> rx.Component:
+    """One workspace in the phone's menu; the one shown is checked (the switcher's choice on a phone)."""
+    current = workspace["slug"] == AppState.workspace
+    return rx.menu.item(
+        rx.hstack(rx.icon("check", size=15, opacity=rx.cond(current, "1", "0")), workspace["name"].to(str),
+                  align="center", spacing="2"),
+        on_select=AppState.switch_workspace(workspace["slug"].to(str)), class_name="menu-workspace",
+        custom_attrs={"data-slug": workspace["slug"], "aria-current": rx.cond(current, "true", "false")},
+    )
+
+
 def narrow_menu() -> rx.Component:
     """The navigation and the user's items in one Radix dropdown (keyboard operable: Enter or Space
     opens it, arrows move, Escape closes); its content is mounted only while open."""
@@ -102,6 +117,11 @@ def narrow_menu() -> rx.Component:
                                        aria_label="Menu", title="Menu", id="nav-menu")),
         rx.menu.content(
             *[item(*entry) for entry in NAV_ITEMS],
+            rx.cond(AppState.workspaces.length() > 1, rx.fragment(
+                rx.menu.separator(),
+                rx.text("Workspace", size="1", color_scheme="gray", padding_x="0.75em"),
+                rx.foreach(AppState.workspaces, workspace_item),
+            )),
             rx.menu.separator(),
             rx.text("Signed in as ", AppState.username, size="1", color_scheme="gray", padding_x="0.75em"),
             rx.menu.item(rx.hstack(rx.icon("key-round", size=15), "API tokens", align="center", spacing="2"),
@@ -114,17 +134,42 @@ def narrow_menu() -> rx.Component:
     ), aria_label="Main", display=NARROW_ONLY)
 
 
+def workspace_switcher() -> rx.Component:
+    """Which workspace the lists, queues and charts show (issue 41); only for someone in several.
+    The server checks the choice against the user's memberships (AppState.switch_workspace)."""
+    return rx.cond(
+        AppState.workspaces.length() > 1,
+        rx.select.root(
+            rx.select.trigger(variant="ghost", aria_label="Workspace", title="Workspace", id="workspace-switcher",
+                              max_width="9em"),
+            rx.select.content(rx.foreach(AppState.workspaces,
+                                         lambda w: rx.select.item(w["name"], value=w["slug"]))),
+            value=AppState.workspace, on_change=AppState.switch_workspace, size="2",
+        ),
+    )
+
+
+def app_title() -> rx.Component:
+    """The product's name beside its icon; for someone in several workspaces, from 768 px only on
+    very wide windows: the header's workspace switcher takes its place there (an admin's header must
+    fit 1280 px). On a phone the menu holds the workspaces, and the name stays (a wide enough link)."""
+    title = {"weight": "bold", "size": "4", "white_space": "nowrap"}
+    return rx.cond(AppState.signed_in & (AppState.workspaces.length() > 1),
+                   rx.text(APP_TITLE, display=rx.breakpoints(initial="block", sm="none", xl="block"), **title),
+                   rx.text(APP_TITLE, **title))
+
+
 def header() -> rx.Component:
     return rx.el.header(rx.box(
         rx.hstack(
             rx.link(
-                rx.hstack(rx.icon("shield-check", size=22), rx.text(APP_TITLE, weight="bold", size="4",
-                                                                     white_space="nowrap"),
-                          align="center"),
-                href=routes.HOME, underline="none", color_scheme="gray", high_contrast=True,
+                rx.hstack(rx.icon("shield-check", size=22), app_title(), align="center"),
+                href=routes.HOME, underline="none", color_scheme="gray", high_contrast=True, aria_label=APP_TITLE,
             ),
             rx.cond(AppState.signed_in, rx.box(navigation(), display=WIDE_ONLY)),
             rx.spacer(),
+            # On a phone the menu offers the workspaces instead (narrow_menu): the header has no room.
+            rx.cond(AppState.signed_in, rx.box(workspace_switcher(), display=WIDE_ONLY)),
             rx.cond(AppState.signed_in, rx.box(user_menu(), display=WIDE_ONLY)),
             rx.icon_button(rx.icon("keyboard", size=16), size="2", variant="ghost", color_scheme="gray",
                            on_click=rx.call_script("window.hitlShowKeys && window.hitlShowKeys()"),

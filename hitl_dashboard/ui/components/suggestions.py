@@ -5,8 +5,10 @@ revisions, each marked with what the next revision did with it (ui/views/suggest
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars.base import Var
 
 from hitl_dashboard.ui.components.row_var import RowVar
+from hitl_dashboard.ui.states.conversation_page import ConversationPageState as Page
 from hitl_dashboard.ui.states.decision import DecisionState as D
 from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
 from hitl_dashboard.ui.views.suggestion_rows import SuggestionRow
@@ -14,11 +16,23 @@ from hitl_dashboard.ui.views.suggestion_rows import SuggestionRow
 _MONO = {"font_family": "var(--code-font-family, monospace)", "white_space": "pre", "overflow_x": "auto"}
 
 
+def _line_text() -> Var:
+    """The commented line as the diff shows it on its new side (the compared pair's newer text, or
+    the file's newest revision), found in the browser among the texts it already holds."""
+    newest = (f"(({Feed.revisions} ?? []).filter((r) => r.key === {D.comment_key} && r.latest)"
+              ".at(-1) ?? {}).content")
+    compared = f"({Page.diff_key} !== '' && {Page.diff_key} === {D.comment_key})"
+    code = f"((({compared} ? {Page.custom_new} : {newest}) ?? '').split('\\n')[{D.comment_line} - 1] ?? '')"
+    return Var(_js_expr=code, _var_type=str, _var_data=Var.create(
+        [Feed.revisions, D.comment_key, D.comment_line, Page.diff_key, Page.custom_new])._get_all_var_data())
+
+
 def suggestion_fields() -> rx.Component:
     """Under the comment input: a switch, then the replacement lines and the last line they replace."""
     return rx.vstack(
         rx.el.label(
-            rx.checkbox(checked=D.comment_suggest, on_change=lambda _checked: D.toggle_suggest(),
+            # Opens with the line as it reads now (as on GitHub): a reviewer edits it, not retypes it.
+            rx.checkbox(checked=D.comment_suggest, on_change=lambda _checked: D.toggle_suggest(_line_text()),
                         id="line-comment-suggest", aria_label="Suggest a change"),
             rx.text("Suggest a change: the exact lines that replace this one", size="1"),
             style={"display": "flex", "alignItems": "center", "gap": "0.4em", "cursor": "pointer"},

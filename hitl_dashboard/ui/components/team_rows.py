@@ -9,6 +9,7 @@ import reflex as rx
 from reflex.vars import StringVar
 
 from hitl_dashboard.teams.references import SCRIPTED_PLAYS
+from hitl_dashboard.ui.components.allowed_mcp import server_picker
 from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.components.team_fields import field, problem, remove_button, select, text_input
 from hitl_dashboard.ui.states.admin_teams import AdminTeamsState as Teams
@@ -139,6 +140,7 @@ def tool_card(tool: RowVar[ToolRow], index: rx.Var[int]) -> rx.Component:
 
 def _mcp_fields(tool: RowVar[ToolRow], index: rx.Var[int]) -> rx.Component:
     return rx.vstack(
+        rx.cond(tool.transport == "stdio", server_picker(index)),
         rx.grid(
             _choice("tools", tool, index, "transport", "Transport", TRANSPORTS),
             rx.cond(tool.transport == "stdio",

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import cast
 
 import reflex as rx
+from reflex.utils.imports import ImportVar
 from reflex.vars import NumberVar, StringVar
+from reflex.vars.base import Var, VarData
 
 from hitl_dashboard.ui.components.forks import time_travel_buttons
+from hitl_dashboard.ui.components.markdown_images import image_as_link
 from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.components.transcript_export import message_anchor_id, message_link
 from hitl_dashboard.ui.states.feeds import ConversationFeed
@@ -40,8 +43,9 @@ LINE_BREAKS = rx.markdown.plugin.create("remark-breaks@4.0.0", "remarkBreaks")
 
 def safe_markdown(text: rx.Var[str]) -> rx.Component:
     # use_raw=False: raw HTML in agent output stays text (Reflex enables rehype-raw by default).
+    # img: an image is a link, never fetched (markdown_images.py).
     return rx.markdown(text, use_raw=False, remark_plugins=[LINE_BREAKS], class_name="message-body",
-                       component_map={"pre": _markdown_code_block})
+                       component_map={"pre": _markdown_code_block, "img": image_as_link})
 
 
 def tool_text(text: rx.Var[str]) -> rx.Component:
@@ -144,7 +148,41 @@ def stored_message(message: rx.Var[MessageRow]) -> rx.Component:
 
 
 # This tab's history belongs to the conversation on screen (it is dropped when another one opens).
-OWN_HISTORY = (History.conversation_id == ConversationFeed.id) & (History.older.length() > 0)
+# The history's pages as this page holds them: each page the server reads (History.page, with a new
+# History.pages number) is added, in seq order, once; a restart (conversation 0) empties them. Pages
+# in the state before the transcript's restart (a reload's old history) are not taken. One store for
+# the window: Reflex gives each component that reads these vars a hook of its own, and a component
+# that mounts later must see the pages that came before it.
+_CID, _PAGES, _PAGE = History.conversation_id._js_expr, History.pages._js_expr, History.page._js_expr
+_HELD_STORE = """(window.__hitlHeld ??= {value: {ready: false, pages: -1, cid: 0, rows: []}, listeners: new Set(),
+  feed(cid, n, page) {
+    const held = this.value;
+    let next = held;
+    if (cid === 0) {
+      if (!(held.ready && held.cid === 0 && held.rows.length === 0)) next = {ready: true, pages: n, cid: 0, rows: []};
+    } else if (held.ready && n !== held.pages) {
+      const bySeq = new Map((cid === held.cid ? held.rows : []).map((m) => [m.seq, m]));
+      page.forEach((m) => bySeq.set(m.seq, m));
+      next = {ready: true, pages: n, cid: cid, rows: [...bySeq.values()].sort((a, b) => a.seq - b.seq)};
+    }
+    if (next !== held) { this.value = next; this.listeners.forEach((changed) => changed()); }
+  }})"""
+_HELD_HOOK = (
+    f"const hitlHeldStore = {_HELD_STORE};"
+    f" useEffect(() => {{ hitlHeldStore.feed({_CID}, {_PAGES}, {_PAGE} ?? []); }}, [{_PAGES}, {_CID}]);"
+    " const hitlHeld = useSyncExternalStore(useCallback((changed) => { hitlHeldStore.listeners.add(changed);"
+    " return () => hitlHeldStore.listeners.delete(changed); }, []), () => hitlHeldStore.value,"
+    " () => hitlHeldStore.value);"
+)
+_HELD_DATA = VarData.merge(
+    Var.create([History.conversation_id, History.pages, History.page])._get_all_var_data(),
+    VarData(imports={"react": [ImportVar(tag="useEffect"), ImportVar(tag="useSyncExternalStore"),
+                               ImportVar(tag="useCallback")]}, hooks={_HELD_HOOK: None}),
+)
+held_rows: Var[list[MessageRow]] = Var(_js_expr="hitlHeld.rows", _var_type=list[MessageRow], _var_data=_HELD_DATA)
+held_conversation = Var(_js_expr="hitlHeld.cid", _var_type=int, _var_data=_HELD_DATA).to(int)
+held_count = Var(_js_expr="hitlHeld.rows.length", _var_type=int, _var_data=_HELD_DATA).to(int)
+OWN_HISTORY = (held_conversation == ConversationFeed.id) & (held_count > 0)
 
 
 def _page_button(label, on_click, *, key, id_: str) -> rx.Component:
@@ -175,10 +213,10 @@ def transcript() -> rx.Component:
     .transcript-scroll): the newest message is on the first screen beside the decision panel."""
     return rx.box(rx.vstack(
         older_button(),
-        rx.cond(OWN_HISTORY, rx.foreach(History.older, lambda message: stored_message(message=message))),
+        rx.cond(OWN_HISTORY, rx.foreach(held_rows, lambda message: stored_message(message=message))),
         gap_button(),
         rx.foreach(ConversationFeed.settled_messages, lambda message: stored_message(message=message)),
         rx.foreach(ConversationFeed.messages, lambda message: stored_message(message=message)),
         typing_cards(),
-        spacing="3", width="100%", id="transcript",
+        spacing="3", width="100%", id="transcript", on_mount=History.restart,
     ), class_name="transcript-scroll", width="100%", custom_attrs={"tabIndex": 0, "aria-label": "Transcript"})

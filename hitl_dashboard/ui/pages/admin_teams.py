@@ -8,6 +8,7 @@ from __future__ import annotations
 import reflex as rx
 
 from hitl_dashboard.ui.components.access import guarded
+from hitl_dashboard.ui.components.allowed_mcp import allowed_servers
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.components.team_fields import problem, section_heading
@@ -84,6 +85,7 @@ def editor() -> rx.Component:
                       rx.foreach(Teams.saved_problems, lambda p: rx.text(p)), spacing="1"),
             icon="triangle-alert", color_scheme="amber", id="team-saved-problems", width="100%")),
         rx.cond(Teams.view == "form", team_form(), yaml_view()),
+        allowed_servers(),
         rx.cond(Teams.problems.length() > 0, rx.callout(
             rx.vstack(rx.text("Not saved:", weight="bold"), rx.foreach(Teams.problems, lambda p: rx.text(p)),
                       spacing="1"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import ArrayVar
 
+from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.components.access import guarded
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.components.row_var import RowVar
@@ -145,7 +146,12 @@ def status_dialog() -> rx.Component:
 
 def admin_users_page() -> rx.Component:
     return page_layout(
-        rx.heading("Users and roles", size="6", as_="h1"),
+        rx.hstack(rx.heading("Users and roles", size="6", as_="h1"), rx.spacer(),
+                  rx.link(rx.hstack(rx.icon("building-2", size=15), "Workspaces and members", align="center",
+                                    spacing="1"), href=routes.ADMIN_WORKSPACES, id="to-workspaces"),
+                  align="center", width="100%", wrap="wrap"),
+        rx.text("Roles shown and set here are those in the workspace shown in the header; admin is the "
+                "instance's.", size="2", color_scheme="gray"),
         guarded(
             AppState.is_admin, DENIED,
             rx.vstack(

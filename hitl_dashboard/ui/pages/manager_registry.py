@@ -13,6 +13,7 @@ from hitl_dashboard.ui.pages.audit import audit_page
 from hitl_dashboard.ui.pages.new_conversation import new_conversation_page
 from hitl_dashboard.ui.states.admin_teams import AdminTeamsState
 from hitl_dashboard.ui.states.admin_users import AdminUsersState
+from hitl_dashboard.ui.states.allowed_mcp import AllowedMcpState
 from hitl_dashboard.ui.states.analytics import AnalyticsState
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.audit import AuditState
@@ -29,6 +30,6 @@ def add_manager_pages(app: rx.App) -> None:
     app.add_page(admin_users_page, route=routes.ADMIN_USERS, title=f"Users · {APP_TITLE}",
                  on_load=[AppState.require_login, AdminUsersState.load])
     app.add_page(admin_teams_page, route=routes.ADMIN_TEAMS, title=f"Teams · {APP_TITLE}",
-                 on_load=[AppState.require_login, AdminTeamsState.load])
+                 on_load=[AppState.require_login, AdminTeamsState.load, AllowedMcpState.load])
     app.add_page(new_conversation_page, route=routes.NEW_CONVERSATION, title=f"New conversation · {APP_TITLE}",
                  on_load=[AppState.require_login, NewConversationState.reset_form])

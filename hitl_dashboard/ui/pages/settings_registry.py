@@ -1,4 +1,5 @@
-"""Pages of one's own settings and the admins' integrations: /tokens (everyone), /webhooks (admins)."""
+"""Pages of one's own settings and the admins': /tokens (everyone), /webhooks (admins), /admin/workspaces
+(workspace admins: members; the instance admin: every workspace)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import reflex as rx
 
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.components.layout import APP_TITLE
+from hitl_dashboard.ui.pages.admin_workspaces import admin_workspaces_page
 from hitl_dashboard.ui.pages.tokens import tokens_page
 from hitl_dashboard.ui.pages.webhooks import webhooks_page
+from hitl_dashboard.ui.states.admin_workspaces import AdminWorkspacesState
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.tokens import TokensState
 from hitl_dashboard.ui.states.webhooks import WebhooksState
@@ -19,3 +22,5 @@ def add_settings_pages(app: rx.App) -> None:
                  on_load=[AppState.require_login, TokensState.load])
     app.add_page(webhooks_page, route=routes.WEBHOOKS, title=f"Webhooks · {APP_TITLE}",
                  on_load=[AppState.require_login, WebhooksState.load])
+    app.add_page(admin_workspaces_page, route=routes.ADMIN_WORKSPACES, title=f"Workspace · {APP_TITLE}",
+                 on_load=[AppState.require_login, AdminWorkspacesState.load])

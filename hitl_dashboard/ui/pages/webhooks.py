@@ -12,7 +12,7 @@ from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.webhooks import EVENTS, FORMATS, SECRET_FIELD, DeliveryRow, WebhookRow
 from hitl_dashboard.ui.states.webhooks import WebhooksState as Hooks
 
-DENIED = "You need the admin role to manage webhooks."
+DENIED = "You need the workspace_admin role (or admin) to manage this workspace's webhooks."
 STATUS_COLORS = {"delivered": "green", "pending": "amber", "failed": "red", "cancelled": "gray"}
 
 
@@ -109,7 +109,7 @@ def webhooks_page() -> rx.Component:
     return page_layout(
         rx.heading("Webhooks", size="6", as_="h1"),
         guarded(
-            AppState.is_admin, DENIED,
+            AppState.can_manage_workspace, DENIED,
             rx.vstack(
                 shown_once(SECRET_FIELD, Hooks.secret_title != "", rx.text(Hooks.secret_title), Hooks.hide_secret),
                 add_form(),

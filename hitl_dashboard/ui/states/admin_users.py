@@ -27,8 +27,12 @@ class UserRow:
     created: str = ""
 
 
-def user_rows(actor: Actor) -> list[UserRow]:
-    return [UserRow(u.username, u.display_name, list(u.roles), u.is_active, u.is_demo, stamp(u.created_at))
+def user_rows(actor: Actor, workspace: str) -> list[UserRow]:
+    """Every user, with the roles that count in the workspace shown: the instance's and theirs there."""
+    held = users.roles_by_workspace(actor)
+    return [UserRow(u.username, u.display_name, _ordered([*held.get(u.id, {}).get("*", []),
+                                                          *held.get(u.id, {}).get(workspace, [])]),
+                    u.is_active, u.is_demo, stamp(u.created_at))
             for u in users.list_users(actor)]
 
 
@@ -58,7 +62,7 @@ class AdminUsersState(AppState):
     async def load(self):
         actor = await self._signed_in_admin()
         if actor is not None:
-            self.rows = await asyncio.to_thread(user_rows, actor)
+            self.rows = await asyncio.to_thread(user_rows, actor, self.workspace)
 
     @rx.event
     def set_new_username(self, value: str):
@@ -86,7 +90,7 @@ class AdminUsersState(AppState):
         yield
         try:
             await asyncio.to_thread(users.create_user, username=self.new_username, password=self.new_password,
-                                    roles=self.new_roles, by=actor)
+                                    roles=self.new_roles, by=actor, workspace_id=actor.workspace_id)
         except DomainError as exc:
             self.add_error = str(exc)
             self.add_error_field = exc.field if isinstance(exc, InvalidInput) and exc.field else "username"
@@ -95,7 +99,7 @@ class AdminUsersState(AppState):
             self.adding = False
         added = self.new_username
         self.new_username, self.new_password, self.new_roles, self.add_error, self.add_error_field = "", "", [], "", ""
-        self.rows = await asyncio.to_thread(user_rows, actor)
+        self.rows = await asyncio.to_thread(user_rows, actor, self.workspace)
         yield rx.toast.success(f"Added {added}")
 
     @rx.event
@@ -115,12 +119,13 @@ class AdminUsersState(AppState):
         if actor is None or not self.editing:
             return
         try:
-            await asyncio.to_thread(users.set_roles, username=self.editing, roles=self.edit_roles, by=actor)
+            await asyncio.to_thread(users.set_roles, username=self.editing, roles=self.edit_roles, by=actor,
+                                    workspace_id=actor.workspace_id)
         except DomainError as exc:
             self.edit_error = str(exc)
             return
         saved, self.editing = self.editing, ""
-        self.rows = await asyncio.to_thread(user_rows, actor)
+        self.rows = await asyncio.to_thread(user_rows, actor, self.workspace)
         return rx.toast.success(f"Saved the roles of {saved}")
 
     @rx.event
@@ -156,5 +161,5 @@ class AdminUsersState(AppState):
         if deactivate and name == actor.username:  # their own session is among those just revoked
             yield AppState.require_login
             return
-        self.rows = await asyncio.to_thread(user_rows, actor)
+        self.rows = await asyncio.to_thread(user_rows, actor, self.workspace)
         yield rx.toast.success(f"Deactivated {name}" if deactivate else f"Reactivated {name}")

@@ -45,7 +45,7 @@ class AnalyticsState(AppState):
         self.loading, self.drill_title, self.drill_rows = True, "", []
         yield
         try:
-            actor = await self._signed_in_actor()
+            actor = await self._acting_actor()
             if self.can_read_audit:
                 found = await asyncio.to_thread(review_analytics, actor, self._filters())
                 self.figures, self._ids = tables(found)
@@ -68,7 +68,7 @@ class AnalyticsState(AppState):
     async def drill(self, key: str):
         """The conversations behind one figure (a row of a table)."""
         try:
-            actor = await self._signed_in_actor()
+            actor = await self._acting_actor()
         except PermissionDenied:
             return rx.redirect(routes.LOGIN)
         ids = self._ids.get(str(key), [])
@@ -86,7 +86,7 @@ class AnalyticsState(AppState):
     @rx.event
     async def download_csv(self, name: str):
         try:
-            await self._signed_in_actor()
+            await self._acting_actor()
         except PermissionDenied:
             return rx.redirect(routes.LOGIN)
         if not self.can_read_audit:

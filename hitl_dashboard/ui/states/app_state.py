@@ -15,11 +15,12 @@ from urllib.parse import urlencode
 import reflex as rx
 from reflex.event import EventSpec
 
-from hitl_dashboard.domain.enums import QUEUE_ROLES
+from hitl_dashboard.domain.enums import QUEUE_ROLES, Role
 from hitl_dashboard.domain.errors import DomainError, PermissionDenied
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.domain.return_paths import safe_return_path
 from hitl_dashboard.services.auth.browser_sign_ins import SIGN_IN_COOKIE, csrf_token_for, signed_in_actor
+from hitl_dashboard.services.workspaces.workspaces import workspace_choices
 from hitl_dashboard.ui import routes
 
 
@@ -47,6 +48,10 @@ class AppState(rx.State):
     # Where sign-ins were kept before they moved to the HttpOnly cookie (alembic 0017 ended them all).
     # Read only to notice such a browser, sign it out once with a message, and empty the key.
     old_local_sign_in: str = rx.LocalStorage("", name="hitl_session", sync=True)
+    # The workspace the lists, queues and charts show (issue 41): the browser remembers its choice,
+    # the server checks it against the user's memberships at every event (_acting_actor).
+    workspace: str = rx.LocalStorage("", name="hitl_workspace", sync=True)
+    workspaces: rx.Field[list[dict[str, str]]] = rx.field(default_factory=list)  # slug, name: the switcher
 
     @rx.var
     def signed_in(self) -> bool:
@@ -67,6 +72,11 @@ class AppState(rx.State):
     def is_admin(self) -> bool:
         return "admin" in self.roles
 
+    @rx.var
+    def can_manage_workspace(self) -> bool:
+        """The members of the workspace shown: its workspace admins and the instance admin."""
+        return "workspace_admin" in self.roles or "admin" in self.roles
+
     def _sign_in_token(self) -> str:
         return cookie_value(self.router.headers.cookie, SIGN_IN_COOKIE)
 
@@ -81,8 +91,11 @@ class AppState(rx.State):
             raise
         # Assigned only when they changed: Reflex sends every assigned field to the browser, equal or
         # not, and each tab's queue poll checks the user (this state and its computed vars each time).
-        if (self.user_id, self.username, self.roles) != (actor.user_id, actor.username, sorted(actor.roles)):
-            self.user_id, self.username, self.roles = actor.user_id, actor.username, sorted(actor.roles)
+        # The roles shown are those held in the workspace this tab shows (the menus, the queue tabs).
+        shown = next((int(w["id"]) for w in self.workspaces if w["slug"] == self.workspace), None)
+        roles = sorted(actor.roles_in(shown) if shown is not None else actor.roles)
+        if (self.user_id, self.username, self.roles) != (actor.user_id, actor.username, roles):
+            self.user_id, self.username, self.roles = actor.user_id, actor.username, roles
         csrf = csrf_token_for(token)
         if self.csrf_token != csrf:
             self.csrf_token = csrf
@@ -100,10 +113,57 @@ class AppState(rx.State):
             return "upgraded"
         return "expired" if self._sign_in_token() else ""
 
-    async def _signed_in_admin(self) -> Actor | None:
-        """The signed-in user if they hold the admin role now; None otherwise (the admin pages)."""
+    async def _acting_actor(self) -> Actor:
+        """The signed-in user bound to the workspace this tab shows: every list, count and live feed of
+        a page reads through it, so a tab never holds rows of another workspace. A remembered
+        workspace the user is no longer in falls back to their first (the switcher's order)."""
+        actor = await self._signed_in_actor()
+        choices = await asyncio.to_thread(workspace_choices, actor)
+        asked = self.router.url.query_parameters.get("workspace", "")  # a link names its workspace
+        if isinstance(asked, str) and any(c[1] == asked for c in choices):
+            self.workspace = asked
+        listed = [{"id": str(ws_id), "slug": slug, "name": name} for ws_id, slug, name in choices]
+        if self.workspaces != listed:
+            self.workspaces = listed
+        chosen = next((c for c in choices if c[1] == self.workspace), choices[0] if choices else None)
+        if chosen is None:
+            raise PermissionDenied(f"{actor.username} is in no workspace: ask an admin to add you to one")
+        if self.workspace != chosen[1]:
+            self.workspace = chosen[1]
+        bound = actor.within(chosen[0], "")
+        if self.roles != sorted(bound.roles):
+            self.roles = sorted(bound.roles)
+        return bound
+
+    @rx.event
+    async def switch_workspace(self, slug: str):
+        """The header's switcher: checked on the server (a slug the user is not in changes nothing)."""
         try:
             actor = await self._signed_in_actor()
+        except PermissionDenied:
+            return self._to_sign_in()
+        choices = await asyncio.to_thread(workspace_choices, actor)
+        if isinstance(slug, str) and any(c[1] == slug for c in choices) and slug != self.workspace:
+            from hitl_dashboard.ui.fanout import forget_every_watch
+
+            await forget_every_watch(self.router.session.client_token)  # the old workspace's feeds
+            self.workspace = slug
+            return rx.redirect(self.router.url.path)
+
+    async def _signed_in_workspace_admin(self) -> Actor | None:
+        """The signed-in user if they manage the workspace the tab shows (its workspace admin, or the
+        instance admin), bound to it; None otherwise. The webhooks page's check."""
+        try:
+            actor = await self._acting_actor()
+        except PermissionDenied:
+            return None
+        return actor if actor.roles & {Role.WORKSPACE_ADMIN.value, Role.ADMIN.value} else None
+
+    async def _signed_in_admin(self) -> Actor | None:
+        """The signed-in user if they hold the admin role now, bound to the workspace the tab shows
+        (what the admin pages change: teams and webhooks are a workspace's); None otherwise."""
+        try:
+            actor = await self._acting_actor()
         except PermissionDenied:
             return None
         return actor if actor.is_admin else None
@@ -113,13 +173,29 @@ class AppState(rx.State):
         """on_load of every protected page: no live sign-in -> the sign-in page, and back here after.
         Also what a tab is told to send when its user's sessions end (ui/states/session_watch.py):
         refused, the tab's feeds stop pushing to it."""
+        shown = self.workspace
         try:
-            await self._signed_in_actor()
+            await self._acting_actor()
         except PermissionDenied:
             from hitl_dashboard.ui.fanout import forget_every_watch
 
             await forget_every_watch(self.router.session.client_token)
             return self._to_sign_in()
+        if shown and shown != self.workspace:
+            # Removed from the workspace this tab showed: its feeds stop now, and the page loads again
+            # in a workspace the user is still in.
+            from hitl_dashboard.ui.fanout import forget_every_watch
+
+            await forget_every_watch(self.router.session.client_token)
+            return rx.redirect(self.router.url.path)
+
+    @rx.event
+    async def reopen(self):
+        """The user's rights changed (ui/states/session_watch.py): the page loads again, so each of
+        its feeds is opened again through its own check. Signed out: require_login has sent it on."""
+        if self.user_id:
+            query = f"?{self.router.url.query}" if self.router.url.query else ""
+            return rx.redirect(self.router.url.path + query)
 
     def _forget(self) -> None:
         self.user_id, self.username, self.roles, self.csrf_token = 0, "", [], ""
@@ -138,12 +214,9 @@ class AppState(rx.State):
         from hitl_dashboard.services.reviews.review_queries import conversation_of_review
 
         try:
-            await self._signed_in_actor()
-        except PermissionDenied:
-            return self._to_sign_in()
-        try:
             review_id = int(self.router.url.path.rstrip("/").rsplit("/", 1)[-1])
-            conversation_id = await asyncio.to_thread(conversation_of_review, review_id)
+            actor = await self._signed_in_actor()
+            conversation_id = await asyncio.to_thread(conversation_of_review, actor, review_id)
         except (ValueError, DomainError):
             return rx.redirect(routes.QUEUE)
         return rx.redirect(routes.conversation(conversation_id))

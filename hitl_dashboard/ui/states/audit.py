@@ -145,7 +145,7 @@ class AuditState(AppState):
         self.loading = True
         yield
         try:
-            actor = await self._signed_in_actor()
+            actor = await self._acting_actor()
             if self.can_read_audit:
                 before = cursors[-1] or None
                 self.rows, self.has_older, self.actions = await asyncio.to_thread(
@@ -203,7 +203,7 @@ class AuditState(AppState):
         if fmt not in FORMATS or self.exporting:
             return
         try:
-            await self._signed_in_actor()
+            await self._acting_actor()
         except PermissionDenied:
             return rx.redirect(routes.LOGIN)
         if not self.can_read_audit:

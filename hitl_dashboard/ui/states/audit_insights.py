@@ -130,7 +130,7 @@ class AuditInsightsState(AppState):
     @rx.event
     async def load(self):
         try:
-            actor = await self._signed_in_actor()
+            actor = await self._acting_actor()
         except PermissionDenied:
             return
         if not self.can_read_audit:
@@ -149,7 +149,7 @@ class AuditInsightsState(AppState):
         if self.verifying:
             return
         try:
-            actor = await self._signed_in_actor()
+            actor = await self._acting_actor()
         except PermissionDenied:
             return
         if not self.can_read_audit:
@@ -183,6 +183,6 @@ class AuditInsightsState(AppState):
         value = value if isinstance(value, str) else (value[0] if value else "")
         self.window = value if value in WINDOWS else "30"
         try:
-            await self._charts(await self._signed_in_actor())
+            await self._charts(await self._acting_actor())
         except PermissionDenied:
             return

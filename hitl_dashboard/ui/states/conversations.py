@@ -157,7 +157,7 @@ class ConversationListState(AppState):
         self.loading = True
         yield
         try:
-            actor = await self._signed_in_actor()
+            actor = await self._acting_actor()
             filters = self._filters()
             # The query is synchronous; a thread keeps the event loop free for other clients.
             page = await asyncio.to_thread(_load_page, actor, filters, before, after)

@@ -109,8 +109,12 @@ class DecisionState(AppState):
             self.comment_note = "Note: that line number is in the older revision." if side == "L" else ""
 
     @rx.event
-    def toggle_suggest(self):
+    def toggle_suggest(self, line_text: str):
+        """On: the suggestion starts as the commented line's text (the browser sends it from the diff
+        it shows; it is only this reviewer's own draft), unless the reviewer already wrote one."""
         self.comment_suggest = not self.comment_suggest
+        if self.comment_suggest and not self.comment_suggestion and isinstance(line_text, str):
+            self.comment_suggestion = line_text[:MAX_TEXT]
 
     @rx.event
     def set_comment_suggestion(self, value: str):

@@ -46,6 +46,15 @@ async def _actor(state: rx.State):
         return None
 
 
+async def _acting(state: rx.State):
+    """The signed-in user bound to the workspace the tab shows (a queue is one workspace's)."""
+    app_state = await state.get_state(AppState)
+    try:
+        return await app_state._acting_actor()
+    except PermissionDenied:
+        return None
+
+
 class FeedError(AppState):
     """Why a feed could not be opened, for this browser only."""
 
@@ -76,7 +85,7 @@ class QueueFeed(rx.State):
 
     @rx.event
     async def open(self, role: str):
-        actor = await _actor(self)
+        actor = await _acting(self)
         if actor is None:
             return
         roles = (await self.get_state(AppState)).review_roles
@@ -84,7 +93,7 @@ class QueueFeed(rx.State):
         if not role:
             await _report(self, queue="You hold no review role, so you have no review queue.")
             return
-        feed = queue_token(role)
+        feed = queue_token(role, actor.workspace_id)
         await watch(self, feed)  # before the read: see the module's docstring
         try:
             rows = await asyncio.to_thread(queue_rows, actor, role)  # the service checks the role

@@ -37,8 +37,13 @@ class NewConversationState(AppState):
     errors: dict[str, str] = {}
     submitting: bool = False
 
-    def _apply_template(self) -> None:
-        choices = start_options.form_choices(self.template, self.task_type)
+    async def _apply_template(self) -> None:
+        """The teams of the workspace the tab shows (checked on the server: _acting_actor)."""
+        try:
+            actor = await self._acting_actor()
+        except PermissionDenied:
+            return
+        choices = await asyncio.to_thread(start_options.form_choices, actor, self.template, self.task_type)
         self.template_options = [[name, f"{name}: {' + '.join(agents)}"] for name, agents in choices.templates.items()]
         self.tool_options = choices.tools
         policy = choices.policy
@@ -52,10 +57,10 @@ class NewConversationState(AppState):
         self.models = {a: self.models.get(a, model) for a in self.agents}
 
     @rx.event
-    def reset_form(self):
+    async def reset_form(self):
         self.task, self.title, self.task_type, self.template, self.on_overdue = "", "", "code", "code", "escalate"
         self.providers, self.models, self.errors, self.submitting = {}, {}, {}, False
-        self._apply_template()
+        await self._apply_template()
 
     @rx.event
     def set_text(self, name: str, value: str):
@@ -64,14 +69,19 @@ class NewConversationState(AppState):
             self.errors = {k: v for k, v in self.errors.items() if k != name}
 
     @rx.event
-    def set_task_type(self, value: str):
-        self.task_type, self.template = value, start_options.default_template(value)
-        self._apply_template()
+    async def set_task_type(self, value: str):
+        try:
+            actor = await self._acting_actor()
+        except PermissionDenied:
+            return
+        self.task_type = value
+        self.template = await asyncio.to_thread(start_options.default_template, actor, value)
+        await self._apply_template()
 
     @rx.event
-    def set_template(self, value: str):
+    async def set_template(self, value: str):
         self.template = value
-        self._apply_template()
+        await self._apply_template()
 
     @rx.event
     def set_choice(self, name: str, value: str):
@@ -115,7 +125,7 @@ class NewConversationState(AppState):
         self.submitting, self.errors = True, {}
         yield
         try:
-            actor = await self._signed_in_actor()
+            actor = await self._acting_actor()
             conversation = await asyncio.to_thread(start_conversation, actor, self._command())
         except InvalidInput as exc:
             self.errors = {exc.field or "form": str(exc)}

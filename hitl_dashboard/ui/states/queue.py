@@ -29,7 +29,7 @@ class QueueState(AppState):
 
     async def _claim_or_release(self, review_id: int, claim: bool):
         try:
-            actor = await self._signed_in_actor()
+            actor = await self._acting_actor()
             # The service tells every open queue of the new assignee once it has committed.
             await asyncio.to_thread(claims.claim if claim else claims.release, actor, int(review_id))
         except PermissionDenied as exc:

@@ -39,7 +39,8 @@ class ArrivalRow:
 
 
 Summary = tuple[dict[str, int], list[ArrivalRow]]
-_recent: dict[tuple[str, ...], tuple[float, Summary]] = {}
+# By (workspace, role set): an actor bound to the workspace reads it (issue 41).
+_recent: dict[tuple[int | None, tuple[str, ...]], tuple[float, Summary]] = {}
 
 
 def summary_rows(actor: Actor, roles: tuple[str, ...]) -> Summary:
@@ -49,14 +50,14 @@ def summary_rows(actor: Actor, roles: tuple[str, ...]) -> Summary:
     return counts, arrivals
 
 
-def remember_summary(roles: tuple[str, ...], summary: Summary, now: float | None = None) -> None:
+def remember_summary(workspace_id: int, roles: tuple[str, ...], summary: Summary, now: float | None = None) -> None:
     """From the live refresh, which has just read it: what the next tab to open reads."""
-    _recent[roles] = (time.monotonic() if now is None else now, summary)
+    _recent[(workspace_id, roles)] = (time.monotonic() if now is None else now, summary)
 
 
 def forget_summaries(role_sets: list[tuple[str, ...]]) -> None:
-    for roles in role_sets:
-        _recent.pop(roles, None)
+    for key in [key for key in _recent if key[1] in role_sets]:
+        _recent.pop(key, None)
 
 
 def cached_summary(actor: Actor, roles: tuple[str, ...], now: float | None = None) -> Summary:
@@ -65,11 +66,11 @@ def cached_summary(actor: Actor, roles: tuple[str, ...], now: float | None = Non
     for role in roles:
         check_can_claim(actor, role)
     now = time.monotonic() if now is None else now
-    hit = _recent.get(roles)
+    hit = _recent.get((actor.workspace_id, roles))
     if hit is not None and now - hit[0] < CACHE_S:
         return hit[1]
     summary = summary_rows(actor, roles)
-    _recent[roles] = (now, summary)
+    _recent[(actor.workspace_id, roles)] = (now, summary)
     return summary
 
 
@@ -100,7 +101,7 @@ class QueueSummary(rx.State):
         roles, from the server, never from the browser; then their role set's pushes."""
         app_state = await self.get_state(AppState)
         try:
-            actor = await app_state._signed_in_actor()
+            actor = await app_state._acting_actor()
         except PermissionDenied:  # signed out: the page's own check redirects
             await unwatch_summary(self)
             return
@@ -108,7 +109,8 @@ class QueueSummary(rx.State):
         if not roles:
             await unwatch_summary(self)
             return
-        feed = summary_token(roles)
+        assert actor.workspace_id is not None  # _acting_actor binds it
+        feed = summary_token(roles, actor.workspace_id)
         await watch_summary(self, feed)  # before the read: a change after it is pushed here
         summary = await asyncio.to_thread(cached_summary, actor, roles)
         self._resync = False

@@ -14,7 +14,7 @@ from reflex.state import StateUpdate
 
 from hitl_dashboard.domain.errors import PermissionDenied
 from hitl_dashboard.services.live.user_tabs import user_tabs_store
-from hitl_dashboard.ui.fanout import forget_summary_watches, send_to_tabs
+from hitl_dashboard.ui.fanout import forget_every_watch, forget_summary_watches, send_to_tabs
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.queue_summary import QueueSummary
 
@@ -23,6 +23,9 @@ log = logging.getLogger(__name__)
 RECHECK = Event(name=f"{AppState.get_full_name()}.require_login")
 # Then the queue summary asks again: it watches the role set the user holds now, or nothing.
 SUMMARY_AGAIN = Event(name=f"{QueueSummary.get_full_name()}.refresh")
+# And the page opens its feeds again, through their checks: a conversation or queue of a workspace the
+# user has just left is then refused, where its feed would have gone on pushing (issue 41).
+REOPEN = Event(name=f"{AppState.get_full_name()}.reopen")
 
 
 def _store():
@@ -55,8 +58,10 @@ async def end_sessions(app: rx.App, user_id: int) -> None:
     try:
         tabs = await store.tabs(user_id)
         await forget_summary_watches(tabs)
+        for tab in tabs:  # no feed pushes to them until the page has opened it again, checked
+            await forget_every_watch(tab)
         if tabs:
-            await send_to_tabs(app, tabs, StateUpdate(events=[RECHECK, SUMMARY_AGAIN]), forget)
+            await send_to_tabs(app, tabs, StateUpdate(events=[RECHECK, SUMMARY_AGAIN, REOPEN]), forget)
     except Exception:  # noqa: BLE001 - the sessions are revoked already; the tabs re-check at their next event
         log.exception("could not ask the open tabs of user %s to check their session", user_id)
         return

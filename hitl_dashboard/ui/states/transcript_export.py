@@ -15,13 +15,25 @@ log = logging.getLogger(__name__)
 FORMATS = {"markdown": "md", "json": "json"}
 
 # The transcript arrives over the websocket after the page loads, so the browser's own jump to
-# #message-N finds nothing: wait (for at most 20 s) until the message is there, then scroll to it.
+# #message-N finds nothing: wait (for at most 60 s) until the message is there, then scroll to it.
+# A message older than the loaded ones is a page or more up: each new "Show older messages" button
+# (ui/components/transcript.py; a new element per page) is clicked once, until the message is in.
 SCROLL_TO_LINKED_MESSAGE = """(() => {
   const id = decodeURIComponent(window.location.hash.slice(1));
   if (!/^message-[0-9]+$/.test(id)) return;
+  const seq = Number(id.slice("message-".length));
+  const clicked = new WeakSet();
   const show = () => {
     const el = document.getElementById(id);
-    if (!el) return false;
+    if (!el) {
+      const first = document.querySelector("#transcript .message[data-seq]");
+      const older = document.getElementById("transcript-older");
+      if (first && Number(first.dataset.seq) > seq && older && !older.disabled && !clicked.has(older)) {
+        clicked.add(older);
+        older.click();
+      }
+      return false;
+    }
     el.scrollIntoView({block: "center"});
     el.classList.add("linked-message");
     return true;
@@ -29,7 +41,7 @@ SCROLL_TO_LINKED_MESSAGE = """(() => {
   if (show()) return;
   const observer = new MutationObserver(() => { if (show()) observer.disconnect(); });
   observer.observe(document.body, {childList: true, subtree: true});
-  setTimeout(() => observer.disconnect(), 20000);
+  setTimeout(() => observer.disconnect(), 60000);
 })()"""
 
 

@@ -7,6 +7,11 @@ comes into view: assets/transcript_pages.js clicks it) and, if the window moved 
 was open, at its end up to the window (`fill_gap`). A message is never in both: the history only
 holds messages before the window's first seq as the browser shows it, and that seq only grows.
 
+The server keeps only where the history starts and ends; each read sends the browser that page
+alone (`page`), which the browser adds to the pages it holds (ui/components/transcript.py): a long
+history is not sent again with every page. A page mounting the transcript starts a new history
+(`restart`), as the pages it held went with the old page.
+
 Any browser may send these events with any arguments: they read messages of the conversation in
 the page's own path, which every signed-in user may read, and an argument only says where."""
 
@@ -34,16 +39,29 @@ def _seq(value) -> int | None:
 
 class TranscriptHistory(AppState):
     conversation_id: rx.Field[int] = rx.field(0)
-    older: rx.Field[list[MessageRow]] = rx.field(default_factory=list)
-    first_seq: rx.Field[int] = rx.field(0)  # of `older` (0: empty)
+    page: rx.Field[list[MessageRow]] = rx.field(default_factory=list)  # the page read last
+    pages: rx.Field[int] = rx.field(0)  # how many were read: a new page is a new number, even if alike
+    first_seq: rx.Field[int] = rx.field(0)  # of the history (0: empty)
     last_seq: rx.Field[int] = rx.field(0)
     reached_start: rx.Field[bool] = rx.field(False)  # nothing before `older`
     # The window's first seq up to which fill_gap found everything (seqs with holes stop asking).
     filled_to: rx.Field[int] = rx.field(0)
 
-    def _set(self, conversation_id: int, rows: list[MessageRow]) -> None:
-        self.conversation_id, self.older = conversation_id, rows
-        self.first_seq, self.last_seq = (rows[0].seq, rows[-1].seq) if rows else (0, 0)
+    def _start(self, conversation_id: int) -> None:
+        self.conversation_id, self.page, self.first_seq, self.last_seq = conversation_id, [], 0, 0
+        self.reached_start, self.filled_to = False, 0
+
+    def _add(self, rows: list[MessageRow]) -> None:
+        """A page read before or after the history's messages."""
+        self.page, self.pages = rows, self.pages + 1
+        if rows:
+            self.first_seq = min(self.first_seq or rows[0].seq, rows[0].seq)
+            self.last_seq = max(self.last_seq, rows[-1].seq)
+
+    @rx.event
+    def restart(self):
+        """The transcript mounted: it holds no page yet."""
+        self._start(0)
 
     async def _conversation(self) -> int | None:
         """The page's conversation for a signed-in user; a history of another one is dropped."""
@@ -53,8 +71,7 @@ class TranscriptHistory(AppState):
             return None
         conversation_id = path_id(self.router.url.path)
         if conversation_id is not None and conversation_id != self.conversation_id:
-            self._set(conversation_id, [])
-            self.reached_start, self.filled_to = False, 0
+            self._start(conversation_id)
         return conversation_id
 
     @rx.event
@@ -68,9 +85,9 @@ class TranscriptHistory(AppState):
             found = await asyncio.to_thread(messages_before, None, conversation_id, before_seq=before)
         except DomainError:
             return
-        if not self.older:
+        if not self.first_seq:
             self.filled_to = before  # the history ends just before the window as the browser had it
-        self._set(conversation_id, [message_row(m) for m in found] + self.older)
+        self._add([message_row(m) for m in found])
         self.reached_start = not found or found[0].seq <= 1
 
     @rx.event
@@ -78,13 +95,13 @@ class TranscriptHistory(AppState):
         """The messages between the history and the window, which moved on since the history was read."""
         conversation_id = await self._conversation()
         window = _seq(window_first_seq)
-        if conversation_id is None or window is None or not self.older or window <= self.filled_to:
+        if conversation_id is None or window is None or not self.first_seq or window <= self.filled_to:
             return
         try:
             found = await asyncio.to_thread(messages_between, None, conversation_id,
                                             after_seq=self.last_seq, before_seq=window)
         except DomainError:
             return
-        self._set(conversation_id, self.older + [message_row(m) for m in found])
+        self._add([message_row(m) for m in found])
         if not found or found[-1].seq + 1 >= window:
             self.filled_to = window

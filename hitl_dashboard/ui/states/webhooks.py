@@ -18,7 +18,7 @@ from hitl_dashboard.ui.states.browser_input import row_id
 from hitl_dashboard.ui.views.formatting import stamp
 
 SECRET_FIELD = "webhook-secret-value"
-NOT_ADMIN = "Only an admin may manage webhooks."
+NOT_ADMIN = "Only the workspace's admins may manage its webhooks."
 EVENTS = list(webhooks.EVENTS)
 FORMATS = list(webhooks.FORMATS)
 
@@ -77,7 +77,7 @@ class WebhooksState(AppState):
     @rx.event
     async def load(self):
         self.secret_title, self.action_error, self.removing = "", "", 0
-        actor = await self._signed_in_admin()
+        actor = await self._signed_in_workspace_admin()
         if actor is not None:
             self.rows, self.deliveries = await asyncio.to_thread(page_rows, actor)
 
@@ -97,7 +97,7 @@ class WebhooksState(AppState):
 
     @rx.event
     async def add(self, _form: dict):
-        actor = await self._signed_in_admin()
+        actor = await self._signed_in_workspace_admin()
         if actor is None:
             self.add_error, self.add_error_field = NOT_ADMIN, ""
             return
@@ -186,14 +186,14 @@ class WebhooksState(AppState):
 
     @rx.event
     async def refresh(self):
-        actor = await self._signed_in_admin()
+        actor = await self._signed_in_workspace_admin()
         if actor is not None:
             self.rows, self.deliveries = await asyncio.to_thread(page_rows, actor)
 
     async def _admin_and(self, webhook_id: object) -> tuple[Actor | None, int | None]:
         """The signed-in admin and the webhook id the browser sent, each None (with the error shown)
         when refused."""
-        actor = await self._signed_in_admin()
+        actor = await self._signed_in_workspace_admin()
         if actor is None:
             self.action_error = NOT_ADMIN
             return None, None

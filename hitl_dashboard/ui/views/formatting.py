@@ -9,6 +9,7 @@ ROLE_LABELS = {
     "product_reviewer": "Product",
     "final_approver": "Final sign-off",
     "manager": "Manager",
+    "workspace_admin": "Workspace admin",
     "admin": "Admin",
 }
 
