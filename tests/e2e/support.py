@@ -42,11 +42,11 @@ def make_user(app: RunningApp, *roles: str, prefix: str = "user", workspace_id: 
     return name
 
 
-def make_workspace(app: RunningApp, prefix: str) -> tuple[int, str]:
+def make_workspace(app: RunningApp, prefix: str, name: str | None = None) -> tuple[int, str]:
     """A new workspace in the app's database, with the built-in teams: (id, slug)."""
     slug = f"{prefix}-{uuid.uuid4().hex[:6]}"
     with UnitOfWork(app.engine) as uow:
-        workspace = Workspace(slug=slug, name=prefix.title())
+        workspace = Workspace(slug=slug, name=name or prefix.title())
         uow.session.add(workspace)
         uow.session.flush()
         sync_workspace(uow.session, workspace.id)

@@ -12,7 +12,9 @@ from hitl_dashboard.ui.states.allowed_mcp import AllowedServer
 
 
 def _server(server: RowVar[AllowedServer]) -> rx.Component:
-    return rx.hstack(rx.badge(server.name, variant="soft"), rx.code(server.command, size="1"),
+    # A command is one long path where the checkout lies deep (CI's did): it wraps anywhere on a phone.
+    return rx.hstack(rx.badge(server.name, variant="soft"),
+                     rx.code(server.command, size="1", overflow_wrap="anywhere", min_width="0"),
                      spacing="2", align="center", wrap="wrap", class_name="allowed-mcp-server",
                      data_server=server.name)
 

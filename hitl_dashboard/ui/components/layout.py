@@ -22,9 +22,11 @@ def nav_link(label: str, href: str, icon: str, id_: str) -> rx.Component:
     )
 
 
-# Radix breakpoints: "sm" starts at 48em (768 px). Below it the header is a menu, the pages stack.
-WIDE_ONLY = rx.breakpoints(initial="none", sm="flex")
-NARROW_ONLY = rx.breakpoints(initial="flex", sm="none")
+# Radix breakpoints: "lg" starts at 1280 px, "xl" at 1640 px. Below 1280 px the header is a menu (the
+# pages stack only below 768 px): an instance admin's eight links, the workspace switcher and the user's
+# items need 1,250 px, and at 1024 px they pushed the page sideways.
+WIDE_ONLY = rx.breakpoints(initial="none", lg="flex")
+NARROW_ONLY = rx.breakpoints(initial="flex", lg="none")
 NAV_ITEMS = (  # label, route, icon, element id, shown when
     ("Queues", routes.QUEUE, "inbox", "nav-queue", AppState.review_roles.length() > 0),
     ("Conversations", routes.CONVERSATIONS, "messages-square", "nav-conversations", None),
@@ -47,7 +49,7 @@ def _when(condition, component: rx.Component) -> rx.Component:
 def navigation() -> rx.Component:
     return rx.el.nav(rx.hstack(
         *[_when(shown, nav_link(label, href, icon, id_)) for label, href, icon, id_, shown in NAV_ITEMS],
-        spacing="4",
+        spacing=rx.breakpoints(initial="3", xl="4"),
         align="center",
     ), aria_label="Main")
 
@@ -75,10 +77,12 @@ def user_menu() -> rx.Component:
                 aria_label="API tokens", title="API tokens", id="nav-tokens", display="flex"),
         rx.menu.root(
             rx.menu.trigger(rx.button(
-                rx.text(AppState.username, size="2", weight="medium", white_space="nowrap", id="signed-in-user"),
+                # A name may be 64 characters: cut to fit the header, whole on hover (the button's title).
+                rx.text(AppState.username, size="2", weight="medium", white_space="nowrap", id="signed-in-user",
+                        max_width="10em", overflow="hidden", text_overflow="ellipsis"),
                 # Named by the user's name it shows (a different aria-label would hide it from speech input).
                 rx.icon("chevron-down", size=14), variant="ghost", color_scheme="gray", size="1", id="user-menu",
-                title="Your sign-in")),
+                title=AppState.username)),
             rx.menu.content(
                 rx.menu.item("Sign out everywhere", on_select=_submit("sign-out-everywhere-form"),
                              id="sign-out-everywhere"),
@@ -150,12 +154,12 @@ def workspace_switcher() -> rx.Component:
 
 
 def app_title() -> rx.Component:
-    """The product's name beside its icon; for someone in several workspaces, from 768 px only on
+    """The product's name beside its icon; for someone in several workspaces, from 1280 px only on
     very wide windows: the header's workspace switcher takes its place there (an admin's header must
     fit 1280 px). On a phone the menu holds the workspaces, and the name stays (a wide enough link)."""
     title = {"weight": "bold", "size": "4", "white_space": "nowrap"}
     return rx.cond(AppState.signed_in & (AppState.workspaces.length() > 1),
-                   rx.text(APP_TITLE, display=rx.breakpoints(initial="block", sm="none", xl="block"), **title),
+                   rx.text(APP_TITLE, display=rx.breakpoints(initial="block", lg="none", xl="block"), **title),
                    rx.text(APP_TITLE, **title))
 
 
@@ -179,7 +183,7 @@ def header() -> rx.Component:
             rx.cond(AppState.signed_in, narrow_menu()),
             rx.cond(AppState.signed_in, sign_out_forms()),
             align="center",
-            spacing=rx.breakpoints(initial="3", sm="5"),
+            spacing=rx.breakpoints(initial="3", xl="5"),
             width="100%",
         ),
         padding_x=rx.breakpoints(initial="0.75em", sm="1.5em"),
