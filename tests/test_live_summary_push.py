@@ -109,6 +109,36 @@ def test_rights_changed_drop_the_summary_watches_and_ask_the_tabs_again(monkeypa
                                    session_watch.REOPEN.name])]
 
 
+def test_a_tab_whose_token_changed_after_it_registered_is_still_told(monkeypatch):
+    """Reflex hands a reloaded tab a new token when its old socket is still on record in Redis (the
+    new socket on another worker, under load): SessionWatch.register had stored the old one. Opening
+    a feed registers the token it watches with, so a membership removal reaches that tab and stops
+    the feed of the workspace its user left (a likely cause of the one failure of the hosted
+    two-workspace test: the tab kept beta's rows)."""
+    from types import SimpleNamespace
+
+    from hitl_dashboard.ui.fanout import watch, watch_summary
+
+    pushed: list = []
+
+    async def send(_app, tabs, update, _on_gone=None):
+        pushed.append(sorted(tabs))
+
+    monkeypatch.setattr(session_watch, "send_to_tabs", send)
+    reloaded = SimpleNamespace(router=SimpleNamespace(session=SimpleNamespace(client_token="tab-new")))
+
+    async def scenario():
+        await session_watch._store().add(78, "tab-old")  # on mount, before the token changed
+        await watch(reloaded, "queue-w2-security-reviewer", 78)  # the page's feed, under the new token
+        await watch_summary(reloaded, "summary-w2-security-reviewer", 78)
+        await session_watch.end_sessions(object(), 78)
+        return (await watchers_store().watchers("queue-w2-security-reviewer"),
+                await watchers_store(SUMMARY).watchers("summary-w2-security-reviewer"))
+
+    assert asyncio.run(scenario()) == ([], [])
+    assert pushed == [["tab-new", "tab-old"]]
+
+
 def test_a_signed_out_tab_is_forgotten_by_its_page_feed_and_its_summary():
     from hitl_dashboard.ui.fanout import forget_every_watch
 

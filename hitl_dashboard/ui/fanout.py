@@ -56,8 +56,22 @@ def watchers_store(slot: str = ""):
 SUMMARY = "summary"  # the store slot of the queue summaries: a tab watches its page's feed and one summary
 
 
-async def watch_summary(state: rx.State, feed: str) -> None:
-    await watchers_store(SUMMARY).watch(feed, state.router.session.client_token)
+async def _register_tab(user_id: int, tab: str) -> None:
+    """The tab under its user, with the token it watches with: a membership removed or a sign-in
+    ended then reaches it (ui/states/session_watch.py end_sessions). SessionWatch.register does this
+    on mount, but a tab's token can change after it: Reflex hands a reloaded tab a new token when its
+    old socket is still on record in Redis (a reload under load, the new socket on another worker),
+    and a tab missing from its user's set kept the feeds of a workspace its user had left."""
+    from hitl_dashboard.services.live.user_tabs import user_tabs_store
+    from hitl_dashboard.settings import get_settings
+
+    await user_tabs_store(get_settings().redis_url).add(user_id, tab)
+
+
+async def watch_summary(state: rx.State, feed: str, user_id: int) -> None:
+    tab = state.router.session.client_token
+    await watchers_store(SUMMARY).watch(feed, tab)
+    await _register_tab(user_id, tab)
 
 
 async def unwatch_summary(state: rx.State) -> None:
@@ -78,10 +92,12 @@ async def forget_summary_watches(tabs: Iterable[str]) -> None:
         await store.forget_tab(tab)
 
 
-async def watch(state: rx.State, feed: str) -> None:
-    """From the tab's own event, once it may see the feed: push the feed's changes to it from now
-    on (and stop pushing the feed it showed before)."""
-    await watchers_store().watch(feed, state.router.session.client_token)
+async def watch(state: rx.State, feed: str, user_id: int) -> None:
+    """From the tab's own event, once its user may see the feed: push the feed's changes to it from
+    now on (and stop pushing the feed it showed before)."""
+    tab = state.router.session.client_token
+    await watchers_store().watch(feed, tab)
+    await _register_tab(user_id, tab)
 
 
 async def unwatch(state: rx.State, feed: str) -> None:

@@ -94,7 +94,7 @@ class QueueFeed(rx.State):
             await _report(self, queue="You hold no review role, so you have no review queue.")
             return
         feed = queue_token(role, actor.workspace_id)
-        await watch(self, feed)  # before the read: see the module's docstring
+        await watch(self, feed, actor.user_id)  # before the read: see the module's docstring
         try:
             rows = await asyncio.to_thread(queue_rows, actor, role)  # the service checks the role
         except DomainError as exc:
@@ -189,7 +189,7 @@ class ConversationFeed(rx.State):
             await _report(self, conversation="There is no such conversation.")
             return
         feed = conversation_token(conversation_id)
-        await watch(self, feed)  # before the read: see the module's docstring
+        await watch(self, feed, actor.user_id)  # before the read: see the module's docstring
         try:
             view = await asyncio.to_thread(conversation_view, actor, conversation_id)
         except DomainError as exc:

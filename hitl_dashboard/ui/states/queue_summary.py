@@ -111,7 +111,7 @@ class QueueSummary(rx.State):
             return
         assert actor.workspace_id is not None  # _acting_actor binds it
         feed = summary_token(roles, actor.workspace_id)
-        await watch_summary(self, feed)  # before the read: a change after it is pushed here
+        await watch_summary(self, feed, actor.user_id)  # before the read: a change after it is pushed here
         summary = await asyncio.to_thread(cached_summary, actor, roles)
         self._resync = False
         self._fill(summary)
