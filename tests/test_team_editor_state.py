@@ -80,7 +80,7 @@ def nobody_signed_in_as_admin(monkeypatch: pytest.MonkeyPatch) -> None:
     """The session check finds no admin (it reads the database; here it answers without it)."""
     async def no_admin(self: AppState) -> None:
         return None
-    monkeypatch.setattr(AppState, "_signed_in_admin", no_admin)
+    monkeypatch.setattr(AppState, "_signed_in_workspace_admin", no_admin)
 
 
 def test_every_handler_is_listed() -> None:
@@ -118,7 +118,7 @@ def test_an_admin_picks_an_allowed_server_for_a_tool(allowed_files_server, monke
         assert state_class is AdminTeamsState
         return teams
 
-    monkeypatch.setattr(AppState, "_signed_in_admin", signed_in)
+    monkeypatch.setattr(AppState, "_signed_in_workspace_admin", signed_in)
     monkeypatch.setattr(AllowedMcpState, "get_state", the_editor)
     call(allowed, "load")
     assert allowed.servers == [AllowedServer("files", "/usr/bin/files-mcp --root '/srv/a b'")]

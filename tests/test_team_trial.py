@@ -55,6 +55,23 @@ def test_only_admins_try_and_a_bad_draft_names_its_field(sqlite_url) -> None:
     assert bad.value.field == "gates.max_turns_without_review"
 
 
+def test_a_workspace_admin_tries_a_draft_in_their_workspace_and_a_member_may_not(sqlite_url, monkeypatch) -> None:
+    """Issue 41: who may save a team in a workspace (its workspace admin) may try a draft there."""
+    monkeypatch.setenv("MODEL_ALLOWED_KEY_ENV", "NO_SUCH_KEY_ANYWHERE")
+    reset_settings_cache()
+    from hitl_dashboard.services.auth.users import create_user
+    from hitl_dashboard.services.workspaces import workspaces
+
+    beta = workspaces.create_workspace(None, slug="beta", name="Beta")
+    create_user(username="bianca", password="pw-bianca", roles=["workspace_admin"], workspace_id=beta.id)
+    create_user(username="bea", password="pw-bea", roles=["security_reviewer"], workspace_id=beta.id)
+    said = asyncio.run(try_team(flow.actor("bianca").within(beta.id, ""), draft(), "Add retry to the sync"))
+    assert [m.agent for m in said] == ["planner", "coder"]
+    for refused in (flow.actor("bea").within(beta.id, ""), flow.actor("bianca")):  # a member; unbound
+        with pytest.raises(PermissionDenied, match="only an admin of the workspace may try a team"):
+            asyncio.run(try_team(refused, draft(), "task"))
+
+
 def test_a_tool_call_held_back_stops_the_trial_whatever_gates_tools_lists(sqlite_url) -> None:
     """As the runner does (issue 29): the call waits for a human, so Try it says it would stop there."""
     flow.make_people()

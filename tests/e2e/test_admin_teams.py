@@ -13,11 +13,13 @@ from datetime import timedelta
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
+from sqlmodel import select
 
-from hitl_dashboard.db.models import Conversation
+from hitl_dashboard.db.models import Conversation, User
+from hitl_dashboard.db.team_models import TeamVersion
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import api_token, make_user, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import api_token, make_user, make_workspace, open_reviews, sign_in, start, wait_for
 from tests.support.api_helpers import team_restored
 
 KEYWORD = "call_with_retry"  # the scripted coder's retry helper: in its revision for a retry task
@@ -100,3 +102,36 @@ def test_an_admin_edits_the_code_teams_rules_in_the_browser(app_server: RunningA
     page.goto(f"{app_server.base_url}/conversations/{before}")
     expect(page.locator("#team-version")).to_have_text(f"team code v{number}")
     assert security_review(app_server, before).due_at - old_review.created_at == timedelta(hours=24)
+
+
+def test_a_workspace_admin_manages_their_workspaces_teams_in_the_browser(app_server: RunningApp, page: Page) -> None:
+    """Issue 41: a workspace's admin (no instance role) reaches Teams from the header and saves a
+    version of the code team in their workspace only; a reviewer of that workspace has no Teams page."""
+    workspace_id, slug = make_workspace(app_server, "teams-ws")
+    owner = make_user(app_server, "workspace_admin", prefix="ws-admin", workspace_id=workspace_id)
+    reviewer = make_user(app_server, "security_reviewer", prefix="ws-rev", workspace_id=workspace_id)
+
+    def saved_by_owner() -> list[tuple[int, int, str]]:
+        """(workspace, number, origin) of every code team version the workspace admin saved."""
+        with UnitOfWork(app_server.engine) as uow:
+            rows = uow.session.exec(select(TeamVersion).join(User, User.id == TeamVersion.created_by)
+                                    .where(User.username == owner, TeamVersion.team == "code")).all()
+            return sorted((row.workspace_id, row.number, row.origin) for row in rows)
+
+    page.set_viewport_size({"width": 1400, "height": 900})
+    sign_in(page, app_server, owner, lands_on="**/conv*")
+    page.click("#nav-teams")
+    page.wait_for_url("**/admin/teams*")
+    page.click(".team-row[data-team='code']")
+    expect(page.locator("#team-title")).to_have_text(re.compile(r"^code · version \d+$"))
+    number = int(page.locator("#team-title").inner_text().rsplit(" ", 1)[1])
+    page.fill("#team-keywords", page.locator("#team-keywords").input_value() + ", " + KEYWORD)
+    assert f"Saved as version {number + 1}" in save(page)
+    assert saved_by_owner() == [(workspace_id, number + 1, "browser")]  # in their workspace, no other
+
+    page.context.clear_cookies()
+    sign_in(page, app_server, reviewer)
+    expect(page.locator("#nav-teams")).to_have_count(0)
+    page.goto(f"{app_server.base_url}/admin/teams?team=code&workspace={slug}")
+    expect(page.get_by_text("role workspace_admin")).to_be_visible()
+    expect(page.locator("#save-team")).to_have_count(0)

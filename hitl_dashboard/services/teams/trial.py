@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hitl_dashboard.domain.errors import PermissionDenied
-from hitl_dashboard.domain.permissions import Actor
+from hitl_dashboard.domain.permissions import Actor, check_can_manage_workspace
 from hitl_dashboard.domain.policies import GateHit, TurnView
 from hitl_dashboard.domain.stored_values import storable_text
 from hitl_dashboard.domain.text_cuts import cut_visibly
@@ -43,8 +43,12 @@ async def try_team(actor: Actor, text: str, task: str) -> list[TrialMessage]:
     )
     from hitl_dashboard.agents.team_run import TeamRun
 
-    if not actor.is_admin:
-        raise PermissionDenied("only an admin may try a team")
+    # Who may save a team in the workspace may try a draft of it (offline, under the same policy).
+    try:
+        if not actor.is_admin:  # an unbound actor who is no instance admin manages no workspace here
+            check_can_manage_workspace(actor, actor.workspace_id if actor.workspace_id is not None else -1)
+    except PermissionDenied:
+        raise PermissionDenied("only an admin of the workspace may try a team") from None
     team = parse_team(text, "the team")
     web_policy.check_web_team(team)  # a draft from the browser: what a save from it may run, no more; first,
     check_team(team, "the team")  # as check_team imports the functions and providers it names

@@ -37,7 +37,7 @@ NAV_ITEMS = (  # label, route, icon, element id, shown when
     # A workspace admin's page; the instance admin reaches it from the users page (the header is full).
     ("Workspace", routes.ADMIN_WORKSPACES, "building-2", "nav-workspaces",
      AppState.can_manage_workspace & ~AppState.is_admin),
-    ("Teams", routes.ADMIN_TEAMS, "bot", "nav-teams", AppState.is_admin),
+    ("Teams", routes.ADMIN_TEAMS, "bot", "nav-teams", AppState.can_manage_workspace),
     ("Webhooks", routes.WEBHOOKS, "webhook", "nav-webhooks", AppState.can_manage_workspace),
 )
 

@@ -21,7 +21,7 @@ from hitl_dashboard.ui.states.team_listing import TeamRow
 from hitl_dashboard.ui.states.team_trial import TeamTrialState as Trial
 from hitl_dashboard.ui.states.team_trial import TrialRow
 
-DENIED = "You need the admin role to manage teams."
+DENIED = "You need to be an admin of this workspace (role workspace_admin) to manage its teams."
 
 
 def team_row(row: RowVar[TeamRow]) -> rx.Component:
@@ -134,7 +134,7 @@ def admin_teams_page() -> rx.Component:
     return page_layout(
         rx.heading("Teams", size="6", as_="h1"),
         guarded(
-            AppState.is_admin, DENIED,
+            AppState.can_manage_workspace, DENIED,
             rx.vstack(
                 rx.table.root(
                     rx.table.header(rx.table.row(*[rx.table.column_header_cell(t) for t in

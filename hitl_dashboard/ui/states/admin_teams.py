@@ -104,7 +104,7 @@ class AdminTeamsState(AppState):
 
     @rx.event
     async def load(self):
-        actor = await self._signed_in_admin()
+        actor = await self._signed_in_workspace_admin()
         if actor is None:
             return
         self.rows = await asyncio.to_thread(team_rows, actor)
@@ -114,7 +114,7 @@ class AdminTeamsState(AppState):
 
     @rx.event
     async def select(self, name: str):
-        actor = await self._signed_in_admin()
+        actor = await self._signed_in_workspace_admin()
         if actor is not None and name in [r.name for r in self.rows]:
             self.saved_message = ""
             await self._select(actor, name)
@@ -141,14 +141,14 @@ class AdminTeamsState(AppState):
     # -- editing: every handler needs an admin, and changes only fields and rows the form has ----------
     @rx.event
     def set_field(self, name: str, value: str):
-        if self.is_admin and name in SCALARS and isinstance(value, str):
+        if self.can_manage_workspace and name in SCALARS and isinstance(value, str):
             setattr(self, name, "" if value == NONE else value[:MAX_FIELD])
             self.saved_message = ""
 
     @rx.event
     def set_row(self, section: str, index: int, part: str, value: str | bool):
         rows = edited(getattr(self, section), section, index, part, value) if section in ROWS else None
-        if not self.is_admin or rows is None:
+        if not self.can_manage_workspace or rows is None:
             return
         before = getattr(self, section)
         setattr(self, section, rows)
@@ -161,13 +161,13 @@ class AdminTeamsState(AppState):
     @rx.event
     def add_row(self, section: str):
         rows = added(self._form(), section) if section in ROWS else None
-        if self.is_admin and rows is not None:
+        if self.can_manage_workspace and rows is not None:
             setattr(self, section, rows)
 
     @rx.event
     def remove_row(self, section: str, index: int):
         rows = removed(getattr(self, section), index) if section in ROWS else None
-        if not self.is_admin or rows is None:
+        if not self.can_manage_workspace or rows is None:
             return
         gone = getattr(self, section)[int(index)]
         setattr(self, section, rows)
@@ -177,7 +177,7 @@ class AdminTeamsState(AppState):
     @rx.event
     def move_row(self, section: str, index: int, step: int):
         rows = moved(getattr(self, section), index, step) if section in ROWS else None
-        if self.is_admin and rows is not None:
+        if self.can_manage_workspace and rows is not None:
             setattr(self, section, rows)
 
     @rx.event
@@ -185,31 +185,31 @@ class AdminTeamsState(AppState):
         """Checks a tool of the team; unchecks any name (one the team no longer has, too)."""
         known = checked is not True or tool in [t.name for t in self.tools]
         rows = with_agent_tool(self.agents, index, tool, checked) if known else None
-        if self.is_admin and rows is not None:
+        if self.can_manage_workspace and rows is not None:
             self.agents = rows
 
     @rx.event
     def set_sla(self, index: int, value: str):
         rows = with_hours(self.sla, index, value)
-        if self.is_admin and rows is not None:
+        if self.can_manage_workspace and rows is not None:
             self.sla = rows
 
     @rx.event
     def toggle_gate_tool(self, tool: str, checked: bool):
         known = checked is not True or tool in [t.name for t in self.tools]
-        if self.is_admin and known and isinstance(tool, str):
+        if self.can_manage_workspace and known and isinstance(tool, str):
             self.gate_tools = toggled(self.gate_tools, tool, checked)
 
     @rx.event
     def set_yaml(self, value: str):
-        if self.is_admin and isinstance(value, str):
+        if self.can_manage_workspace and isinstance(value, str):
             self.yaml_text = value[:MAX_TEXT * 3]
             self.saved_message = ""
 
     @rx.event
     def check_yaml(self):
         """On leaving the text: a YAML error shows at once, at its line (the schema's on saving)."""
-        if not self.is_admin:
+        if not self.can_manage_workspace:
             return
         try:
             load_yaml(self.yaml_text)
@@ -222,7 +222,7 @@ class AdminTeamsState(AppState):
     def show(self, view: str | list[str]):
         """Switching carries the edits: the form's into the YAML, the YAML's into the form."""
         view = view if isinstance(view, str) else (view[0] if view else "")
-        if not self.is_admin or view not in ("form", "yaml") or view == self.view:
+        if not self.can_manage_workspace or view not in ("form", "yaml") or view == self.view:
             return
         if view == "yaml":
             document, problems = apply_form(self._document, self._form())
@@ -289,7 +289,7 @@ class AdminTeamsState(AppState):
 
     @rx.event
     async def save(self):
-        actor = await self._signed_in_admin()
+        actor = await self._signed_in_workspace_admin()
         if actor is None or self.saving or not self.selected:
             return
         text = self._draft()

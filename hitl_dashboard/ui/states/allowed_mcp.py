@@ -36,7 +36,7 @@ class AllowedMcpState(AppState):
 
     @rx.event
     async def load(self):
-        if await self._signed_in_admin() is None:
+        if await self._signed_in_workspace_admin() is None:
             return
         servers = await asyncio.to_thread(stdio_policy.allowed_servers)
         self.servers = [AllowedServer(name, command) for name, command in servers.items()]
@@ -45,7 +45,7 @@ class AllowedMcpState(AppState):
     @rx.event
     async def use(self, index: int, name: str):
         """Tool row `index` runs the allowed server `name`: its command and arguments."""
-        if await self._signed_in_admin() is None or not isinstance(name, str):
+        if await self._signed_in_workspace_admin() is None or not isinstance(name, str):
             return
         line = stdio_policy.allowed_lines().get(name)
         if line is None:

@@ -31,12 +31,12 @@ class TeamTrialState(AppState):
 
     @rx.event
     def set_task(self, value: str):
-        if self.is_admin and isinstance(value, str):
+        if self.can_manage_workspace and isinstance(value, str):
             self.task = value[:MAX_TASK]
 
     @rx.event
     async def try_draft(self):
-        actor = await self._signed_in_admin()
+        actor = await self._signed_in_workspace_admin()
         if actor is None or self.trying:
             return
         editor = await self.get_state(AdminTeamsState)
