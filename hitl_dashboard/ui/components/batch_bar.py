@@ -54,11 +54,11 @@ def batch_bar() -> rx.Component:
         ),
         rx.cond(QueueBatch.error != "", rx.callout(QueueBatch.error, icon="triangle-alert", color_scheme="red",
                                                    id="batch-error")),
-        rx.cond(QueueBatch.summary != "", rx.callout(
-            rx.text(QueueBatch.summary, id="batch-summary"),
+        rx.cond(QueueBatch.summary != "", rx.callout.root(
+            rx.callout.icon(rx.icon("list-checks")),
+            rx.callout.text(QueueBatch.summary, id="batch-summary"),
             rx.cond(QueueBatch.refused.length() > 0,
                     rx.unordered_list(rx.foreach(QueueBatch.refused, _refused_row), id="batch-refused")),
-            icon="list-checks", color_scheme=rx.cond(QueueBatch.refused.length() > 0, "amber", "green"),
-            id="batch-result")),
+            color_scheme=rx.cond(QueueBatch.refused.length() > 0, "amber", "green"), id="batch-result")),
         spacing="2", width="100%", id="batch-bar",
     )
