@@ -52,7 +52,7 @@ def batch_command(action: object, items: list[BatchItem] | tuple[BatchItem, ...]
     """The batch, checked whole: an empty, oversized or repeated list, an unknown action, a missing
     or malformed key or an item of the wrong shape is refused (InvalidInput) before any decision."""
     try:
-        batch_action = BatchAction(action)
+        batch_action = BatchAction(str(action))
     except ValueError:
         raise InvalidInput(f"unknown batch action {str(action)[:40]!r}: use approve or deny", "action") from None
     items = tuple(items)
@@ -100,9 +100,11 @@ def item_key(batch_key: str, action: BatchAction, review_id: int) -> str:
 def item_decision(command: BatchCommand, item: BatchItem, *, tool_call: bool, reviewer: str) -> DecisionInput:
     """The decision this batch asks for one review (tool_call: whether it is a tool call's review)."""
     key = item_key(command.key, command.action, item.review_id)
-    bound = {"idempotency_key": key, "expected_version": item.expected_version,
-             "expected_content_hash": item.expected_content_hash}
     if command.action == BatchAction.APPROVE:
-        return DecisionInput(Action.APPROVE, reason=command.reason, **bound)
-    why = command.reason or f"denied in a batch by {reviewer}"
-    return DecisionInput(Action.REVISE, reason=why, instructions=None if tool_call else why, **bound)
+        action, reason, instructions = Action.APPROVE, command.reason, None
+    else:
+        action = Action.REVISE
+        reason = command.reason or f"denied in a batch by {reviewer}"
+        instructions = None if tool_call else reason
+    return DecisionInput(action, reason=reason, instructions=instructions, idempotency_key=key,
+                         expected_version=item.expected_version, expected_content_hash=item.expected_content_hash)

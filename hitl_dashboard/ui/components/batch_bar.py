@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.queue_batch import BatchResultRow, QueueBatch
 
 
@@ -33,7 +34,7 @@ def _dialog(action: str, label: str, color: str, *extra: rx.Component) -> rx.Com
     )
 
 
-def _refused_row(row: BatchResultRow) -> rx.Component:
+def _refused_row(row: RowVar[BatchResultRow]) -> rx.Component:
     return rx.list_item(rx.text.strong("#", row.review_id.to_string(), " ", row.title), ": ", row.reason,
                         class_name="batch-refused-row", data_review_id=row.review_id)
 
