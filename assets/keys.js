@@ -2,6 +2,8 @@
 //   j / k     next / previous row of the queue (the row's title link takes the focus)
 //   Enter     opens the focused row (the browser follows the focused link)
 //   c         claims the focused queue row
+//   x         selects the focused queue row for a batch (again: unselects it)
+//   A         (Shift+a) approves the selected rows, after a confirmation
 //   a         approves the first review on the conversation page you may approve
 //   r         puts the cursor in the first review's instructions for the agent
 //   ?         shows or hides this list (Escape hides it)
@@ -17,6 +19,8 @@
     ["j / k", "next / previous review in the queue"],
     ["Enter", "open the selected review"],
     ["c", "claim the selected review"],
+    ["x", "select the review for a batch (again: unselect)"],
+    ["A", "approve the selected reviews (asks first)"],
     ["a", "approve (conversation page)"],
     ["r", "write revise instructions (conversation page)"],
     ["Ctrl+Enter", "send the revision (in the instructions box)"],
@@ -60,6 +64,13 @@
     const button = row && row.querySelector(".claim-button");
     if (button) button.click();
     return !!button;
+  }
+
+  function inFocusedRow(selector) {
+    const row = document.activeElement && document.activeElement.closest(".queue-row");
+    const control = row && row.querySelector(selector);
+    if (control) control.click();
+    return !!control;
   }
 
   function focusInstructions() {
@@ -131,11 +142,15 @@
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey || typing(target)) return;
+    // A confirmation is open: its own buttons answer (Tab, Enter, Escape), no shortcut.
+    if (document.querySelector("[role='alertdialog']")) return;
     let handled = false;
     switch (event.key) {
       case "j": handled = moveInQueue(1); break;
       case "k": handled = moveInQueue(-1); break;
       case "c": handled = claimSelected(); break;
+      case "x": handled = inFocusedRow(".batch-check"); break;
+      case "A": handled = clickFirst("#batch-approve"); break;
       case "a": handled = clickFirst(".review-card .decide-approve"); break;
       case "r": handled = focusInstructions(); break;
       case "?": handled = toggleHelp(); break;

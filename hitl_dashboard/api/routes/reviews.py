@@ -8,6 +8,11 @@ from fastapi import APIRouter, Header, Query, Response, status
 
 from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES, CONFLICT, NOT_FOUND
+from hitl_dashboard.api.schemas.batch_decisions import (
+    BatchDecisionCreate,
+    BatchDecisionOutcomePublic,
+    BatchItemOutcomePublic,
+)
 from hitl_dashboard.api.schemas.common import MAX_ID, IdPath, Limit, Offset
 from hitl_dashboard.api.schemas.findings import ReviewFindingsPublic
 from hitl_dashboard.api.schemas.reviews import (
@@ -18,10 +23,12 @@ from hitl_dashboard.api.schemas.reviews import (
 )
 from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.api.validated import validated_json
+from hitl_dashboard.domain.batch_decisions import BatchItem, batch_command
 from hitl_dashboard.domain.decisions import DecisionInput, LineComment, check_idempotency_key
 from hitl_dashboard.domain.enums import Role, SubjectType
 from hitl_dashboard.services.findings.review_flags import review_findings_reading
 from hitl_dashboard.services.reviews import claims, review_queries
+from hitl_dashboard.services.reviews.batch_decide import decide_batch
 from hitl_dashboard.services.reviews.decide import decide
 
 router = APIRouter(prefix="/reviews", tags=["reviews"], responses=COMMON_RESPONSES, route_class=StrictJsonRoute)
@@ -75,6 +82,35 @@ def release(review_id: IdPath, actor: CurrentActor) -> ReviewPublic:
     return ReviewPublic.model_validate(claims.release(actor, review_id))
 
 
+IdempotencyKey = Annotated[str | None, Header(
+    alias="Idempotency-Key", description="1-200 printable ASCII characters, no spaces; yours alone",
+    json_schema_extra={"pattern": "^[!-~]{1,200}$", "minLength": 1, "maxLength": 200})]
+
+
+@router.post("/batch-decisions", response_model=BatchDecisionOutcomePublic,
+             responses={400: COMMON_RESPONSES[400] | {
+                 "description": "Malformed Idempotency-Key, or the body is not readable JSON"}})
+def batch_decision(body: BatchDecisionCreate, actor: CurrentActor,
+                   idempotency_key: IdempotencyKey = None) -> Response:
+    """Approve or deny up to 100 reviews in one request (docs/api.md). Each is decided on its own, as by
+    POST /reviews/{id}/decision, with every check that makes; the answer says which were decided and
+    why any were refused (a review of another workspace, or none, is `not_found`). The Idempotency-Key
+    is required: sending the same batch again applies nothing twice (those reviews answer `replayed`).
+    An empty batch, a review named twice or a missing key is a 422 and decides nothing."""
+    check_idempotency_key(idempotency_key)
+    command = batch_command(body.action, [BatchItem(r.review_id, r.expected_version, r.expected_content_hash)
+                                          for r in body.reviews], idempotency_key, body.reason)
+    outcome = decide_batch(actor, command)
+    return validated_json(BatchDecisionOutcomePublic(
+        action=outcome.action, decided=outcome.count("decided"), replayed=outcome.count("replayed"),
+        refused=outcome.count("refused"),
+        results=[BatchItemOutcomePublic(
+            review_id=r.review_id, status=r.status, refusal=r.refusal or None, reason=r.reason or None,
+            decision_id=r.decision_id, conversation_id=r.conversation_id,
+            conversation_status=r.conversation_status) for r in outcome.results],
+    ))
+
+
 @router.post("/{review_id}/decision", response_model=DecisionOutcomePublic,
              responses={**NOT_FOUND, **CONFLICT, 400: COMMON_RESPONSES[400] | {
                  "description": "Malformed Idempotency-Key, or the body is not readable JSON"}})
@@ -82,9 +118,7 @@ def decision(
     review_id: IdPath, body: DecisionCreate, actor: CurrentActor,
     # The pattern is documented, not enforced here: a malformed key must be a 400 with a clear
     # message (check_idempotency_key), not FastAPI's 422.
-    idempotency_key: Annotated[str | None, Header(
-        alias="Idempotency-Key", description="1-200 printable ASCII characters, no spaces; yours alone",
-        json_schema_extra={"pattern": "^[!-~]{1,200}$", "minLength": 1, "maxLength": 200})] = None,
+    idempotency_key: IdempotencyKey = None,
 ) -> Response:
     """Approve, revise, abort or skip; approve with your own version of the code (edited_files) or the
     message (edited_text) under review. The same Idempotency-Key twice with the same body applies the

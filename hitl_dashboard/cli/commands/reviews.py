@@ -1,17 +1,21 @@
-"""`queue`, `claim`, `release` and `decide`: a reviewer's work from the command line."""
+"""`queue`, `claim`, `release`, `decide` and `decide-batch`: a reviewer's work from the command line."""
 
 from __future__ import annotations
 
 import dataclasses
+import secrets
 from typing import Any
 
 from hitl_dashboard.cli.output import emit, table
 from hitl_dashboard.cli.registry import command, json_arg, leaf
+from hitl_dashboard.domain.batch_decisions import BatchAction, BatchItem, batch_command
 from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action, SubjectType
+from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.services.findings.review_flags import review_findings_reading
 from hitl_dashboard.services.reviews import claims, queues
 from hitl_dashboard.services.reviews.acting_reviewer import acting_reviewer
+from hitl_dashboard.services.reviews.batch_decide import decide_batch
 from hitl_dashboard.services.reviews.decide import decide
 
 
@@ -37,6 +41,15 @@ def register(sub: Any) -> None:
     p.add_argument("--key", help="idempotency key")
     p.add_argument("--expected-version", type=int)
     p.add_argument("--override-reason")
+
+    p = leaf(sub, "decide-batch", "approve or deny several review requests, each checked on its own")
+    p.add_argument("reviews", nargs="+", metavar="REVIEW[:VERSION]",
+                   help="review ids, each optionally with the version you saw (refused if it changed)")
+    p.add_argument("--as", dest="as_user", required=True)
+    p.add_argument("--action", required=True, choices=[a.value for a in BatchAction])
+    p.add_argument("--reason", help="recorded on each decision; deny: what the agents read")
+    p.add_argument("--key", help="the batch's idempotency key (default: a new one, printed): the same key "
+                                 "again applies nothing twice")
 
 
 @command("queue")
@@ -84,3 +97,24 @@ def _decide(args) -> int:
     emit(args, outcome, f"{outcome.action} recorded on review {outcome.review_request_id}; conversation "
                         f"{outcome.conversation_id} is {outcome.conversation_status}{note}")
     return 0
+
+
+@command("decide-batch")
+def _decide_batch(args) -> int:
+    key = args.key or "cli-" + secrets.token_urlsafe(16)
+    command_ = batch_command(args.action, [_batch_item(text) for text in args.reviews], key, args.reason)
+    outcome = decide_batch(acting_reviewer(args.as_user), command_)
+    lines = [f"{outcome.count('decided')} decided, {outcome.count('replayed')} already decided by this batch "
+             f"(nothing applied twice), {outcome.count('refused')} refused (batch key {key})"]
+    lines += [f"  #{r.review_id}: {r.status}" + (f" ({r.refusal}): {r.reason}" if r.reason else "")
+              for r in outcome.results]
+    emit(args, {"key": key, **dataclasses.asdict(outcome)}, "\n".join(lines))
+    # Exit 1 when anything was refused, so a script notices; the rest was decided all the same.
+    return 1 if outcome.count("refused") else 0
+
+
+def _batch_item(text: str) -> BatchItem:
+    review, _, version = text.partition(":")
+    if not (review.isascii() and review.isdigit()) or (version and not (version.isascii() and version.isdigit())):
+        raise InvalidInput(f"{text!r} is not REVIEW or REVIEW:VERSION (whole numbers)", "reviews")
+    return BatchItem(int(review), int(version) if version else None)

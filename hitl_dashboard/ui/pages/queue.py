@@ -7,6 +7,7 @@ from reflex.vars import StringVar
 
 from hitl_dashboard.ui import routes
 from hitl_dashboard.ui.components.badges import age_text, due_badge, kind_badge
+from hitl_dashboard.ui.components.batch_bar import batch_bar
 from hitl_dashboard.ui.components.findings import findings_flag_badge
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.components.queue_watch import count_badge, notifications_button
@@ -14,6 +15,7 @@ from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.feeds import FeedError, QueueFeed
 from hitl_dashboard.ui.states.queue import QueueState
+from hitl_dashboard.ui.states.queue_batch import QueueBatch
 from hitl_dashboard.ui.states.queue_summary import QueueSummary
 from hitl_dashboard.ui.views.formatting import ROLE_LABELS
 from hitl_dashboard.ui.views.queue_view import QueueRow
@@ -23,7 +25,7 @@ def role_tab(role: StringVar) -> rx.Component:
     return rx.button(
         rx.match(role, *ROLE_LABELS.items(), role),
         count_badge(role),
-        on_click=[QueueFeed.open(role), QueueSummary.refresh],
+        on_click=[QueueBatch.clear, QueueFeed.open(role), QueueSummary.refresh],
         variant=rx.cond(QueueFeed.role == role, "solid", "soft"),
         size="2",
         id="tab-" + role,
@@ -31,8 +33,11 @@ def role_tab(role: StringVar) -> rx.Component:
 
 
 def matches(row: RowVar[QueueRow]) -> rx.Var[bool]:
+    # The tool's name too (a tool call's subject): typing it shows all of that tool's calls, which
+    # the header's checkbox then selects at once.
     needle = QueueState.search.lower()
-    return (needle == "") | row.title.lower().contains(needle) | row.reason.lower().contains(needle)
+    return ((needle == "") | row.title.lower().contains(needle) | row.reason.lower().contains(needle)
+            | row.subject.lower().contains(needle))
 
 
 def cell(label: str, *children: rx.Component, **props) -> rx.Component:
@@ -46,6 +51,13 @@ def queue_row(row: RowVar[QueueRow]) -> rx.Component:
     return rx.cond(
         matches(row),
         rx.table.row(
+            rx.table.cell(
+                # on_click, not on_change: the server decides what is selected (the box shows it).
+                rx.checkbox(checked=QueueBatch.selected.contains(row.review_id),
+                            on_click=QueueBatch.toggle(row.review_id), class_name="batch-check",
+                            aria_label="Select " + row.title),
+                class_name="batch-cell", data_label="Select",
+            ),
             rx.table.cell(
                 rx.vstack(
                     rx.hstack(
@@ -92,7 +104,11 @@ def queue_row(row: RowVar[QueueRow]) -> rx.Component:
 
 def queue_table() -> rx.Component:
     return rx.table.root(
-        rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in (
+        rx.table.header(rx.table.row(
+            rx.table.column_header_cell(rx.checkbox(
+                checked=(QueueBatch.count > 0) & (QueueBatch.count >= QueueFeed.rows.length()),
+                on_click=QueueBatch.toggle_shown, id="batch-select-shown", aria_label="Select every review shown")),
+            *[rx.table.column_header_cell(h) for h in (
             "Conversation", "Type", "Under review", "Rule", "Risk", "Tokens", "Age", "SLA", "Assignee")])),
         rx.table.body(rx.foreach(QueueFeed.rows, queue_row)),
         variant="surface", size="1", width="100%", id="queue-table", class_name="phone-cards",
@@ -113,14 +129,15 @@ def queue_page() -> rx.Component:
             rx.heading("Review queue", size="6", as_="h1"),
             rx.spacer(),
             # aria-label: a placeholder is no name (it goes away as one types); no room for a visible label.
-            rx.input(placeholder="Filter by title or reason", value=QueueState.search,
+            rx.input(placeholder="Filter by title, reason or tool", value=QueueState.search,
                      on_change=QueueState.set_search, width=rx.breakpoints(initial="100%", sm="22em"),
-                     id="queue-search", aria_label="Filter the queue by title or reason"),
+                     id="queue-search", aria_label="Filter the queue by title, reason or tool"),
             notifications_button(),
             align="center", width="100%", wrap="wrap",
         ),
         rx.hstack(rx.foreach(AppState.review_roles, role_tab), spacing="2", wrap="wrap", id="role-tabs"),
         rx.cond(FeedError.queue != "", rx.callout(FeedError.queue, icon="triangle-alert", color_scheme="red")),
+        rx.cond((QueueFeed.rows.length() > 0) | (QueueBatch.summary != "") | (QueueBatch.error != ""), batch_bar()),
         rx.cond(QueueFeed.rows.length() > 0, queue_table(), empty_state()),
         size="4",
     )

@@ -17,6 +17,7 @@ SUBJECT_LABELS = {"code_revision": "code revision", "message": "message", "tool_
 class QueueRow:
     review_id: int = 0
     version: int = 0
+    content_hash: str = ""  # what a batch decision binds to (ui/states/queue_batch.py)
     conversation_id: int = 0
     title: str = ""
     task_type: str = ""
@@ -46,7 +47,8 @@ def queue_rows(actor: Actor, role: str, limit: int = 100) -> list[QueueRow]:
     for item in items:
         due, urgency = countdown(item.due_at)
         rows.append(QueueRow(
-            review_id=item.id, version=item.version, conversation_id=item.conversation_id,
+            review_id=item.id, version=item.version, content_hash=item.content_hash,
+            conversation_id=item.conversation_id,
             title=item.title, task_type=item.task_type, kind=item.kind, subject=item.subject_label,
             subject_kind=SUBJECT_LABELS.get(item.subject_type, item.subject_type), rule=item.rule,
             reason=item.reason, risk_flags=item.risk_flags, tokens=f"{item.tokens:,}", age=age(item.created_at),
