@@ -82,10 +82,11 @@ class QueueBatch(AppState):
             self._set([r for r in self.selected if r not in ids])
             return
         room = MAX_BATCH - len(self.selected)
-        new = [r for r in shown if r.review_id not in self.selected][:max(room, 0)]
+        unpicked = [r for r in shown if r.review_id not in self.selected]
+        new = unpicked[:max(room, 0)]
         self._pick(new)
         self._set(self.selected + [r.review_id for r in new])
-        if len(new) < len([i for i in ids if i not in self.selected]):
+        if len(new) < len(unpicked):
             self.error = f"A batch holds at most {MAX_BATCH} reviews: the first {MAX_BATCH} are selected."
 
     @rx.event
