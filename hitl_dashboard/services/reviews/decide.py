@@ -300,8 +300,8 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
         why = decision.instructions or decision.reason
         record_tool_decision(session, actor, conversation, request, decision.action, why, edited)
         if is_external(conversation):  # no agents to resume: the caller gets the outcome
-            set_conversation_status(session, conversation, end_status(decision.action), f"{decision.action} by {actor.username}"
-                        + (f": {why}" if why else ""), actor)
+            set_conversation_status(session, conversation, end_status(decision.action),
+                                    f"{decision.action} by {actor.username}" + (f": {why}" if why else ""), actor)
         return None
     if decision.action == Action.REVISE:
         # The only change not yet written is the conversation's (its next seq), which the query of its
@@ -327,7 +327,8 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
     approvals = signoff_approvals(session, conversation.id)
     role = next_role(pinned(conversation).sign_off(conversation.task_type), approvals, subject.content_hash)
     if role is None:
-        set_conversation_status(session, conversation, ConversationStatus.APPROVED, "every required role approved", actor)
+        set_conversation_status(session, conversation, ConversationStatus.APPROVED, "every required role approved",
+                                actor)
         return None
     return open_request(
         session, conversation, kind=ReviewKind.SIGNOFF, role=role, rule="signoff",
