@@ -6,7 +6,6 @@ a person's act (create_rule), and it starts in shadow."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -80,9 +79,4 @@ def candidates_from(history: list[tuple[str, str, dict, str, bool, int]], settin
             else:
                 candidate.contrary += 1
     kept = [c for c in found.values() if c.contrary == 0 and c.approved_unchanged >= settings.min_approvals]
-    # An argument that every call carries with the same value says nothing the tool's name does not:
-    # still a candidate; the reviewer reads its examples before making it a rule.
-    per_tool: dict[tuple[str, str], list[Candidate]] = defaultdict(list)
-    for c in kept:
-        per_tool[(c.team, c.tool)].append(c)
     return sorted(kept, key=lambda c: (-c.approved_unchanged, c.team, c.tool, c.argument))
