@@ -9,7 +9,7 @@ condition names is left to a person."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -62,9 +62,14 @@ def condition_holds(condition: Any, arguments: Mapping[str, Any]) -> bool:
     return condition.argument in arguments and condition.matches(dict(arguments))
 
 
-def rule_matches(conditions: Iterable[Any], arguments: Mapping[str, Any]) -> bool:
-    conditions = list(conditions)
-    return bool(conditions) and all(condition_holds(c, arguments) for c in conditions)
+def rule_matches(conditions: tuple[Any, ...], arguments: Mapping[str, Any]) -> bool:
+    """Every condition holds (a rule with none matches nothing)."""
+    if not conditions:
+        return False
+    for condition in conditions:
+        if condition.argument not in arguments or not condition.matches(arguments):
+            return False
+    return True
 
 
 def agrees(effect: str, human_action: str, edited: bool) -> bool:
