@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._support import BACKENDS, p95, temporary_database, timed_ms  # noqa: E402
+from bench._support import BACKENDS, p95, temporary_database  # noqa: E402
 
 TOOL = "deploy_to_prod"
 

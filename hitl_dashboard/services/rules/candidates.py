@@ -50,7 +50,8 @@ def propose(actor: Actor, workspace: str | None = None, *, team: str | None = No
 def human_tool_decisions(session: Session, workspace_id: int, since: datetime,
                          team: str | None = None) -> list[tuple[str, str, dict, str, bool, int]]:
     """(team, tool, arguments, action, edited, call id) of every person's tool-call decision since `since`."""
-    query = (select(Conversation.template, ToolCall.tool_name, ToolCall.arguments, Decision.action,
+    # sqlalchemy's select() is typed for at most a few columns; it takes any number.
+    query = (select(Conversation.template, ToolCall.tool_name, ToolCall.arguments, Decision.action,  # type: ignore[call-overload]
                     Decision.edited_args, ToolCall.id)
              .join(ReviewRequest, col(ReviewRequest.id) == Decision.review_request_id)
              .join(ToolCall, col(ToolCall.id) == ReviewRequest.subject_id)

@@ -8,7 +8,7 @@ recorded (in those transactions):
 
 from __future__ import annotations
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import select, update
 from sqlmodel import Session, col
 
 from hitl_dashboard.db.models import Conversation, Decision, ReviewRequest, ToolCall
@@ -51,10 +51,10 @@ def observe_human_decision(session: Session, conversation: Conversation, request
 def call_failed(session: Session, call_id: int, error: str) -> None:
     """A call failed when it ran: the rule that approved it, if one did, pauses itself."""
     found = session.connection().execute(
-        select(Decision.rule_id).select_from(table_of(Decision))
-        .join(table_of(ReviewRequest), and_(ReviewRequest.id == Decision.review_request_id))
-        .where(ReviewRequest.subject_type == SubjectType.TOOL_CALL, ReviewRequest.subject_id == call_id,
+        select(col(Decision.rule_id)).select_from(table_of(Decision))
+        .join(table_of(ReviewRequest), col(ReviewRequest.id) == col(Decision.review_request_id))
+        .where(col(ReviewRequest.subject_type) == SubjectType.TOOL_CALL, col(ReviewRequest.subject_id) == call_id,
                col(Decision.rule_id).is_not(None))).first()
-    if found is not None:
+    if found is not None and found[0] is not None:
         pause_itself(session, found[0], f"call #{call_id}, which it approved, failed: {error[:500]}",
                      tool_call_id=call_id)

@@ -68,15 +68,15 @@ def _decided_today(session: Session, rule_id: int) -> int:
     midnight = datetime.combine(utcnow().date(), time(0), tzinfo=UTC)
     return session.connection().execute(
         select(func.count()).select_from(table_of(RuleObservation)).where(
-            RuleObservation.rule_id == rule_id, RuleObservation.mode == RuleState.ACTIVE.value,
-            RuleObservation.created_at >= midnight)).scalar_one()
+            col(RuleObservation.rule_id) == rule_id, col(RuleObservation.mode) == RuleState.ACTIVE.value,
+            col(RuleObservation.created_at) >= midnight)).scalar_one()
 
 
 def expire_rules(session: Session, workspace_ids: frozenset[int] | None = None) -> int:
     """Live rules whose expiry passed become expired, each audited. Rules past expiry already decide
     nothing (matching_rules skips them); this records the state for lists and the audit trail."""
     query = select(StandingRule).where(col(StandingRule.state).in_([s.value for s in LIVE_STATES]),
-                                       StandingRule.expires_at <= utcnow())
+                                       col(StandingRule.expires_at) <= utcnow())
     if workspace_ids is not None:
         query = query.where(col(StandingRule.workspace_id).in_(workspace_ids))
     due = list(session.scalars(query))

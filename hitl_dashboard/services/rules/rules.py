@@ -88,7 +88,8 @@ def set_settings(actor: Actor, workspace: str | None, *, min_approvals: int, win
     with transaction() as uow:
         found = resolve_workspace(uow.session, actor, workspace)
         check_can_manage_workspace(actor, found.id)
-        row = uow.session.get(WorkspaceRuleSettings, found.id) or WorkspaceRuleSettings(workspace_id=found.id)
+        row = uow.session.get(WorkspaceRuleSettings, found.id) or WorkspaceRuleSettings(
+            workspace_id=found.id, min_approvals=min_approvals, window_days=window_days, min_agreements=min_agreements)
         row.min_approvals, row.window_days, row.min_agreements = min_approvals, window_days, min_agreements
         uow.session.add(row)
         append_audit(uow.session, actor=actor.username, action="rule.settings", workspace_id=found.id,
