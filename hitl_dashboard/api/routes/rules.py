@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from fastapi import APIRouter, Path, status
+from fastapi import APIRouter, status
 
 from hitl_dashboard.api.deps import CurrentActor
 from hitl_dashboard.api.errors import COMMON_RESPONSES, CONFLICT, NOT_FOUND
+from hitl_dashboard.api.schemas.common import IdPath
 from hitl_dashboard.api.schemas.rules import CandidatePublic, PromoteIn, RuleIn, RulePublic, StopIn
 from hitl_dashboard.api.strict_json import StrictJsonRoute
 from hitl_dashboard.services.rules import candidates, rules
 
 router = APIRouter(prefix="/rules", tags=["rules"], responses=COMMON_RESPONSES, route_class=StrictJsonRoute)
-RuleId = Path(ge=1, le=2**62, description="the rule's id")
 
 
 def _public(view: rules.RuleView) -> RulePublic:
@@ -37,7 +37,7 @@ def list_candidates(actor: CurrentActor, team: str | None = None) -> list[Candid
 
 
 @router.get("/{rule_id}", response_model=RulePublic, responses=NOT_FOUND)
-def show_rule(actor: CurrentActor, rule_id: int = RuleId) -> RulePublic:
+def show_rule(actor: CurrentActor, rule_id: IdPath) -> RulePublic:
     """The rule with its evidence: what it did or would have done, beside what people did."""
     return _public(rules.show_rule(actor, rule_id))
 
@@ -51,15 +51,15 @@ def create_rule(body: RuleIn, actor: CurrentActor) -> RulePublic:
 
 
 @router.post("/{rule_id}/promote", response_model=RulePublic, responses={**NOT_FOUND, **CONFLICT})
-def promote_rule(body: PromoteIn, actor: CurrentActor, rule_id: int = RuleId) -> RulePublic:
+def promote_rule(body: PromoteIn, actor: CurrentActor, rule_id: IdPath) -> RulePublic:
     return _public(rules.promote_rule(actor, rule_id, override_reason=body.override_reason))
 
 
 @router.post("/{rule_id}/pause", response_model=RulePublic, responses={**NOT_FOUND, **CONFLICT})
-def pause_rule(body: StopIn, actor: CurrentActor, rule_id: int = RuleId) -> RulePublic:
+def pause_rule(body: StopIn, actor: CurrentActor, rule_id: IdPath) -> RulePublic:
     return _public(rules.pause_rule(actor, rule_id, reason=body.reason))
 
 
 @router.post("/{rule_id}/revoke", response_model=RulePublic, responses={**NOT_FOUND, **CONFLICT})
-def revoke_rule(body: StopIn, actor: CurrentActor, rule_id: int = RuleId) -> RulePublic:
+def revoke_rule(body: StopIn, actor: CurrentActor, rule_id: IdPath) -> RulePublic:
     return _public(rules.revoke_rule(actor, rule_id, reason=body.reason))
