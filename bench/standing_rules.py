@@ -7,7 +7,9 @@
    tool, and their conditions checked against the arguments) on a tool-call request no rule decides,
    in its transaction, with no rules and with 1,000 rules in the workspace, side by side (p50/p95).
    Two layouts of the 1,000: spread over 50 tools (20 on the called tool), and all 1,000 on the called
-   tool (the worst case: every one is read and checked). Target: <= 1 ms added at p95.
+   tool. A tenth of the rules have no `equals` condition (only one_of), so they are read for every
+   call of their tool; the others are found by their first `equals` (match_key). Target: <= 1 ms
+   added at p95.
 2. Replay: a seeded history of tool calls with known human decisions (28 days, split in time):
    candidates proposed from the first 14 days (services/rules/candidates.candidates_from, N=20, T=14),
    tried in shadow on the last 14 (domain/standing_rules.rule_matches on the parsed conditions): the
@@ -62,15 +64,18 @@ def _add_rules(count: int, on_tool: int) -> None:
     from hitl_dashboard.db.models import utcnow
     from hitl_dashboard.db.rule_models import StandingRule
     from hitl_dashboard.db.uow import UnitOfWork
+    from hitl_dashboard.domain.standing_rules import rule_key
 
     with UnitOfWork() as uow:
         for i in range(count):
             tool = TOOL if i < on_tool else f"tool_{i % 49}"
+            conditions: list[dict] = [{"argument": "service", "equals": f"svc-{i}"},
+                                      {"argument": "environment", "equals": "staging"}]
+            if i % 10 == 0:  # a tenth with no equals condition: read for every call of their tool
+                conditions = [{"argument": "service", "one_of": [f"svc-{i}", f"svc-{i}b"]}]
             uow.session.add(StandingRule(
                 workspace_id=1, team="ops", tool=tool, effect="approve", state="active", owner_id=1,
-                conditions=[{"argument": "service", "equals": f"svc-{i}"},
-                            {"argument": "environment", "equals": "staging"}],
-                expires_at=utcnow() + timedelta(days=30)))
+                conditions=conditions, match_key=rule_key(conditions), expires_at=utcnow() + timedelta(days=30)))
         uow.commit()
 
 

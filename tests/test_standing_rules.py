@@ -236,3 +236,30 @@ def test_content_sign_offs_are_never_decided_by_a_rule(db_url):
         conversation = flow.conversation(cid)
         assert decide_by_rules(uow.session, uow.session.merge(conversation), [request]) == 0
     assert flow.only_open_review(cid).id == review.id
+
+
+def test_candidates_come_from_unchanged_approvals_and_a_contrary_decision_removes_them(db_url):
+    from hitl_dashboard.services.rules import candidates
+
+    flow.make_people()
+    rules.set_settings(flow.actor("erin"), None, min_approvals=2, window_days=14, min_agreements=10)
+    for _ in range(2):
+        (review,) = open_tool_reviews(start_deploy())
+        flow.decide_as("alice", review.id, "approve")
+    found = {(c.tool, c.argument, c.equals): c for c in candidates.propose(flow.actor("alice"))}
+    production = found[("deploy_to_prod", "environment", "production")]
+    assert production.approved_unchanged == 2 and production.contrary == 0 and len(production.examples) == 2
+    (review,) = open_tool_reviews(start_deploy())
+    flow.decide_as("alice", review.id, "revise")  # denied once: no longer routine
+    assert candidates.propose(flow.actor("alice")) == []
+
+
+def test_a_rule_is_found_by_its_first_equals_and_one_of_rules_by_their_tool(db_url):
+    flow.make_people()
+    staging = active_rule(when=[{"argument": "environment", "equals": "staging"}])
+    both = active_rule(when=[{"argument": "environment", "one_of": ["production", "staging"]},
+                             {"argument": "service", "equals": "billing-api"}])
+    cid = start_deploy()  # production: only the second rule's conditions hold
+    assert open_tool_reviews(cid) == []
+    assert (rules.show_rule(flow.actor("alice"), staging.id).decided,
+            rules.show_rule(flow.actor("alice"), both.id).decided) == (0, 1)

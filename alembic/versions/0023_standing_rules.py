@@ -31,6 +31,7 @@ def upgrade() -> None:
         sa.Column('effect', _TEXT(length=16), nullable=False),
         sa.Column('reason', sa.Text(), nullable=True),
         sa.Column('conditions', sa.JSON(), nullable=False),
+        sa.Column('match_key', _TEXT(length=32), nullable=False),
         sa.Column('state', _TEXT(length=16), nullable=False),
         sa.Column('version', sa.Integer(), nullable=False),
         sa.Column('owner_id', sa.Integer(), nullable=False),
@@ -49,7 +50,7 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(['workspace_id'], ['workspaces.id']),
         sa.PrimaryKeyConstraint('id'),
     )
-    op.create_index('ix_standing_rules_scope', 'standing_rules', ['workspace_id', 'team', 'tool', 'state'])
+    op.create_index('ix_standing_rules_scope', 'standing_rules', ['workspace_id', 'team', 'tool', 'state', 'match_key'])
     op.create_table(
         'standing_rule_observations',
         sa.Column('id', sa.Integer(), nullable=False),

@@ -15,7 +15,9 @@ from hitl_dashboard.db.models import utcnow
 class StandingRule(SQLModel, table=True):
     __tablename__ = "standing_rules"
     # Read at every tool-call request: the live rules of one team's tool in one workspace.
-    __table_args__ = (Index("ix_standing_rules_scope", "workspace_id", "team", "tool", "state"),)
+    # Read at every tool-call request: the live rules of one team's tool in one workspace that may
+    # match the call (match_key: domain/standing_rules.rule_key), so 1,000 rules cost one index range.
+    __table_args__ = (Index("ix_standing_rules_scope", "workspace_id", "team", "tool", "state", "match_key"),)
     id: int = Field(default=None, primary_key=True)
     workspace_id: int = Field(foreign_key="workspaces.id")
     team: str = Field(max_length=40)
@@ -23,6 +25,7 @@ class StandingRule(SQLModel, table=True):
     effect: str = Field(max_length=16)  # approve | deny
     reason: str | None = Field(default=None, sa_column=Column(Text))  # what the agent reads on a denial
     conditions: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    match_key: str = Field(default="", max_length=32)
     state: str = Field(max_length=16)
     version: int = 1  # +1 at every change: decisions and audit events name the version they acted on
     owner_id: int = Field(foreign_key="users.id")

@@ -9,6 +9,8 @@ condition names is left to a person."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -70,6 +72,27 @@ def rule_matches(conditions: tuple[Any, ...], arguments: Mapping[str, Any]) -> b
         if condition.argument not in arguments or not condition.matches(arguments):
             return False
     return True
+
+
+def _key(argument: str, value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # 2.0 == 2, as the rule compares
+    text = json.dumps([argument, value], sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def rule_key(conditions: list[dict[str, Any]]) -> str:
+    """The key a rule is found by: its first `equals` condition's (argument, value); "" when it has
+    none (then it is read for every call of its tool). Only narrows the read: the conditions decide."""
+    for condition in conditions:
+        if "equals" in condition and isinstance(condition["equals"], str | int | float | bool):
+            return _key(condition["argument"], condition["equals"])
+    return ""
+
+
+def call_keys(arguments: Mapping[str, Any]) -> list[str]:
+    """The keys of the rules that may match a call with these arguments (and "": rules with no key)."""
+    return ["", *(_key(k, v) for k, v in arguments.items() if isinstance(v, str | int | float | bool))]
 
 
 def agrees(effect: str, human_action: str, edited: bool) -> bool:

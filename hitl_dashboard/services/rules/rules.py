@@ -29,6 +29,7 @@ from hitl_dashboard.domain.standing_rules import (
     check_may_author,
     check_promotion,
     check_transition,
+    rule_key,
 )
 from hitl_dashboard.services.rules import conditions as rule_conditions
 from hitl_dashboard.services.rules.changes import audit, change_state
@@ -121,6 +122,7 @@ def create_rule(actor: Actor, command: RuleCommand) -> RuleView:
         stored = rule_conditions.checked_conditions(team, command.tool, command.when)
         rule = StandingRule(workspace_id=workspace.id, team=team.name, tool=command.tool, effect=command.effect,
                             reason=(command.reason or "").strip() or None, conditions=stored,
+                            match_key=rule_key(stored),
                             state=RuleState.SHADOW.value, owner_id=actor.user_id, daily_cap=command.daily_cap,
                             expires_at=utcnow() + timedelta(days=command.expires_in_days))
         session.add(rule)
