@@ -32,24 +32,30 @@ from bench._support import BACKENDS, p95, temporary_database  # noqa: E402
 TOOL = "deploy_to_prod"
 
 
-def _seed_call(team: str = "ops") -> tuple[int, int]:
-    """A conversation of `team` in the default workspace with one open tool-call request (rows written
+def _seed_call(workspace_id: int, team: str = "ops") -> tuple[int, int]:
+    """A conversation of `team` in the workspace with one open tool-call request (rows written
     directly: the request is what the gate reads). Returns (conversation id, request id)."""
     from hitl_dashboard.db.models import Conversation, ReviewRequest, ToolCall, utcnow
     from hitl_dashboard.db.uow import UnitOfWork
+    from hitl_dashboard.db.workspace_models import Workspace
     from hitl_dashboard.services.auth.users import insert_user
 
     with UnitOfWork() as uow:
-        user = insert_user(uow, username="bench-owner", password="pw-bench-owner", roles=["security_reviewer"])
-        conversation = Conversation(workspace_id=1, title="bench", task="bench", task_type="ops", template=team,
-                                    gate_policy={}, status="awaiting_review", initiator_id=user.id, next_seq=1)
+        if uow.session.get(Workspace, workspace_id) is None:
+            uow.session.add(Workspace(id=workspace_id, slug=f"bench-{workspace_id}", name=f"bench {workspace_id}"))
+            uow.session.flush()
+        user = insert_user(uow, username=f"bench-owner-{workspace_id}", password="pw-bench-owner",
+                           roles=["security_reviewer"])
+        conversation = Conversation(workspace_id=workspace_id, title="bench", task="bench", task_type="ops",
+                                    template=team, gate_policy={}, status="awaiting_review", initiator_id=user.id,
+                                    next_seq=1)
         uow.session.add(conversation)
         uow.session.flush()
         call = ToolCall(conversation_id=conversation.id, call_id="c1", tool_name=TOOL, args_hash="0" * 64,
                         arguments={"service": "billing-api", "version": "2.4.1", "environment": "production"})
         uow.session.add(call)
         uow.session.flush()
-        request = ReviewRequest(conversation_id=conversation.id, workspace_id=1, kind="tool_call",
+        request = ReviewRequest(conversation_id=conversation.id, workspace_id=workspace_id, kind="tool_call",
                                 required_role="security_reviewer", rule="tool", reason="bench", risk_flags=[],
                                 subject_type="tool_call", subject_id=call.id, subject_label="bench",
                                 content_hash="0" * 64, due_at=utcnow() + timedelta(hours=4), created_at=utcnow())
@@ -58,8 +64,8 @@ def _seed_call(team: str = "ops") -> tuple[int, int]:
         return conversation.id, request.id
 
 
-def _add_rules(count: int, on_tool: int) -> None:
-    """`count` active rules in the default workspace: `on_tool` of them on ops/deploy_to_prod (none
+def _add_rules(workspace_id: int, count: int, on_tool: int) -> None:
+    """`count` active rules in the workspace: `on_tool` of them on ops/deploy_to_prod (none
     matching the seeded call: service == 'svc-i'), the rest on 49 other tools."""
     from hitl_dashboard.db.models import utcnow
     from hitl_dashboard.db.rule_models import StandingRule
@@ -74,19 +80,8 @@ def _add_rules(count: int, on_tool: int) -> None:
             if i % 10 == 0:  # a tenth with no equals condition: read for every call of their tool
                 conditions = [{"argument": "service", "one_of": [f"svc-{i}", f"svc-{i}b"]}]
             uow.session.add(StandingRule(
-                workspace_id=1, team="ops", tool=tool, effect="approve", state="active", owner_id=1,
+                workspace_id=workspace_id, team="ops", tool=tool, effect="approve", state="active", owner_id=1,
                 conditions=conditions, match_key=rule_key(conditions), expires_at=utcnow() + timedelta(days=30)))
-        uow.commit()
-
-
-def _delete_rules() -> None:
-    from sqlmodel import delete
-
-    from hitl_dashboard.db.rule_models import StandingRule
-    from hitl_dashboard.db.uow import UnitOfWork
-
-    with UnitOfWork() as uow:
-        uow.session.exec(delete(StandingRule))
         uow.commit()
 
 
@@ -109,30 +104,32 @@ def _check_once(conversation_id: int, request_id: int) -> float:
     return took
 
 
+LAYOUTS = ((1, "no rules", 0, 0), (2, "1,000 rules, 20 on the tool", 1000, 20),
+           (3, "1,000 rules, all on the tool", 1000, 1000))
+
+
 def overhead(backend: str, samples: int) -> None:
+    """One workspace per layout, measured in turn (A, B, C, A, B, C...), so the machine's noise falls
+    on each layout alike."""
     with temporary_database(backend):
-        cid, rid = _seed_call()
-        rows = [("no rules", *_measure(cid, rid, samples))]
-        _add_rules(1000, on_tool=20)
-        rows.append(("1,000 rules, 20 on the tool", *_measure(cid, rid, samples)))
-        _delete_rules()
-        _add_rules(1000, on_tool=1000)
-        rows.append(("1,000 rules, all on the tool", *_measure(cid, rid, samples)))
-    base50, base95 = rows[0][1], rows[0][2]
-    print(f"\n{backend}: checking the rules on a tool call ({samples} samples)")
-    print(f"  {'rules in the workspace':32} {'p50 ms':>8} {'p95 ms':>8} {'added p95':>10}")
-    for name, p50, p95v in rows:
-        print(f"  {name:32} {p50:8.3f} {p95v:8.3f} {p95v - base95:+10.3f}")
-    del base50
-
-
-def _measure(cid: int, rid: int, samples: int) -> tuple[float, float]:
-    times = []
-    for _ in range(5):
-        _check_once(cid, rid)
-    for _ in range(samples):
-        times.append(_check_once(cid, rid))
-    return statistics.median(times), p95(times)
+        calls = {}
+        for workspace_id, _, count, on_tool in LAYOUTS:
+            calls[workspace_id] = _seed_call(workspace_id)
+            if count:
+                _add_rules(workspace_id, count, on_tool)
+        times: dict[int, list[float]] = {w: [] for w, *_ in LAYOUTS}
+        for round_ in range(samples + 5):
+            for workspace_id, *_ in LAYOUTS:
+                took = _check_once(*calls[workspace_id])
+                if round_ >= 5:  # warm-up
+                    times[workspace_id].append(took)
+    base = p95(times[1])
+    print(f"\n{backend}: checking the rules on a tool call ({samples} samples each, interleaved)")
+    print(f"  {'rules in the workspace':32} {'p50 ms':>8} {'p95 ms':>8} {'added p50':>10} {'added p95':>10}")
+    for workspace_id, name, *_ in LAYOUTS:
+        values = times[workspace_id]
+        print(f"  {name:32} {statistics.median(values):8.3f} {p95(values):8.3f} "
+              f"{statistics.median(values) - statistics.median(times[1]):+10.3f} {p95(values) - base:+10.3f}")
 
 
 # The seeded history: who would approve what, as reviewers of a platform team do.
