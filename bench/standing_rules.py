@@ -94,8 +94,8 @@ def _check_once(conversation_id: int, request_id: int) -> float:
     from hitl_dashboard.services.rules.gate import decide_by_rules
 
     with UnitOfWork() as uow:
-        conversation = uow.session.get(Conversation, conversation_id)
-        request = uow.session.get(ReviewRequest, request_id)
+        conversation = uow.session.get_one(Conversation, conversation_id)
+        request = uow.session.get_one(ReviewRequest, request_id)
         start = time.perf_counter()
         decided = decide_by_rules(uow.session, conversation, [request])
         took = (time.perf_counter() - start) * 1000
@@ -143,6 +143,7 @@ def _history(calls: int, seed: int) -> list[tuple[float, str, str, dict, str, bo
     for i in range(calls):
         day = 28 * i / calls
         kind = rng.random()
+        args: dict[str, object]
         if kind < 0.45:
             env = "staging" if rng.random() < 0.6 else "production"
             args = {"service": rng.choice(SERVICES), "version": f"{rng.randint(1, 3)}.{rng.randint(0, 20)}."
