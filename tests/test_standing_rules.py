@@ -126,7 +126,11 @@ def test_a_shadow_disagreement_blocks_promotion(db_url):
 
 
 def test_an_active_rule_decides_through_the_one_path_as_the_rule(db_url):
+    from hitl_dashboard.db.models import WebhookDelivery
+    from hitl_dashboard.services.webhooks.webhooks import add_webhook
+
     flow.make_people()
+    add_webhook(None, url="https://hooks.example.com/hitl", events=["review.requested", "review.decided"])
     rule = active_rule()
     cid = start_deploy()
     assert open_tool_reviews(cid) == []  # never in a queue: decided in the transaction that asked
@@ -142,6 +146,11 @@ def test_an_active_rule_decides_through_the_one_path_as_the_rule(db_url):
                                                           AuditEvent.conversation_id == cid)).first()
         assert event.actor == f"rule:{rule.id}"
         assert (event.details["rule_id"], event.details["rule_version"]) == (rule.id, rule.version)
+        hooks = [(d.event, d.payload["data"]) for d in uow.session.exec(select(WebhookDelivery))
+                 if d.event == "review.decided" or d.payload["data"]["review"]["conversation_id"] == cid]
+        # Nobody was asked: no review.requested for the call; review.decided names the rule.
+        assert [(e, data["decision"]["reviewer"]) for e, data in hooks if data["review"]["kind"] == "tool_call"] == [
+            ("review.decided", f"rule:{rule.id}")]
     notes = [m.content for m in flow.messages(cid) if m.kind == "decision"]
     assert any(f"APPROVED automatically by rule {rule.id}" in n and "made by alice" in n for n in notes)
     assert rules.show_rule(flow.actor("alice"), rule.id).decided == 1

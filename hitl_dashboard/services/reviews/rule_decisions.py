@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sqlalchemy import delete
 from sqlalchemy.orm.attributes import set_committed_value
+from sqlmodel import col
 
 from hitl_dashboard.db.audit import append_audit
-from hitl_dashboard.db.models import Conversation, Decision, Message, ReviewRequest, ToolCall, utcnow
+from hitl_dashboard.db.models import Conversation, Decision, Message, ReviewRequest, ToolCall, WebhookDelivery, utcnow
 from hitl_dashboard.db.rows import get_existing, insert_row
 from hitl_dashboard.domain.enums import Action, MessageKind, ReviewKind, ReviewStatus
 from hitl_dashboard.domain.errors import Conflict
@@ -70,6 +72,9 @@ def record_rule_decision(session, conversation: Conversation, request: ReviewReq
                  "rule_promoted_by": rule.promoted_by, "conditions": rule.conditions},
     )
     _note(session, conversation, request, rule, action)
+    # Nobody was asked: the request's review.requested deliveries (queued when it opened, in this
+    # transaction) are dropped; receivers hear only that the rule decided it.
+    session.execute(delete(WebhookDelivery).where(col(WebhookDelivery.event_id) == f"review.requested:{request.id}"))
     webhooks.review_decided(session, decision_id, row, request, conversation, rule.name)
     actor = Actor(user_id=0, username=rule.name, roles=frozenset(), workspace_id=conversation.workspace_id)
     why = f"denied automatically by standing rule {rule.rule_id}: {rule.reason or 'no reason given'}"
