@@ -154,6 +154,10 @@ def test_an_active_rule_decides_through_the_one_path_as_the_rule(db_url):
     notes = [m.content for m in flow.messages(cid) if m.kind == "decision"]
     assert any(f"APPROVED automatically by rule {rule.id}" in n and "made by alice" in n for n in notes)
     assert rules.show_rule(flow.actor("alice"), rule.id).decided == 1
+    from hitl_dashboard.services.analytics.review_analytics import AnalyticsFilters, review_analytics
+
+    charts = review_analytics(flow.actor("dave"), AnalyticsFilters(days=30))
+    assert f"rule:{rule.id}" in [w.key for w in charts.by_reviewer]  # counted, as the rule
 
 
 def test_a_deny_rule_denies_with_the_reason_the_agent_reads(db_url):
