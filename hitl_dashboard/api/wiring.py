@@ -16,6 +16,7 @@ from hitl_dashboard.api.routes import (
     forks,
     questions,
     reviews,
+    rules,
     slack,
     teams,
     transcripts,
@@ -31,7 +32,7 @@ def mount_api(api: FastAPI, prefix: str) -> None:
     # scoped to these routers, so Reflex's routes mounted on the same app keep theirs.
     max_body_size = get_settings().api_max_body_bytes
     for module in (conversations, forks, transcripts, ag_ui, findings, exports, reviews, questions, audit, teams,
-                   slack, external_approvals, workspaces):
+                   slack, external_approvals, workspaces, rules):
         if module.router.route_class is not StrictJsonRoute:  # or its bodies would be read leniently
             raise TypeError(f"{module.__name__}.router must be made with route_class=StrictJsonRoute")
         api.include_router(module.router, prefix=prefix, max_body_size=max_body_size)

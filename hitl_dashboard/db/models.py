@@ -256,7 +256,10 @@ class Decision(SQLModel, table=True):
     target_agent: str | None = Field(default=None, max_length=64)
     edited_args: dict | None = _json()
     line_comments: list | None = _json()
-    reviewer_id: int = Field(foreign_key="users.id")
+    # None: decided by a standing rule (rule_id, at rule_version), never by a person.
+    reviewer_id: int | None = Field(default=None, foreign_key="users.id")
+    rule_id: int | None = None  # db/rule_models.StandingRule
+    rule_version: int | None = None
     role: str = Field(max_length=32)
     is_override: bool = False
     override_reason: str | None = Field(default=None, sa_column=Column(Text))

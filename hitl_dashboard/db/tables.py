@@ -9,6 +9,7 @@ from hitl_dashboard.db import (  # noqa: F401 - registers them
     live_models,
     models,
     questions_models,
+    rule_models,
     slack_models,
     team_models,
     workspace_models,

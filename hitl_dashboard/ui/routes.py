@@ -13,6 +13,7 @@ ADMIN_TEAMS = "/admin/teams"
 ADMIN_WORKSPACES = "/admin/workspaces"
 TOKENS = "/tokens"
 WEBHOOKS = "/webhooks"
+RULES = "/rules"  # standing rules (issue 42)
 REVIEW_LINK = "/reviews/[rid]"  # webhook and Slack links land here
 
 

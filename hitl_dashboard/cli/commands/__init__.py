@@ -12,6 +12,7 @@ from hitl_dashboard.cli.commands import (
     exports,
     forks,
     reviews,
+    rules,
     runner,
     slack,
     teams,
@@ -21,8 +22,8 @@ from hitl_dashboard.cli.commands import (
     workspaces,
 )
 
-GROUPS = (database, users, workspaces, conversations, forks, exports, reviews, runner, teams, tokens, webhooks, slack,
-          audit)
+GROUPS = (database, users, workspaces, conversations, forks, exports, reviews, rules, runner, teams, tokens, webhooks,
+          slack, audit)
 
 
 def register_all(sub: Any) -> None:

@@ -22,6 +22,7 @@ from hitl_dashboard.db.rows import in_workspaces
 from hitl_dashboard.domain.enums import Action, Role
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.permissions import Actor, check_can_read_audit
+from hitl_dashboard.domain.standing_rules import rule_actor_name
 from hitl_dashboard.services.audit.audit_stats import BREACH_STATUSES, _day, _day_text
 from hitl_dashboard.services.transactions import reading
 from hitl_dashboard.teams.catalogue import team_names
@@ -183,17 +184,18 @@ def _decisions(uow, filters: AnalyticsFilters, since: datetime) -> list[tuple]:
     # sqlmodel's select() is typed for at most 4 columns; it takes any number.
     query = (select(Decision.role, Decision.action,  # type: ignore[call-overload]
                     _seconds_between(uow.dialect, ReviewRequest.created_at, Decision.created_at),
-                    _day(uow, Decision.created_at), Decision.conversation_id, User.username)
+                    _day(uow, Decision.created_at), Decision.conversation_id, User.username, Decision.rule_id)
              .join(ReviewRequest, ReviewRequest.id == Decision.review_request_id)
-             .join(User, User.id == Decision.reviewer_id)
+             # A standing rule's decision has no reviewer: counted, and named as the rule.
+             .outerjoin(User, User.id == Decision.reviewer_id)
              # In time order, the order of ix_decisions_created: ordered by id, SQLite scanned
              # every decision ever made to skip a sort.
              .where(Decision.created_at >= since).order_by(Decision.created_at, Decision.id).limit(MAX_ROWS))
     found = uow.session.exec(_filtered(query, filters, Decision.role, Decision.conversation_id,
                                        Decision.review_request_id))
     # julianday() carries about 10 us of rounding: milliseconds are all a wait needs.
-    return [(role, action, round(float(waited or 0.0), 3), _day_text(day), cid, who)
-            for role, action, waited, day, cid, who in found]
+    return [(role, action, round(float(waited or 0.0), 3), _day_text(day), cid, who or rule_actor_name(rule_id or 0))
+            for role, action, waited, day, cid, who, rule_id in found]
 
 
 def _requests(s, filters: AnalyticsFilters, since: datetime) -> tuple[dict[str, tuple[int, int]], dict[str, list[int]]]:

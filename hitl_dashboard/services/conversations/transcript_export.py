@@ -130,7 +130,7 @@ def _reviews(session: Session, conversation_id: int, names: dict[int, str]) -> l
 
 def _decisions(session: Session, conversation_id: int, names: dict[int, str]) -> list[dict]:
     rows = session.exec(select(Decision).where(Decision.conversation_id == conversation_id).order_by(col(Decision.id)))
-    return [{"id": d.id, "review_id": d.review_request_id, "action": d.action, "reviewer": names.get(d.reviewer_id),
+    return [{"id": d.id, "review_id": d.review_request_id, "action": d.action, "reviewer": _decided_by(d, names),
              "role": d.role, "reason": d.reason, "instructions": d.instructions, "target_agent": d.target_agent,
              "edited_args": d.edited_args, "line_comments": d.line_comments, "is_override": d.is_override,
              "override_reason": d.override_reason, "content_hash": d.content_hash, "created_at": _at(d.created_at)}
@@ -148,3 +148,10 @@ def _audit_events(session: Session, conversation_id: int) -> list[dict]:
     rows = session.exec(select(AuditEvent).where(AuditEvent.conversation_id == conversation_id)
                         .order_by(col(AuditEvent.seq)))
     return [{**e.payload(), "hash": e.hash} for e in rows]
+
+
+def _decided_by(decision: Decision, names: dict[int, str]) -> str | None:
+    """A standing rule's decision has no reviewer: it is named as the rule (domain/standing_rules)."""
+    if decision.reviewer_id is None:
+        return f"rule:{decision.rule_id}"
+    return names.get(decision.reviewer_id)

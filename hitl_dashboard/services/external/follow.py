@@ -23,6 +23,7 @@ from hitl_dashboard.services.external.views import ApprovalView, approval_view
 from hitl_dashboard.services.external_outcomes.outcomes import outcome, tool_call_of
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.reviews.tool_decisions import describe_arguments
+from hitl_dashboard.services.rules.evidence import call_failed
 from hitl_dashboard.services.transactions import reading, transaction
 from hitl_dashboard.settings import get_settings
 
@@ -82,6 +83,8 @@ def report_result(actor: Actor, approval_id: int, *, ok: bool, text: str) -> App
             call.status = ToolCallStatus.EXECUTED if ok else ToolCallStatus.FAILED
             call.result, call.executed_at = text, utcnow()
             session.add(call)
+            if not ok:
+                call_failed(session, call.id, text)  # a standing rule that approved it pauses itself
             append_audit(session, actor=actor.username, action=f"tool.{call.status}", conversation_id=conversation.id,
                          content_hash=call.args_hash,
                          details={"tool": call.tool_name, "arguments": call.approved_arguments,

@@ -32,6 +32,7 @@ from hitl_dashboard.services.external_outcomes.callbacks import add_callback_tar
 from hitl_dashboard.services.findings import queue as findings_queue
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.reviews.review_requests import Subject, open_request, touched_queues
+from hitl_dashboard.services.rules.gate import decide_by_rules
 from hitl_dashboard.services.teams import versions
 from hitl_dashboard.services.transactions import reading, transaction
 from hitl_dashboard.teams.model import TeamDefinition
@@ -209,10 +210,12 @@ def _ask_tool_call(session: Session, conversation: Conversation, actor: Actor, t
     session.add(call)
     session.flush()
     assert call.id is not None
-    open_request(session, conversation, kind=ReviewKind.TOOL_CALL, role=team.tool_approver, rule="external",
-                 reason=f"{actor.username} (external) wants to call {command.tool}",
-                 subject=Subject(SubjectType.TOOL_CALL, call.id, tool_call_label(session, call), call.args_hash),
-                 risk_flags=[command.tool, rules.EXTERNAL], actor=actor.username)
+    request = open_request(
+        session, conversation, kind=ReviewKind.TOOL_CALL, role=team.tool_approver, rule="external",
+        reason=f"{actor.username} (external) wants to call {command.tool}",
+        subject=Subject(SubjectType.TOOL_CALL, call.id, tool_call_label(session, call), call.args_hash),
+        risk_flags=[command.tool, rules.EXTERNAL], actor=actor.username)
+    decide_by_rules(session, conversation, [request])  # a standing rule may answer at once
 
 
 def _ask_content(session: Session, conversation: Conversation, actor: Actor, team: TeamDefinition,

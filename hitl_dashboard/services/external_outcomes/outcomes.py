@@ -12,6 +12,7 @@ from hitl_dashboard.db.external_models import ExternalRequest
 from hitl_dashboard.db.models import Conversation, Decision, ToolCall, User
 from hitl_dashboard.domain.enums import Action, ConversationStatus
 from hitl_dashboard.domain.external import EXTERNAL, TOOL_CALL, ExternalOutcome, LastDecision, outcome_of
+from hitl_dashboard.domain.standing_rules import rule_actor_name
 from hitl_dashboard.services.external_outcomes.callbacks import queue_callback
 
 
@@ -30,10 +31,12 @@ def tool_call_of(session: Session, conversation_id: int) -> ToolCall | None:
 
 def outcome(session: Session, row: ExternalRequest, conversation: Conversation) -> ExternalOutcome:
     call = tool_call_of(session, conversation.id) if row.kind == TOOL_CALL else None
-    last = session.exec(select(Decision, User.username).join(User, col(User.id) == col(Decision.reviewer_id))
+    # A standing rule's decision has no reviewer: it is named as the rule (domain/standing_rules).
+    last = session.exec(select(Decision, User.username).outerjoin(User, col(User.id) == col(Decision.reviewer_id))
                         .where(Decision.conversation_id == conversation.id)
                         .order_by(col(Decision.id).desc()).limit(1)).first()
-    decision = LastDecision(last[0].action, last[0].reason, last[0].instructions, last[1]) if last else None
+    decision = LastDecision(last[0].action, last[0].reason, last[0].instructions,
+                            last[1] or rule_actor_name(last[0].rule_id or 0)) if last else None
     return outcome_of(kind=row.kind, conversation_status=conversation.status,
                       status_reason=conversation.status_reason, call_status=call.status if call else None,
                       approved_arguments=call.approved_arguments if call else None, decision=decision)

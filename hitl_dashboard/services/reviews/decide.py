@@ -57,6 +57,7 @@ from hitl_dashboard.services.reviews.review_requests import (
 )
 from hitl_dashboard.services.reviews.suggestion_pins import pin_suggestions, suggestions_details
 from hitl_dashboard.services.reviews.tool_decisions import cancel_pending_calls, record_tool_decision
+from hitl_dashboard.services.rules.evidence import observe_human_decision
 from hitl_dashboard.services.teams import web_policy
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.transactions import transaction
@@ -172,7 +173,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
     # the rows it changed (a fifth of this function's CPU). The one it changes is `request`, whose
     # new values are set below as loaded ones (the webhook and the metrics read them).
     result = uow.session.connection().execute(
-        _CLOSE_REQUEST, {**closed, "request_id": review_id, "seen_version": request.version})
+        CLOSE_REQUEST, {**closed, "request_id": review_id, "seen_version": request.version})
     if result.rowcount == 1:
         for name, value in closed.items():
             set_committed_value(request, name, value)
@@ -220,6 +221,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
                Subject(request.subject_type, request.subject_id, request.subject_label, request.content_hash))
     webhooks.review_decided(uow.session, decision_id, row, request, conversation, actor.username)
     next_review = _apply(uow, actor, conversation, request, decision, edited, subject)
+    observe_human_decision(uow.session, conversation, request, decision.action, edited)  # standing rules' evidence
     conversation.updated_at = utcnow()
     write_changes(uow.session, conversation)
     touch_queue(uow.session, request.required_role)
@@ -228,7 +230,7 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
 
 
 # Built once, as the locked read (issue 33); the SET clause is the columns named in the parameters.
-_CLOSE_REQUEST = update(table_of(ReviewRequest)).where(
+CLOSE_REQUEST = update(table_of(ReviewRequest)).where(
     col(ReviewRequest.id) == bindparam("request_id"), col(ReviewRequest.version) == bindparam("seen_version"),
     one_of(col(ReviewRequest.status), OPEN_REVIEW_STATUSES))
 
@@ -292,14 +294,14 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
         with session.no_autoflush:  # as for a revision, below
             dismiss_open_requests(session, conversation.id, actor=actor.username, why="conversation aborted")
         cancel_pending_calls(session, conversation.id, why=f"the conversation was aborted by {actor.username}")
-        _set_status(session, conversation, ConversationStatus.ABORTED, decision.reason, actor)
+        set_conversation_status(session, conversation, ConversationStatus.ABORTED, decision.reason, actor)
         return None
     if request.kind == ReviewKind.TOOL_CALL:
         why = decision.instructions or decision.reason
         record_tool_decision(session, actor, conversation, request, decision.action, why, edited)
         if is_external(conversation):  # no agents to resume: the caller gets the outcome
-            _set_status(session, conversation, end_status(decision.action), f"{decision.action} by {actor.username}"
-                        + (f": {why}" if why else ""), actor)
+            set_conversation_status(session, conversation, end_status(decision.action),
+                                    f"{decision.action} by {actor.username}" + (f": {why}" if why else ""), actor)
         return None
     if decision.action == Action.REVISE:
         # The only change not yet written is the conversation's (its next seq), which the query of its
@@ -307,7 +309,7 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
         with session.no_autoflush:
             dismiss_open_requests(session, conversation.id, actor=actor.username, why="revision requested")
         if is_external(conversation):  # the caller revises and asks again
-            _set_status(session, conversation, ConversationStatus.ABORTED,
+            set_conversation_status(session, conversation, ConversationStatus.ABORTED,
                         f"revision requested by {actor.username}: {decision.instructions or ''}".strip(), actor)
             return None
         target = decision.target_agent or pinned(conversation).producer(conversation.task_type)
@@ -325,7 +327,8 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
     approvals = signoff_approvals(session, conversation.id)
     role = next_role(pinned(conversation).sign_off(conversation.task_type), approvals, subject.content_hash)
     if role is None:
-        _set_status(session, conversation, ConversationStatus.APPROVED, "every required role approved", actor)
+        set_conversation_status(session, conversation, ConversationStatus.APPROVED, "every required role approved",
+                                actor)
         return None
     return open_request(
         session, conversation, kind=ReviewKind.SIGNOFF, role=role, rule="signoff",
@@ -342,7 +345,7 @@ def _resume(session, conversation: Conversation, source: str, content: str) -> N
     conversation.turns_since_review = 0
 
 
-def _set_status(session, conversation: Conversation, status: str, reason: str | None, actor: Actor) -> None:
+def set_conversation_status(session, conversation: Conversation, status: str, reason: str | None, actor: Actor) -> None:
     conversation.status, conversation.status_reason = status, reason
     conversation.next_input = None
     append_audit(session, actor=actor.username, action=f"conversation.{status}", conversation_id=conversation.id,

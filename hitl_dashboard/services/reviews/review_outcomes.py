@@ -43,7 +43,7 @@ def recent_outcomes(uow: UnitOfWork, conversation_id: int, *, limit: int = 6) ->
     for decision in session.exec(select(Decision).where(col(Decision.review_request_id).in_(ids))
                                  .order_by(col(Decision.id))):
         latest[decision.review_request_id] = decision  # ascending ids: the last one wins
-    reviewers = {d.reviewer_id for d in latest.values()}
+    reviewers = {d.reviewer_id for d in latest.values() if d.reviewer_id is not None}
     names = (dict(session.exec(select(User.id, User.username).where(col(User.id).in_(reviewers))).all())
              if reviewers else {})
     dismissed = [r.id for r in closed if r.status == ReviewStatus.DISMISSED]
@@ -66,9 +66,17 @@ def _outcome(request: ReviewRequest, decision: Decision | None, names: dict[int,
     tool = ""
     if request.kind == ReviewKind.TOOL_CALL and request.subject_id in calls:
         tool = _tool_state(calls[request.subject_id])
-    reviewer = names.get(decision.reviewer_id) if decision is not None else None
+    reviewer = _decided_by(decision, names)
     return ReviewOutcome(request.id, request.kind, request.required_role, request.subject_label,
                          describe_closed(request, decision, reviewer, dismissal), override or "", tool)
+
+
+def _decided_by(decision: Decision | None, names: dict[int, str]) -> str | None:
+    if decision is None:
+        return None
+    if decision.reviewer_id is None:  # a standing rule's decision (domain/standing_rules)
+        return f"standing rule {decision.rule_id} (automatically)"
+    return names.get(decision.reviewer_id)
 
 
 def _tool_state(call: ToolCall) -> str:

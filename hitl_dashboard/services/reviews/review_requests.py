@@ -127,7 +127,9 @@ def closed_how(session: Session, request: ReviewRequest) -> str:
         select(Decision).where(Decision.review_request_id == request.id).order_by(col(Decision.id).desc()).limit(1)
     ).first()
     decided = decision if decision is not None and request.status == ReviewStatus.DECIDED else None
-    who = session.get(User, decided.reviewer_id) if decided else None
+    who = session.get(User, decided.reviewer_id) if decided and decided.reviewer_id is not None else None
+    if decided is not None and decided.rule_id is not None:  # no person: a standing rule decided it
+        return describe_closed(request, decision, f"standing rule {decided.rule_id} (automatically)", None)
     dismissal = None
     if request.status == ReviewStatus.DISMISSED:
         dismissal = session.exec(

@@ -13,6 +13,7 @@ from hitl_dashboard.db.rows import get_existing
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.enums import MessageKind, ToolCallStatus
 from hitl_dashboard.services.reviews.tool_decisions import describe_arguments
+from hitl_dashboard.services.rules.evidence import call_failed
 from hitl_dashboard.services.runner.identity import RUNNER_ACTOR, runner_details
 from hitl_dashboard.services.teams.versions import pinned
 
@@ -66,6 +67,8 @@ async def _run_one(conversation_id: int, tool_call_id: int, runner_id: str) -> s
                          details={"tool": name, "arguments": args, "proposed_arguments": call.arguments,
                                   "result": result, **runner_details(runner_id)})
             _transcript(uow, conversation, f"{_verb(call.status)} {describe_arguments(call)}\nResult: {result}")
+            if status == ToolCallStatus.FAILED:
+                call_failed(uow.session, tool_call_id, result)  # a standing rule that approved it pauses itself
         report = _report(call)
         uow.commit()
     return report

@@ -10,7 +10,7 @@ from sqlmodel import Session
 from hitl_dashboard.db.audit import append_audit
 from hitl_dashboard.db.code_revisions import add_revisions
 from hitl_dashboard.db.lookups import tool_call_label
-from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ToolCall, utcnow
+from hitl_dashboard.db.models import CodeRevision, Conversation, Message, ReviewRequest, ToolCall, utcnow
 from hitl_dashboard.domain.enums import ConversationStatus, ReviewKind, Role, SubjectType
 from hitl_dashboard.domain.findings import FindingsView
 from hitl_dashboard.domain.hashing import content_hash
@@ -23,6 +23,7 @@ from hitl_dashboard.observability import metrics
 from hitl_dashboard.observability.on_commit import on_commit
 from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
+from hitl_dashboard.services.rules.gate import decide_by_rules
 from hitl_dashboard.services.runner.checkpoints import store_turn_checkpoint
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.webhooks import webhooks
@@ -32,6 +33,7 @@ if TYPE_CHECKING:  # the runner hands us these; importing them would load AutoGe
     from hitl_dashboard.agents.team_run import ProducedMessage, ToolIntent, TurnResult
 
 CONTINUE, PAUSED, FINISHED = "continue", "paused", "finished"
+RESUMED = "resumed"  # the turn's tool calls were decided by standing rules: the runner picks it up again
 
 
 def apply_turn(session: Session, conversation: Conversation, turn: TurnResult,
@@ -63,7 +65,9 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult,
     decision = decide_turn(policy, messages, proposes_code=bool(revisions), held_tool_calls=len(held),
                            findings=findings, turns_without_review=conversation.turns_since_review + 1)
     if decision.outcome == "tool_approval":
-        _open_tool_approvals(session, conversation, team, held)
+        requests = _open_tool_approvals(session, conversation, team, held)
+        if decide_by_rules(session, conversation, requests) == len(requests):
+            return RESUMED  # standing rules decided every call: the conversation runs them next
         return _pause(conversation)
     last_text = next((row for m, row in zip(reversed(messages), reversed(stored), strict=True) if m.kind == "text"),
                      None)
@@ -162,8 +166,11 @@ def _held_tool_calls(messages: list[ProducedMessage],
 
 
 def _open_tool_approvals(session: Session, conversation: Conversation, team: TeamDefinition,
-                         held: list[tuple[ProducedMessage, ToolIntent]]) -> None:
+                         held: list[tuple[ProducedMessage, ToolIntent]]) -> list[ReviewRequest]:
+    """Every call's request is opened before any standing rule decides one: a rule's decision of the
+    turn's last open call resumes the conversation with every call of the turn."""
     assert conversation.id is not None  # a stored conversation
+    requests = []
     for produced, intent in held:
         call = ToolCall(conversation_id=conversation.id, call_id=fit_with_hash(intent.call_id, CALL_ID_CHARS),
                         tool_name=intent.name,  # a tool of the team, whose names are identifiers
@@ -171,12 +178,13 @@ def _open_tool_approvals(session: Session, conversation: Conversation, team: Tea
                         turn=conversation.checkpoint_version)
         session.add(call)
         session.flush()
-        open_request(
+        requests.append(open_request(
             session, conversation, kind=ReviewKind.TOOL_CALL, role=team.tool_approver, rule="tool",
             reason=f"{produced.source} wants to call {intent.name}",
             subject=Subject(SubjectType.TOOL_CALL, call.id, tool_call_label(session, call), call.args_hash),
             risk_flags=[intent.name],
-        )
+        ))
+    return requests
 
 
 def _subject_for(conversation: Conversation, revisions: list[CodeRevision], message: Message | None) -> Subject:

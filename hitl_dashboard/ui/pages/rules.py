@@ -1,0 +1,66 @@
+"""/rules: the workspace's standing rules (docs/standing-rules.md). Rules are made over the API or the
+CLI; here people read them with their evidence and promote, pause or revoke them."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from hitl_dashboard.ui.components.layout import page_layout
+from hitl_dashboard.ui.components.row_var import RowVar
+from hitl_dashboard.ui.states.app_state import AppState
+from hitl_dashboard.ui.states.rules import RuleRow
+from hitl_dashboard.ui.states.rules import RulesState as Rules
+
+STATE_COLORS = {"shadow": "blue", "active": "green", "paused": "amber", "expired": "gray", "revoked": "gray"}
+
+
+def rule_row(row: RowVar[RuleRow]) -> rx.Component:
+    return rx.table.row(
+        rx.table.row_header_cell(rx.text(row.rule_id.to_string(), weight="medium")),
+        rx.table.cell(rx.text(row.effect, " ", rx.code(row.tool), " of ", row.team, size="1")),
+        rx.table.cell(rx.code(row.when, size="1")),  # text, never markup
+        rx.table.cell(rx.badge(row.state, color_scheme=rx.match(row.state, *STATE_COLORS.items(), "gray"),
+                               variant="soft", class_name="rule-state"),
+                      rx.text(row.state_reason, size="1", color_scheme="gray")),
+        rx.table.cell(rx.text(row.owner, size="1")),
+        rx.table.cell(rx.text(row.evidence, size="1")),
+        rx.table.cell(rx.text(row.expires, size="1")),
+        rx.table.cell(rx.hstack(
+            rx.cond((row.state == "shadow") | (row.state == "paused"),
+                    rx.button("Make active", size="1", variant="soft", on_click=Rules.act("promote", row.rule_id))),
+            rx.cond((row.state == "shadow") | (row.state == "active"),
+                    rx.button("Pause", size="1", variant="soft", color_scheme="amber",
+                              on_click=Rules.act("pause", row.rule_id))),
+            rx.cond((row.state != "revoked") & (row.state != "expired"),
+                    rx.button("Revoke", size="1", variant="soft", color_scheme="red", high_contrast=True,
+                              on_click=Rules.act("revoke", row.rule_id))),
+            spacing="2")),
+        class_name="rule-row", data_rule_id=row.rule_id.to_string(), key=row.rule_id.to_string(),
+    )
+
+
+def rules_page() -> rx.Component:
+    return page_layout(
+        rx.heading("Standing rules", size="6", as_="h1"),
+        rx.text("Rules that decide tool calls automatically: made over the API or the CLI, tried in shadow, made "
+                "active by a second person (docs/standing-rules.md).", size="2", color_scheme="gray"),
+        rx.cond(
+            AppState.signed_in,
+            rx.vstack(
+                rx.cond(Rules.error != "", rx.text(Rules.error, size="2", color_scheme="red", role="alert",
+                                                   id="rules-error")),
+                rx.cond(
+                    Rules.rows.length() > 0,
+                    rx.table.root(
+                        rx.table.header(rx.table.row(*[rx.table.column_header_cell(t) for t in (
+                            "Rule", "Decides", "When", "State", "Owner", "Evidence", "Expires", "")])),
+                        rx.table.body(rx.foreach(Rules.rows, rule_row)),
+                        size="1", variant="surface", width="100%", id="rules-table",
+                    ),
+                    rx.text("No standing rules in this workspace.", size="2", color_scheme="gray", id="no-rules"),
+                ),
+                spacing="4", width="100%",
+            ),
+            rx.text("Loading…", color_scheme="gray", size="2"),
+        ),
+    )
