@@ -29,9 +29,11 @@ REAL_ID_PROBABILITY = 0.7
 DECISION = "POST /api/reviews/{review_id}/decision"
 
 
-# One worker is slower than two; on a busy 2-core machine a run can near the suite's 300 s default.
+# One worker is slower than two. On a busy 2-core machine the PostgreSQL run took 485 s (a run of the
+# whole suite beside two other test runs, load 10); the routes grow with every issue: the bounds leave
+# room for both, they are not its budget.
 @pytest.mark.slow  # about a minute on PostgreSQL, 20 s on SQLite: `make test-fast` leaves it out
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(1000)
 def test_fuzzing_finds_no_server_error(api_app: ApiApp, tmp_path: Path) -> None:
     # The fuzzer holds every reviewer role, so its decisions take the normal path (not an admin
     # override), and someone else starts the work: nobody may approve what they started.
@@ -65,7 +67,7 @@ def test_fuzzing_finds_no_server_error(api_app: ApiApp, tmp_path: Path) -> None:
     if SEED != "random":
         args += ["--seed", SEED]
     run = run_schemathesis(f"{api_app.base_url}/api/openapi.json", args, config=config, workdir=tmp_path,
-                           timeout_s=480)
+                           timeout_s=900)
 
     problems = run.problems()
     assert problems is None, problems
