@@ -133,6 +133,10 @@ def queue_page() -> rx.Component:
                      on_change=QueueState.set_search, width=rx.breakpoints(initial="100%", sm="22em"),
                      id="queue-search", aria_label="Filter the queue by title, reason or tool"),
             notifications_button(),
+            # The standing rules that decide some of this queue's tool calls (issue 42): from here, as the
+            # header has no room for one more link.
+            rx.link(rx.hstack(rx.icon("list-checks", size=15), rx.text("Standing rules", size="2"), align="center",
+                              spacing="1"), href=routes.RULES, id="queue-rules-link", underline="hover"),
             align="center", width="100%", wrap="wrap",
         ),
         rx.hstack(rx.foreach(AppState.review_roles, role_tab), spacing="2", wrap="wrap", id="role-tabs"),

@@ -10,6 +10,7 @@ Services enforce permissions; the UI only hides what the user may not do."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from urllib.parse import urlencode
 
 import reflex as rx
@@ -206,6 +207,11 @@ class AppState(rx.State):
             await self._signed_in_actor()
         except PermissionDenied:
             return rx.redirect(login_url(self._why_signed_out()))
+        # Bound to a workspace: review roles are held in one (a reviewer whose only workspace is not
+        # the default one landed on the conversations, not on their queue). In none: the
+        # conversations page says so.
+        with contextlib.suppress(PermissionDenied):
+            await self._acting_actor()
         return rx.redirect(routes.QUEUE if self.review_roles else routes.CONVERSATIONS)
 
     @rx.event

@@ -1,0 +1,45 @@
+"""The Rules page (issue 42), reached from the queue: a reviewer's rule, made over the API, is listed
+with its state and evidence; its owner pauses it in the browser and the page says so; a reviewer of
+another workspace sees none of it."""
+
+from __future__ import annotations
+
+import httpx
+from playwright.sync_api import Page, expect
+from sqlalchemy import text
+
+from tests.e2e.app_process import RunningApp
+from tests.e2e.support import api_token, make_user, make_workspace, sign_in
+
+
+def test_a_rule_made_over_the_api_is_read_and_paused_on_the_rules_page(app_server: RunningApp, page: Page) -> None:
+    workspace_id, slug = make_workspace(app_server, "rules")
+    owner = make_user(app_server, "security_reviewer", prefix="rule-owner", workspace_id=workspace_id)
+    stranger = make_user(app_server, "security_reviewer", prefix="rule-stranger")  # the default workspace only
+    made = httpx.post(f"{app_server.base_url}/api/rules", params={"workspace": slug}, timeout=30,
+                      headers={"Authorization": f"Bearer {api_token(app_server, owner)}"},
+                      json={"team": "ops", "tool": "deploy_to_prod", "effect": "approve",
+                            "when": [{"argument": "environment", "equals": "staging"}]})
+    assert made.status_code == 201, made.text
+    rule_id = made.json()["id"]
+
+    page.set_viewport_size({"width": 1400, "height": 900})
+    sign_in(page, app_server, owner)  # on their queue, though their only workspace is not the default
+    page.goto(f"{app_server.base_url}/queue?workspace={slug}")
+    page.click("#queue-rules-link")
+    page.wait_for_url("**/rules*")
+    row = page.locator(f".rule-row[data-rule-id='{rule_id}']")
+    expect(row).to_contain_text("deploy_to_prod")
+    expect(row).to_contain_text("staging")
+    expect(row.locator(".rule-state")).to_have_text("shadow")
+    expect(row).to_contain_text("0 agreed · 0 disagreed · 0 decided")
+    row.get_by_role("button", name="Pause").click()
+    expect(row.locator(".rule-state")).to_have_text("paused")
+    with app_server.engine.connect() as db:
+        assert db.execute(text("SELECT state FROM standing_rules WHERE id = :id"), {"id": rule_id}).scalar() == "paused"
+
+    page.context.clear_cookies()
+    sign_in(page, app_server, stranger, lands_on="**/*")
+    page.goto(f"{app_server.base_url}/rules")
+    expect(page.locator("#rules-table, #no-rules").first).to_be_visible()
+    expect(page.locator(f".rule-row[data-rule-id='{rule_id}']")).to_have_count(0)
