@@ -80,7 +80,7 @@ def test_hunks_whose_contexts_touch_are_one_and_those_further_apart_are_not():
     new[60], new[68] = "sixty", "sixty-eight"  # 7 between: a gap of one line
     diff = file_diff(_text(FILE), _text(new))
     assert [(h.old_start, len(h.old_lines)) for h in diff.hunks] == [(8, 13), (28, 14), (58, 7), (66, 7)]
-    assert diff.parts[5] == Gap(65, 65, 1)
+    assert diff.parts[6] == Gap(65, 65, 1)
     assert _rebuild(diff, _text(FILE), _text(new)) == (FILE, new)
 
 
