@@ -126,7 +126,8 @@ def test_random_edits_rebuild_both_sides_exactly():
                     new[at] = rng.choice("xyz")
         diff = file_diff(_text(old), _text(new), context=rng.randrange(0, 4))
         assert _rebuild(diff, _text(old), _text(new)) == (old, new)
-        assert all(not (isinstance(p, Gap) and isinstance(q, Gap)) for p, q in zip(diff.parts, diff.parts[1:]))
+        assert all(not (isinstance(p, Gap) and isinstance(q, Gap)) for p, q in zip(diff.parts, diff.parts[1:],
+                                                                                    strict=False))
 
 
 def test_lines_of_reads_a_range_and_stops_at_the_end():

@@ -14,7 +14,6 @@ from hitl_dashboard.domain.errors import InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.transactions import reading
 
-
 MAX_LINES_READ = 20_000  # one fold the page expands at a time; a larger one reads its first lines
 
 
