@@ -1,8 +1,9 @@
 """A large file's diff (issue 44), in Chromium at 1400 px: a 3,000-line file in two revisions that
 differ every 30 lines. The page receives its hunks, not both texts: the first hunk and the last
 hunk's changed lines show at their own line numbers, the websocket carries far less than the two
-texts, a fold expanded shows its lines at theirs (read from the server then), and a suggestion on a
-line after a fold targets that line, its box pre-filled with the line's text."""
+texts, a fold expanded shows its lines at theirs (read from the server then), a suggestion on a
+line after a fold targets that line, its box pre-filled with the line's text, and the same holds for
+the pair chosen in "Compare"."""
 
 from __future__ import annotations
 
@@ -80,5 +81,17 @@ def test_a_large_diff_sends_its_hunks_and_reads_a_fold_when_expanded(app_server:
         page.click("#line-comment-suggest")
         expect(page.locator("#line-comment-editor")).to_contain_text("Replaces lines 30 to")
         expect(page.locator("#line-comment-suggestion")).to_have_value(new_lines[29])
+
+        # The same file chosen in "Compare" (its pair read for this tab): hunks and folds the same way,
+        # and a fold not read before comes from the revision on the new side (lines 49 to 71).
+        page.click("#diff-file")
+        page.get_by_role("option", name=BIG_FILE).click()
+        expect(big.locator("th").first).to_contain_text("older")
+        expect(_row(big, 45)).to_contain_text("'weight_kg'")
+        expect(_row(big, 60)).to_have_count(0)
+        big.locator(".diff-fold-message").filter(has_text="Expand 23 lines").nth(1).click()
+        expect(_row(big, 60)).to_contain_text(new_lines[59])
+        assert _numbers(_row(big, 60)) == ["60", "60"]
+        expect(big).not_to_contain_text("\u22ef")
     finally:
         page.close()

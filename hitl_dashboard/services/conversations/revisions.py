@@ -51,19 +51,12 @@ def revision_diff(actor: Actor | None, conversation_id: int, from_id: int, to_id
     return RevisionDiff(before, after, "".join(line if line.endswith("\n") else line + "\n" for line in lines))
 
 
-def revision_contents(actor: Actor | None, conversation_id: int, key: str, old_id: int | None = None,
-                      new_id: int | None = None) -> tuple[str, str]:
-    """(old, new) contents of the file `key` for a side-by-side diff; by default its latest revision
-    against the one before. An id that is not a revision of this file, or a file with no
-    revisions, reads as empty text: the page shows an empty side rather than an error. NotFound for
-    a conversation the actor may not see."""
-    pair = compared_pair(actor, conversation_id, key, old_id, new_id)
-    return pair.old, pair.new
-
-
 def compared_pair(actor: Actor | None, conversation_id: int, key: str, old_id: int | None = None,
                   new_id: int | None = None) -> ComparedPair:
-    """revision_contents, and which revision is on the new side (its folded lines are read by id)."""
+    """(old, new) contents of the file `key` for a side-by-side diff, and the revision on the new side
+    (its folded lines are read by id); by default its latest revision against the one before. An id
+    that is not a revision of this file, or a file with no revisions, reads as empty text: the page
+    shows an empty side rather than an error. NotFound for a conversation the actor may not see."""
     with reading() as uow:
         load_conversation(uow.session, conversation_id, actor)
         rows = _revisions_of(uow.session, conversation_id, key=key)
