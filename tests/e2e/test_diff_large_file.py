@@ -88,8 +88,11 @@ def test_a_large_diff_sends_its_hunks_and_reads_a_fold_when_expanded(app_server:
         page.get_by_role("option", name=BIG_FILE).click()
         expect(big.locator("th").first).to_contain_text("older")
         expect(_row(big, 45)).to_contain_text("'weight_kg'")
+        expect(_row(big, 30)).to_have_count(0)  # a viewer of its own: the newest pair's open fold is not
         expect(_row(big, 60)).to_have_count(0)
-        big.locator(".diff-fold-message").filter(has_text="Expand 23 lines").nth(1).click()
+        fold_after_48 = _row(big, 48).locator("xpath=following-sibling::tr[1]").locator(".diff-fold-message")
+        expect(fold_after_48).to_have_text("Expand 23 lines ...")
+        fold_after_48.click()
         expect(_row(big, 60)).to_contain_text(new_lines[59])
         assert _numbers(_row(big, 60)) == ["60", "60"]
         expect(big).not_to_contain_text("\u22ef")

@@ -95,10 +95,15 @@ def file_diff(revision: RowVar[RevisionRow]) -> rx.Component:
     before = side_text(revision.parts, revision.id, "old")
     return rx.cond(
         (Page.diff_key == revision.key) & (Page.diff_key != ""),
-        diff_viewer(old_value=custom_old, new_value=side_text(Page.custom_parts, Page.custom_new_id, "new"),
+        # A viewer of its own per pair (React key): the viewer keeps which folds were opened by their
+        # order, and another pair's fold of that order would open on placeholders never read.
+        diff_viewer(key="pair-" + Page.old_id.to_string() + "-" + Page.new_id.to_string() + "-"
+                    + Page.custom_new_id.to_string(),
+                    old_value=custom_old, new_value=side_text(Page.custom_parts, Page.custom_new_id, "new"),
                     split_view=split_view(custom_old), **titles(custom_old, "older", "newer"),
                     code_fold_message_renderer=fold_message(Page.custom_parts, Page.custom_new_id), **viewer_props),
-        diff_viewer(old_value=before, new_value=side_text(revision.parts, revision.id, "new"),
+        diff_viewer(key="newest-" + revision.id.to_string(),
+                    old_value=before, new_value=side_text(revision.parts, revision.id, "new"),
                     split_view=split_view(before),
                     **titles(before, _before(revision, "label", "(nothing before)"), revision.label),
                     code_fold_message_renderer=fold_message(revision.parts, revision.id), **viewer_props),

@@ -17,8 +17,8 @@ MAX_KEY = 255
 class ConversationPageState(AppState):
     # Empty key: follow the newest revision of the first file, live.
     diff_key: str = ""
-    old_id: int = 0
-    new_id: int = 0
+    old_id: rx.Field[int] = rx.field(0)
+    new_id: rx.Field[int] = rx.field(0)
     # The chosen pair's diff as hunks and folds (ui/views/diff_parts.py), and the revision on its new
     # side (a fold's lines are read from it).
     custom_parts: rx.Field[list[DiffPart]] = rx.field(default_factory=list)
