@@ -135,3 +135,15 @@ def test_lines_of_reads_a_range_and_stops_at_the_end():
     assert lines_of(text, 1, 2) == ["line 1", "line 2"]
     assert lines_of(text, 99, 10) == ["line 99", "line 100"]
     assert lines_of(text, 0, 3) == [] and lines_of(text, 5, 0) == [] and lines_of(text, 200, 3) == []
+
+
+def test_a_long_file_of_repeated_lines_is_diffed_quickly():
+    import time
+
+    old = ["    pass", "", "}"] * 2000
+    new = old[:3000] + ["changed"] + old[3000:]
+    started = time.perf_counter()
+    diff = file_diff(_text(old), _text(new))
+    assert time.perf_counter() - started < 1.0
+    assert _rebuild(diff, _text(old), _text(new)) == (old, new)
+    assert [r.new for h in diff.hunks for r in h.runs if not r.equal] == [("changed",)]
