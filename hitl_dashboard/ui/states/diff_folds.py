@@ -15,6 +15,7 @@ from hitl_dashboard.services.conversations.revisions import MAX_LINES_READ, revi
 from hitl_dashboard.ui.states.app_state import AppState, path_id
 
 MAX_LINES_HELD = 50_000  # per tab, over all the folds it expanded; the oldest go first
+MAX_LINE = 10_000_000  # no file under review is longer: a number past it is forged
 
 
 @dataclass
@@ -36,7 +37,7 @@ class DiffFoldsState(AppState):
         except (TypeError, ValueError, OverflowError):
             return
         conversation_id = path_id(self.router.url.path)
-        if revision_id < 1 or start < 1 or count < 1 or conversation_id is None:
+        if not (0 < revision_id < 2**63 and 0 < start <= MAX_LINE) or count < 1 or conversation_id is None:
             return
         if any(u.revision_id == revision_id and u.start <= start and start + count <= u.start + len(u.lines)
                for u in self.unfolded):
@@ -48,6 +49,8 @@ class DiffFoldsState(AppState):
             return
         except DomainError as exc:
             yield rx.toast.error(str(exc))
+            return
+        if not lines:  # past the file's end: nothing to show
             return
         held = [*self.unfolded, UnfoldedLines(revision_id, start, lines)]
         while len(held) > 1 and sum(len(u.lines) for u in held) > MAX_LINES_HELD:
