@@ -53,8 +53,10 @@ def test_a_small_file_is_sent_whole_and_a_new_file_as_added_lines():
     assert diff_parts("", "") == []
 
 
-def test_parts_are_cached_by_the_texts_hashes():
+def test_parts_are_cached_by_the_texts():
     old, new = spread_revisions()
-    first = cached_diff_parts("h-old", "h-new", old, new)
-    assert cached_diff_parts("h-old", "h-new", "", "") == first  # the same pair: not computed again
-    assert cached_diff_parts("", "", "", "x\n") == [DiffPart("edit", new="x\n")]  # no hash: never cached
+    first = cached_diff_parts(old, new)
+    again = cached_diff_parts(old, new)
+    assert again == first and again is not first and again[0] is first[0]  # the same pair: not computed again
+    assert cached_diff_parts(old.replace("\n", "\r\n"), new) != first
+    assert cached_diff_parts("", "x\n") == [DiffPart("edit", new="x\n")]

@@ -200,8 +200,7 @@ def _revision_rows(page) -> list[RevisionRow]:
         row.latest = i + 1 == len(rows) or rows[i + 1].key != row.key
         if row.latest:
             before = revisions[i - 1] if i > 0 and revisions[i - 1].key == row.key else None
-            row.parts = cached_diff_parts(before.content_hash if before else "-", revisions[i].content_hash,
-                                          before.content if before else "", revisions[i].content)
+            row.parts = cached_diff_parts(before.content if before else "", revisions[i].content)
     return rows
 
 

@@ -8,6 +8,8 @@ expanding them needs no round trip."""
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -53,19 +55,26 @@ def diff_parts(old: str, new: str) -> list[DiffPart]:
 
 
 # A pair's parts are computed once, not at every refresh of the conversation's feed (one per agent
-# message): by the revisions' content hashes (stored with them), so the key is the texts themselves.
-_CACHE: OrderedDict[tuple[str, str], list[DiffPart]] = OrderedDict()
+# message): by a digest of the two texts (a fraction of a millisecond for a 3,000-line file, against
+# 50-200 ms for the diff), not by the stored hashes, whose form belongs to the review rules.
+_CACHE: OrderedDict[tuple[bytes, bytes], list[DiffPart]] = OrderedDict()
 _CACHE_SIZE = 256
+_CACHE_LOCK = threading.Lock()  # views are read in worker threads (asyncio.to_thread)
 
 
-def cached_diff_parts(old_hash: str, new_hash: str, old: str, new: str) -> list[DiffPart]:
-    if not old_hash or not new_hash:
-        return diff_parts(old, new)
-    key = (old_hash, new_hash)
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return list(_CACHE[key])
-    parts = _CACHE[key] = diff_parts(old, new)
-    while len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def cached_diff_parts(old: str, new: str) -> list[DiffPart]:
+    key = (_digest(old), _digest(new))
+    with _CACHE_LOCK:
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return list(_CACHE[key])
+    parts = diff_parts(old, new)  # outside the lock: two threads may compute one pair, both alike
+    with _CACHE_LOCK:
+        _CACHE[key] = parts
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return list(parts)
