@@ -1,5 +1,6 @@
 """Long conversations in a real browser (issue 33): a short conversation (10 messages) and a long one
-(500 agent messages of about 1.5 KB, a 3,000-line file in two revisions) opened in Chromium at
+(500 agent messages of about 1.5 KB, a 3,000-line file in two revisions that differ every 30 lines:
+issue 44's large diff, tests/support/long_conversation.spread_revisions) opened in Chromium at
 1400 px on the real app served in prod mode (scripts/serve.sh), side by side in one run.
 
     .venv/bin/python bench/long_conversation.py --quick      # this checkout, 1 sample each
@@ -29,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._support import ROOT  # noqa: E402
 from bench.live_transcript import PASSWORD, baseline_tree, served  # noqa: E402
 
-# The main of stop 37 (the transcript window and per-half diff scrollbars included). This checkout
-# migrates and seeds the database, so a baseline must know its newest migration: 33ea0c1, from before
-# that work, stops at 0017 and refuses to start on it (its figures: docs/benchmarks-history.md).
-BASELINE = "84054a6"
+# The main of stop 46, before issue 44 sent a file's diff as hunks (both whole texts went to every tab).
+# This checkout migrates and seeds the database, so a baseline must know its newest migration (0022 here);
+# older baselines' figures: docs/benchmarks-history.md.
+BASELINE = "ee37691"
 TARGET_MS, TARGET_RATIO = 1500.0, 2.0
 SIZES = {"short": 10, "long": 500}
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -71,7 +72,7 @@ def seed(database_url: str) -> tuple[str, dict[str, int]]:
             if time.monotonic() > deadline:
                 raise SystemExit(f"conversation {cid} got no review within 600 s")
             time.sleep(0.5)
-        grow(engine, cid, max(1, SIZES[size] - stored), with_file=size == "long")
+        grow(engine, cid, max(1, SIZES[size] - stored), with_file=size == "long", spread=True)
     return "bench-reviewer", ids
 
 

@@ -41,10 +41,24 @@ def file_revisions() -> tuple[str, str]:
     return "\n".join(r1) + "\n", "\n".join(r2) + "\n"
 
 
-def grow(engine: Engine, conversation_id: int, messages: int, *, with_file: bool = True) -> list[int]:
+SPREAD_EVERY = 30
+
+
+def spread_revisions() -> tuple[str, str]:
+    """r1 and r2 of issue 44: r2 changes one line in every SPREAD_EVERY (lines 15, 45, ... 2,985), so
+    the diff is 100 hunks spread through the file, with the unchanged lines between them folded."""
+    r1, _ = file_revisions()
+    lines = r1.split("\n")
+    for n in range(SPREAD_EVERY // 2, FILE_LINES + 1, SPREAD_EVERY):
+        lines[n - 1] = lines[n - 1].replace("'weight'", "'weight_kg'")
+    return r1, "\n".join(lines)
+
+
+def grow(engine: Engine, conversation_id: int, messages: int, *, with_file: bool = True,
+         spread: bool = False) -> list[int]:
     """Adds `messages` (at least 1) agent messages after the stored ones (and moves next_seq past
-    them) and, with_file, the two revisions of BIG_FILE. Returns every seq the conversation then
-    holds, in order."""
+    them) and, with_file, the two revisions of BIG_FILE (spread: spread_revisions()). Returns every
+    seq the conversation then holds, in order."""
     with UnitOfWork(engine) as uow:
         session = uow.session
         last = session.exec(select(func.max(Message.seq)).where(Message.conversation_id == conversation_id)).one()
@@ -58,7 +72,8 @@ def grow(engine: Engine, conversation_id: int, messages: int, *, with_file: bool
         session.add_all(rows)
         conversation.next_seq = first_new + messages
         session.flush()
-        for number, content in enumerate(file_revisions() if with_file else (), start=1):
+        revisions = (spread_revisions() if spread else file_revisions()) if with_file else ()
+        for number, content in enumerate(revisions, start=1):
             session.add(CodeRevision(conversation_id=conversation_id, message_id=rows[-1].id, key=BIG_FILE,
                                      number=number, language="python", content=content,
                                      content_hash=hashlib.sha256(content.encode()).hexdigest()))

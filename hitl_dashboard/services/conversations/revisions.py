@@ -9,9 +9,19 @@ from sqlmodel import Session, col, select
 
 from hitl_dashboard.db.lookups import load_conversation
 from hitl_dashboard.db.models import CodeRevision
-from hitl_dashboard.domain.errors import NotFound
+from hitl_dashboard.domain.diff_hunks import lines_of
+from hitl_dashboard.domain.errors import InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.transactions import reading
+
+MAX_LINES_READ = 20_000  # one fold the page expands at a time; a larger one reads its first lines
+
+
+@dataclass(frozen=True)
+class ComparedPair:
+    old: str
+    new: str
+    new_id: int  # the revision on the new side (0: none)
 
 
 @dataclass(frozen=True)
@@ -41,19 +51,33 @@ def revision_diff(actor: Actor | None, conversation_id: int, from_id: int, to_id
     return RevisionDiff(before, after, "".join(line if line.endswith("\n") else line + "\n" for line in lines))
 
 
-def revision_contents(actor: Actor | None, conversation_id: int, key: str, old_id: int | None = None,
-                      new_id: int | None = None) -> tuple[str, str]:
-    """(old, new) contents of the file `key` for a side-by-side diff; by default its latest revision
-    against the one before. An id that is not a revision of this file, or a file with no
-    revisions, reads as empty text: the page shows an empty side rather than an error."""
+def compared_pair(actor: Actor | None, conversation_id: int, key: str, old_id: int | None = None,
+                  new_id: int | None = None) -> ComparedPair:
+    """(old, new) contents of the file `key` for a side-by-side diff, and the revision on the new side
+    (its folded lines are read by id); by default its latest revision against the one before. An id
+    that is not a revision of this file, or a file with no revisions, reads as empty text: the page
+    shows an empty side rather than an error. NotFound for a conversation the actor may not see."""
     with reading() as uow:
+        load_conversation(uow.session, conversation_id, actor)
         rows = _revisions_of(uow.session, conversation_id, key=key)
     if not rows:
-        return "", ""
-    by_id = {r.id: r.content for r in rows}
-    new = by_id.get(new_id) if new_id else rows[-1].content
-    old = by_id.get(old_id) if old_id else (rows[-2].content if len(rows) > 1 else "")
-    return old or "", new or ""
+        return ComparedPair("", "", 0)
+    by_id = {r.id: r for r in rows}
+    new = by_id.get(new_id) if new_id else rows[-1]
+    old = by_id.get(old_id) if old_id else (rows[-2] if len(rows) > 1 else None)
+    return ComparedPair(old.content if old else "", new.content if new else "", (new.id or 0) if new else 0)
+
+
+def revision_lines(actor: Actor | None, conversation_id: int, revision_id: int, start: int, count: int) -> list[str]:
+    """Lines start..start+count-1 (1-based) of one revision of the conversation: the unchanged lines a
+    diff folded, read when a reviewer expands them. NotFound for a conversation the actor may not see
+    (another workspace's reads as missing) or a revision not of this conversation."""
+    if start < 1 or count < 1:
+        raise InvalidInput("a line range starts at line 1 and holds at least one line", "lines")
+    with reading() as uow:
+        load_conversation(uow.session, conversation_id, actor)
+        revision = _get_revision(uow.session, conversation_id, revision_id)
+    return lines_of(revision.content, start, min(count, MAX_LINES_READ))
 
 
 def _revisions_of(session: Session, conversation_id: int, *, key: str | None = None) -> list[CodeRevision]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars.base import Var
 
+from hitl_dashboard.ui.components.diff_text import fold_message, side_text
 from hitl_dashboard.ui.components.diff_viewer import diff_viewer, narrow_viewport
 from hitl_dashboard.ui.components.findings import render_gutter
 from hitl_dashboard.ui.components.row_var import RowVar
@@ -22,8 +23,7 @@ from hitl_dashboard.ui.views.conversation_view import RevisionRow
 
 
 def _before(revision: RowVar[RevisionRow], field: str, default: str) -> Var:
-    """`field` of the file's previous revision, found in the browser among the revisions it already
-    holds (the feed would otherwise carry every file's text twice)."""
+    """`field` of the file's previous revision, found in the browser among the revisions it holds."""
     code = (f"((({Feed.revisions} ?? []).filter((r) => r.key === {revision.key} && r.number < {revision.number})"
             f".at(-1) ?? {{}}).{field} ?? {default!r})")
     return Var(_js_expr=code, _var_type=str,
@@ -84,19 +84,29 @@ def pane_scrollbars() -> rx.Component:
 
 
 def file_diff(revision: RowVar[RevisionRow]) -> rx.Component:
+    """Each side is rebuilt in the browser from the diff's parts, a folded line a placeholder until
+    expanded (ui/components/diff_text.py): the line numbers, clicks and findings are the file's own."""
     viewer_props = dict(
         on_line_number_click=lambda line_id: DecisionState.pick_line(line_id, revision.key),
         use_dark_theme=rx.color_mode == "dark",
         render_gutter=render_gutter(revision.key),  # static-analysis findings on their lines
     )
-    before = _before(revision, "content", "")
+    custom_old = side_text(Page.custom_parts, Page.custom_new_id, "old")
+    before = side_text(revision.parts, revision.id, "old")
     return rx.cond(
         (Page.diff_key == revision.key) & (Page.diff_key != ""),
-        diff_viewer(old_value=Page.custom_old, new_value=Page.custom_new, split_view=split_view(Page.custom_old),
-                    **titles(Page.custom_old, "older", "newer"), **viewer_props),
-        diff_viewer(old_value=before, new_value=revision.content, split_view=split_view(before),
+        # A viewer of its own per pair (React key): the viewer keeps which folds were opened by their
+        # order, and another pair's fold of that order would open on placeholders never read.
+        diff_viewer(key="pair-" + Page.old_id.to_string() + "-" + Page.new_id.to_string() + "-"
+                    + Page.custom_new_id.to_string(),
+                    old_value=custom_old, new_value=side_text(Page.custom_parts, Page.custom_new_id, "new"),
+                    split_view=split_view(custom_old), **titles(custom_old, "older", "newer"),
+                    code_fold_message_renderer=fold_message(Page.custom_parts, Page.custom_new_id), **viewer_props),
+        diff_viewer(key="newest-" + revision.id.to_string(),
+                    old_value=before, new_value=side_text(revision.parts, revision.id, "new"),
+                    split_view=split_view(before),
                     **titles(before, _before(revision, "label", "(nothing before)"), revision.label),
-                    **viewer_props),
+                    code_fold_message_renderer=fold_message(revision.parts, revision.id), **viewer_props),
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars.base import Var
 
+from hitl_dashboard.ui.components.diff_text import side_text
 from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.conversation_page import ConversationPageState as Page
 from hitl_dashboard.ui.states.decision import DecisionState as D
@@ -18,13 +19,19 @@ _MONO = {"font_family": "var(--code-font-family, monospace)", "white_space": "pr
 
 def _line_text() -> Var:
     """The commented line as the diff shows it on its new side (the compared pair's newer text, or
-    the file's newest revision), found in the browser among the texts it already holds."""
+    the file's newest revision), from the texts the browser rebuilt for the diff (a line the reviewer
+    could click is never a folded one: its own text is there)."""
     newest = (f"(({Feed.revisions} ?? []).filter((r) => r.key === {D.comment_key} && r.latest)"
-              ".at(-1) ?? {}).content")
+              ".at(-1) ?? {parts: [], id: 0})")
+    newest_parts: Var = Var(_js_expr=f"{newest}.parts", _var_data=Var.create([Feed.revisions, D.comment_key])
+                       ._get_all_var_data())
+    newest_id: Var = Var(_js_expr=f"{newest}.id", _var_data=newest_parts._get_all_var_data())
     compared = f"({Page.diff_key} !== '' && {Page.diff_key} === {D.comment_key})"
-    code = f"((({compared} ? {Page.custom_new} : {newest}) ?? '').split('\\n')[{D.comment_line} - 1] ?? '')"
+    custom = side_text(Page.custom_parts, Page.custom_new_id, "new")
+    code = (f"((({compared} ? {custom} : {side_text(newest_parts, newest_id, 'new')}) ?? '')"
+            f".split('\\n')[{D.comment_line} - 1] ?? '')")
     return Var(_js_expr=code, _var_type=str, _var_data=Var.create(
-        [Feed.revisions, D.comment_key, D.comment_line, Page.diff_key, Page.custom_new])._get_all_var_data())
+        [Feed.revisions, D.comment_key, D.comment_line, Page.diff_key, custom, newest_parts])._get_all_var_data())
 
 
 def suggestion_fields() -> rx.Component:

@@ -17,6 +17,7 @@ from hitl_dashboard.ui.states.conversation_page import ConversationPageState
 from hitl_dashboard.ui.states.conversations import ConversationListState
 from hitl_dashboard.ui.states.decision import DecisionState
 from hitl_dashboard.ui.states.diff_files import DiffFilesState
+from hitl_dashboard.ui.states.diff_folds import DiffFoldsState
 from hitl_dashboard.ui.states.edit_review import EditReviewState
 from hitl_dashboard.ui.states.external_request import ExternalRequestState
 from hitl_dashboard.ui.states.feeds import ConversationFeed, QueueFeed
@@ -33,8 +34,8 @@ def add_pages(app: rx.App) -> None:
                  on_load=[AppState.require_login, QueueFeed.open_from_url])
     app.add_page(conversation_page, route=routes.CONVERSATION, title=f"Conversation · {APP_TITLE}",
                  on_load=[AppState.require_login, ConversationFeed.open_from_url, ConversationPageState.reset_view,
-                          DiffFilesState.reset_folds, DecisionState.load_draft, ForkState.load_tree,
-                          ExternalRequestState.load, EditReviewState.close_editor])
+                          DiffFilesState.reset_folds, DiffFoldsState.forget, DecisionState.load_draft,
+                          ForkState.load_tree, ExternalRequestState.load, EditReviewState.close_editor])
     app.add_page(conversations_page, route=routes.REVIEW_LINK, title=APP_TITLE, on_load=AppState.go_to_review)
     add_manager_pages(app)
     add_settings_pages(app)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from hitl_dashboard.domain.enums import ReviewKind
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.services.conversations.conversation_page import OpenReview, conversation_page
+from hitl_dashboard.ui.views.diff_parts import DiffPart, cached_diff_parts
 from hitl_dashboard.ui.views.findings_view import (
     FindingRow,
     QuestionRow,
@@ -91,8 +92,10 @@ class RevisionRow:
     number: int = 0
     label: str = ""
     language: str = ""
-    content: str = ""
     latest: bool = False  # the newest revision of its file
+    # The newest revision's diff against the file's previous revision, as hunks and folds
+    # (ui/views/diff_parts.py); empty for the older revisions (the page draws only the newest).
+    parts: list[DiffPart] = field(default_factory=list)
     analysis: str = ""  # "2 findings", "analysis pending", "not analysed: why"
     findings: list[FindingRow] = field(default_factory=list)
 
@@ -191,14 +194,18 @@ def _outcome_row(o) -> OutcomeRow:
 
 
 def _revision_rows(page) -> list[RevisionRow]:
-    rows = [_revision_row(r, found) for r, found in zip(page.revisions, page.findings, strict=True)]
-    for row, following in zip(rows, [*rows[1:], None][:len(rows)], strict=True):  # none yet: nothing
-        row.latest = following is None or following.key != row.key  # by key, then number
+    revisions = page.revisions  # by key, then number
+    rows = [_revision_row(r, found) for r, found in zip(revisions, page.findings, strict=True)]
+    for i, row in enumerate(rows):
+        row.latest = i + 1 == len(rows) or rows[i + 1].key != row.key
+        if row.latest:
+            before = revisions[i - 1] if i > 0 and revisions[i - 1].key == row.key else None
+            row.parts = cached_diff_parts(before.content if before else "", revisions[i].content)
     return rows
 
 
 def _revision_row(r: CodeRevision, found) -> RevisionRow:
-    return RevisionRow(r.id, r.key, r.number, f"{r.key} r{r.number}", r.language, r.content,
+    return RevisionRow(r.id, r.key, r.number, f"{r.key} r{r.number}", r.language,
                        analysis=analysis_summary(found), findings=finding_rows(found))
 
 
