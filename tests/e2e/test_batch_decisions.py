@@ -79,3 +79,31 @@ def test_twenty_rows_approved_in_one_batch_one_refused_and_nothing_twice(app_ser
     expect(summary).to_have_text(
         f"0 approved, {ROWS - 1} already approved by this batch (nothing applied twice), 1 refused")
     assert decisions_on(app_server, ids) == by_reviewer
+
+
+def test_on_a_phone_all_shown_selects_what_the_filter_shows_and_each_box_is_a_thumbs_width(
+        app_server: RunningApp, page: Page) -> None:
+    """At 390 px the queue is cards with no header row (no header checkbox): "All shown" selects the
+    reviews the filter shows, and each card's box is a 40 px target around its 16 px square."""
+    workspace_id, slug = make_workspace(app_server, "batchphone")
+    starter = make_user(app_server, "product_reviewer", prefix="dev", workspace_id=workspace_id)
+    reviewer = make_user(app_server, "security_reviewer", prefix="thumb", workspace_id=workspace_id)
+    cids = [start(app_server, starter, task, workspace=slug, title=title) for task, title in (
+        ("Add rate limiting to the login endpoint", "Limit logins"),
+        ("Add rate limiting to the search endpoint", "Limit searches"),
+        ("Add retry with exponential backoff to the mailer", "Retry mail"))]
+    wait_for(lambda: all(open_reviews(app_server, cid) for cid in cids), timeout=180, what="three security reviews")
+    page.set_viewport_size({"width": 390, "height": 844})
+    sign_in(page, app_server, reviewer)
+    expect(page.locator(".queue-row")).to_have_count(3, timeout=20_000)
+    page.fill("#queue-search", "Limit")
+    expect(page.locator(".queue-row:visible")).to_have_count(2)
+    page.click("#batch-select-shown-phone")
+    expect(page.locator("#batch-count")).to_have_text("2 selected")
+    boxes = page.locator(".batch-check:visible")
+    expect(boxes).to_have_count(2)
+    for index in range(2):
+        found = boxes.nth(index).bounding_box()
+        assert found and found["width"] >= 40 and found["height"] >= 40, found
+    page.click("#batch-select-shown-phone")  # all of them selected already: none
+    expect(page.locator("#batch-count")).to_have_text("0 selected")

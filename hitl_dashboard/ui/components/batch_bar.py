@@ -50,6 +50,10 @@ def batch_bar() -> rx.Component:
             _dialog("deny", "Deny", "amber", deny_reason),
             rx.button("Clear", size="2", variant="ghost", on_click=QueueBatch.clear, id="batch-clear",
                       disabled=QueueBatch.count == 0),
+            # On a phone the queue is cards with no header row, so no header checkbox: this selects
+            # (or unselects) every review the filter shows, as that checkbox does.
+            rx.button("All shown", size="2", variant="soft", color_scheme="gray", on_click=QueueBatch.toggle_shown,
+                      id="batch-select-shown-phone", display=rx.breakpoints(initial="flex", sm="none")),
             rx.cond(QueueBatch.sending, rx.spinner(size="2")),
             align="center", spacing="3", wrap="wrap",
         ),
