@@ -12,11 +12,17 @@ log "smoke test: make run in a fresh clone ($clone) on port $port"
 (cd "$clone" && PORT="$port" BIND_HOST=127.0.0.1 DATABASE_URL="sqlite:///$clone/hitl.db" \
     setsid make run >"$clone/make-run.log" 2>&1) &
 runner=$!
+# Everything the clone runs has the clone's path in its command line (its .venv's python: reflex,
+# gunicorn and its workers): `make run` is in a session of its own (setsid), so killing the subshell
+# left gunicorn serving after the script had ended.
 cleanup() {
     pkill -TERM -f "frontend-port $port" 2>/dev/null || true
-    kill -- -"$runner" 2>/dev/null || kill "$runner" 2>/dev/null || true
+    pkill -TERM -f "$clone/" 2>/dev/null || true
+    kill "$runner" 2>/dev/null || true
     sleep 2
     pkill -KILL -f "frontend-port $port" 2>/dev/null || true
+    pkill -KILL -f "$clone/" 2>/dev/null || true
+    if pgrep -f "$clone/" >/dev/null; then log "smoke test: processes of $clone still run after cleanup"; fi
 }
 trap cleanup EXIT
 # Ready means the API reports a healthy database and /login serves the compiled page. The
