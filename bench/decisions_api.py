@@ -56,6 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._support import ROOT, free_port, p95, temporary_database, wait_until_answers  # noqa: E402
 from bench._web_servers import SERVERS  # noqa: E402
 from bench._web_servers import server_env as server_env_for  # noqa: E402
+from tests.e2e.app_process import proc_stats  # noqa: E402
 
 BASELINE_COMMIT = "33ea0c1"  # the main before issue 33's decision work
 ROLES = ("security_reviewer", "product_reviewer")
@@ -484,13 +485,7 @@ def cpu_seconds(pids: list[int]) -> dict[int, float]:
 
 
 def _group_pids(group: int) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError):
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2]) == group:
-                    pids.append(int(entry.name))
-    return pids
+    return [pid for pid, _, fields in proc_stats() if int(fields[2]) == group]
 
 
 def _postgres_cpu(url: str, application: str | None = None) -> dict[int, float]:

@@ -48,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._light_watchers import LightWatchers, recorded_boot, reflex_names  # noqa: E402
 from bench._support import ROOT, free_port, p95, wait_until_answers  # noqa: E402
+from tests.e2e.app_process import proc_stats  # noqa: E402
 from tests.e2e.app_process import stop as stop_group  # noqa: E402
 
 BASELINE = "c43f3c7"  # the commit before streamed text got its own updates
@@ -132,18 +133,8 @@ def served(tree: Path, database_url: str, workdir: Path,
 def _processes() -> dict[int, tuple[int, str, float]]:
     """pid -> (parent pid, command name, CPU seconds so far), from /proc (no psutil here)."""
     ticks = os.sysconf("SC_CLK_TCK")
-    table = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            raw = (entry / "stat").read_text()
-        except OSError:
-            continue
-        name = raw[raw.index("(") + 1:raw.rindex(")")]
-        fields = raw[raw.rindex(")") + 2:].split()
-        table[int(entry.name)] = (int(fields[1]), name, (int(fields[11]) + int(fields[12])) / ticks)
-    return table
+    return {pid: (int(fields[1]), name, (int(fields[11]) + int(fields[12])) / ticks)
+            for pid, name, fields in proc_stats()}
 
 
 def descendants(root: int, table: dict[int, tuple[int, str, float]]) -> set[int]:

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,9 +87,9 @@ def wait_until_serving(process: subprocess.Popen, app: RunningApp) -> None:
     pytest.fail(f"the app did not answer /ping within {START_TIMEOUT_S:.0f} s:\n{app.log_tail()}")
 
 
-def group_alive(pgid: int) -> bool:
-    """Whether a process of group `pgid` still runs (zombies aside): gunicorn's master and workers outlive the
-    reflex process that started them by their graceful shutdown, writing state files as they go."""
+def proc_stats() -> Iterator[tuple[int, str, list[str]]]:
+    """(pid, command name, the fields of /proc/<pid>/stat after the name) of every process; one that ends
+    while it is read is skipped. The e2e teardown and the benches' CPU and process-group readers use it."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -96,10 +97,13 @@ def group_alive(pgid: int) -> bool:
             raw = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = raw[raw.rindex(")") + 2:].split()
-        if fields[0] != "Z" and int(fields[2]) == pgid:
-            return True
-    return False
+        yield int(entry.name), raw[raw.index("(") + 1:raw.rindex(")")], raw[raw.rindex(")") + 2:].split()
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether a process of group `pgid` still runs (zombies aside): gunicorn's master and workers outlive the
+    reflex process that started them by their graceful shutdown, writing state files as they go."""
+    return any(fields[0] != "Z" and int(fields[2]) == pgid for _, _, fields in proc_stats())
 
 
 def stop(process: subprocess.Popen, grace: float = 30) -> None:
