@@ -10,7 +10,6 @@ Services enforce permissions; the UI only hides what the user may not do."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from urllib.parse import urlencode
 
 import reflex as rx
@@ -203,15 +202,14 @@ class AppState(rx.State):
 
     @rx.event
     async def go_home(self):
-        try:
-            await self._signed_in_actor()
-        except PermissionDenied:
-            return rx.redirect(login_url(self._why_signed_out()))
         # Bound to a workspace: review roles are held in one (a reviewer whose only workspace is not
-        # the default one landed on the conversations, not on their queue). In none: the
-        # conversations page says so.
-        with contextlib.suppress(PermissionDenied):
+        # the default one landed on the conversations, not on their queue).
+        try:
             await self._acting_actor()
+        except PermissionDenied:
+            if not self.user_id:  # signed out (the check forgot the user)
+                return rx.redirect(login_url(self._why_signed_out()))
+            # Signed in, but in no workspace: the conversations page says so.
         return rx.redirect(routes.QUEUE if self.review_roles else routes.CONVERSATIONS)
 
     @rx.event
