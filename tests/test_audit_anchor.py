@@ -209,7 +209,7 @@ def test_a_damaged_or_missing_anchor_file_is_a_clear_input_error(heads_file, tmp
     result = verify_anchor(heads_file)
     assert result.returncode == 2
     lines = len(heads_file.read_text().splitlines())
-    assert result.stderr.strip() == (f"error: line {lines} of {heads_file} is not a published head "
+    assert result.stderr.strip() == (f"error: anchor: line {lines} of {heads_file} is not a published head "
                                      f"(hash must be 64 hex digits)")
 
 

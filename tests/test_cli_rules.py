@@ -17,7 +17,8 @@ def test_rules_from_the_shell(sqlite_url):
     assert rule["state"] == "shadow" and rule["owner"] == "alice"
     bad = run_cli("rules", "create", "--as", "alice", "--team", "ops", "--tool", "deploy_to_prod",
                   "--when", '{"argument": "env", "equals": "staging"}', check=False)
-    assert bad.returncode != 0 and "'env' is not an argument of deploy_to_prod" in bad.stderr
+    assert bad.returncode == 2 and bad.stderr.startswith("error: when.0.argument: ")
+    assert "'env' is not an argument of deploy_to_prod" in bad.stderr
     own = run_cli("rules", "promote", str(rule["id"]), "--as", "alice", check=False)
     assert own.returncode != 0 and "four eyes" in own.stderr + own.stdout
     promoted = run_cli("rules", "promote", str(rule["id"]), "--as", "erin", "--override-reason", "staging only")

@@ -127,6 +127,8 @@ def test_a_shadow_disagreement_blocks_promotion(db_url):
 
 def test_an_active_rule_decides_through_the_one_path_as_the_rule(db_url):
     from hitl_dashboard.db.models import WebhookDelivery
+    from hitl_dashboard.services.webhooks.slack_blocks import OPEN_ACTION
+    from hitl_dashboard.services.webhooks.webhook_payloads import slack_message
     from hitl_dashboard.services.webhooks.webhooks import add_webhook
 
     flow.make_people()
@@ -151,6 +153,13 @@ def test_an_active_rule_decides_through_the_one_path_as_the_rule(db_url):
         # Nobody was asked: no review.requested for the call; review.decided names the rule.
         assert [(e, data["decision"]["reviewer"]) for e, data in hooks if data["review"]["kind"] == "tool_call"] == [
             ("review.decided", f"rule:{rule.id}")]
+        decided = next(d for d in uow.session.exec(select(WebhookDelivery)) if d.event == "review.decided"
+                       and d.payload["data"]["review"]["kind"] == "tool_call")
+    # In Slack: the rule's decision, said as the rule's, with nothing left to click but the link.
+    slack = slack_message(decided.payload)
+    assert slack["text"].startswith(f"rule:{rule.id} ") and "chose approve" in slack["text"]
+    clicks = [e.get("action_id") for b in slack["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert clicks in ([], [OPEN_ACTION])
     notes = [m.content for m in flow.messages(cid) if m.kind == "decision"]
     assert any(f"APPROVED automatically by rule {rule.id}" in n and "made by alice" in n for n in notes)
     assert rules.show_rule(flow.actor("alice"), rule.id).decided == 1

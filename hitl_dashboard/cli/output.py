@@ -36,7 +36,9 @@ def fail(args, exc: Exception, code: int) -> int:
     field = getattr(exc, "field", None)
     # A configuration error carries one line per bad variable; everything else is one message.
     problems = getattr(exc, "problems", None)
-    lines = problems or [str(exc)]
+    # A refusal names what was refused (`when.0.argument: ...`), as the API's 422 does, unless it already does.
+    named = field and not str(exc).startswith(f"{field}:") and not problems
+    lines = problems or [f"{field}: {exc}" if named else str(exc)]
     if getattr(args, "json", False):
         error = {"error": type(exc).__name__, "message": str(exc), "field": field}
         print(json.dumps(error | ({"problems": problems} if problems else {})), file=sys.stderr)
