@@ -36,7 +36,7 @@ EVERY_WORKSPACE_ROLE = ("security_reviewer", "product_reviewer", "final_approver
 TABLES = {"conversations": {"lease_owner", "lease_expires_at", "updated_at"}, "messages": set(),
           "review_requests": set(), "decisions": set(), "tool_calls": set(), "code_revisions": set(),
           "users": set(), "webhooks": set(), "api_tokens": {"last_used_at"}, "workspaces": set(),
-          "workspace_members": set()}
+          "workspace_members": set(), "slack_user_links": set()}
 PER_CONVERSATION = {"conversations", "messages", "review_requests", "decisions", "tool_calls", "code_revisions"}
 log = logging.getLogger(__name__)
 

@@ -189,3 +189,51 @@ def test_a_workspace_admin_manages_the_webhooks_of_their_workspace_only(app_serv
     with app_server.engine.begin() as db:
         assert db.execute(text("SELECT workspace_id FROM webhooks WHERE url = :u"), {"u": url}).scalar() == workspace_id
         db.execute(text("UPDATE webhooks SET active = false WHERE url IN (:u, :d)"), {"u": url, "d": default_url})
+
+
+def test_a_workspace_admin_links_and_unlinks_a_slack_user_in_the_browser(app_server: RunningApp, browser: Browser):
+    """Slack links on the Webhooks page (until now API and CLI only): a workspace admin links a Slack
+    user to a member of their workspace; a bad id is refused next to its field, a non-member is
+    refused; another workspace's links are not listed; unlinking asks first, then removes the row."""
+    workspace_id, _ = make_workspace(app_server, "slack")
+    admin = make_user(app_server, "workspace_admin", prefix="sla", workspace_id=workspace_id)
+    member = make_user(app_server, "security_reviewer", prefix="slm", workspace_id=workspace_id)
+    outsider = make_user(app_server, "security_reviewer", prefix="slo")  # the default workspace's
+    user_id = "U" + uuid.uuid4().hex[:8].upper()
+    with app_server.engine.begin() as db:  # a link of the default workspace: never listed here
+        db.execute(text("INSERT INTO slack_user_links (slack_team_id, slack_user_id, user_id, workspace_id, "
+                        "created_at) SELECT 'T0OTHER', :s, id, 1, CURRENT_TIMESTAMP FROM users WHERE username = :u"),
+                   {"s": user_id, "u": outsider})
+    page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    sign_in(page, app_server, admin, lands_on="**/conv*")
+    page.click("#nav-webhooks")
+    page.wait_for_url("**/webhooks")
+    expect(page.locator("#no-slack-links")).to_be_visible()
+
+    page.fill("#slack-link-slack-team-id", "T0123ABCD")
+    page.fill("#slack-link-slack-user-id", "not-an-id")
+    page.fill("#slack-link-username", member)
+    page.click("#link-slack-user")
+    expect(page.locator(".field-error", has_text="a Slack user id such as U0123ABCD")).to_be_visible()
+    page.fill("#slack-link-slack-user-id", user_id)
+    page.fill("#slack-link-username", outsider)
+    page.click("#link-slack-user")
+    expect(page.locator("#slack-link-error")).to_contain_text("is not a member of this workspace")
+    page.fill("#slack-link-username", member)
+    page.click("#link-slack-user")
+    row = page.locator(".slack-link-row")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text(f"T0123ABCD / {user_id}")
+    expect(row.locator(".slack-link-member")).to_have_text(member)
+    with app_server.engine.connect() as db:
+        assert db.execute(text("SELECT workspace_id FROM slack_user_links WHERE slack_team_id = 'T0123ABCD' "
+                               "AND slack_user_id = :s"), {"s": user_id}).scalar() == workspace_id
+
+    row.locator(".unlink-slack-user").click()
+    page.locator("[id^=confirm-unlink-]").click()
+    expect(page.locator(".slack-link-row")).to_have_count(0)
+    expect(page.locator("#no-slack-links")).to_be_visible()
+    with app_server.engine.connect() as db:
+        links = db.execute(text("SELECT workspace_id FROM slack_user_links WHERE slack_user_id = :s"),
+                           {"s": user_id}).scalars().all()
+    assert links == [1]  # only the default workspace's link is left

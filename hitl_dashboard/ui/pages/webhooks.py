@@ -1,4 +1,5 @@
-"""/webhooks (admins): where events are sent, how the recent deliveries went."""
+"""/webhooks (admins): where events are sent, how the recent deliveries went, and which Slack users
+may decide from Slack messages."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from hitl_dashboard.ui.components.access import guarded
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.components.shown_once import shown_once
+from hitl_dashboard.ui.components.slack_links import slack_links_section
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.webhooks import EVENTS, FORMATS, SECRET_FIELD, DeliveryRow, WebhookRow
 from hitl_dashboard.ui.states.webhooks import WebhooksState as Hooks
@@ -134,6 +136,7 @@ def webhooks_page() -> rx.Component:
                             size="1", variant="surface", width="100%", id="deliveries-table",
                             class_name="phone-cards"),
                         rx.text("Nothing sent yet.", size="2", color_scheme="gray", id="no-deliveries")),
+                slack_links_section(),
                 remove_dialog(),
                 spacing="4", width="100%",
             ),
