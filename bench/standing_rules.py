@@ -14,7 +14,14 @@
    candidates proposed from the first 14 days (services/rules/candidates.candidates_from, N=20, T=14),
    tried in shadow on the last 14 (domain/standing_rules.rule_matches on the parsed conditions): the
    share of the second part's calls the rules would decide, and the calls a rule would have approved
-   that a person denied or edited (goal 0)."""
+   that a person denied or edited (goal 0).
+3. Decision time, through the HTTP API (the app under granian, as bench/_support.serve_api serves it):
+   a call an active rule approves (POST /api/external/approvals: the rule decides in the request's own
+   transaction, the answer is already `approved`) against a person's decision of the same kind of call
+   (POST /api/reviews/<id>/decision by its tool approver), interleaved, p50/p95. The person's figure is
+   the decision request alone: the minutes a person takes to read the call come on top.
+
+    .venv/bin/python bench/standing_rules.py --decisions 100  # a different number of decisions each"""
 
 from __future__ import annotations
 
@@ -198,16 +205,80 @@ def replay(calls: int, seed: int) -> None:
     print(f"  calls a rule would have approved that a person denied or edited: {wrong} (goal 0)")
 
 
+def _decision_people() -> tuple[str, str]:
+    """(approvals-scope token of a caller, full token of the ops team's tool approver) and an active
+    rule approving staging deploys, promoted by a workspace admin with a recorded reason."""
+    from hitl_dashboard.services.auth.tokens import create_token
+    from hitl_dashboard.services.auth.users import create_user, find_actor
+    from hitl_dashboard.services.rules.rules import RuleCommand, create_rule, promote_rule
+
+    approver = create_user(username="approver", password="pw-approver-bench", roles=["security_reviewer"])
+    create_user(username="wsadmin", password="pw-wsadmin-bench", roles=["workspace_admin"])
+    caller = create_user(username="caller", password="pw-caller-bench", roles=["product_reviewer"])
+    rule = create_rule(find_actor("approver"), RuleCommand(
+        team="ops", tool="deploy_to_prod", when={"argument": "environment", "equals": "staging"}))
+    promote_rule(find_actor("wsadmin"), rule.id, override_reason="bench")
+    return create_token(user_id=caller.id, name="bench", scope="approvals")[1], \
+        create_token(user_id=approver.id, name="bench")[1]
+
+
+def decision_time(backend: str, decisions: int) -> None:
+    import time
+    import uuid
+
+    import httpx
+
+    from bench._support import serve_api
+
+    def ask(http: httpx.Client, token: str, environment: str) -> dict:
+        body = {"request_id": uuid.uuid4().hex, "team": "ops", "title": "Deploy",
+                "tool_call": {"name": "deploy_to_prod",
+                              "arguments": {"service": "billing-api", "version": "2.4.1", "environment": environment}}}
+        answer = http.post("/api/external/approvals", json=body, headers={"Authorization": f"Bearer {token}"})
+        answer.raise_for_status()
+        return answer.json()
+
+    by_rule: list[float] = []
+    by_person: list[float] = []
+    with temporary_database(backend) as url:
+        caller, approver = _decision_people()
+        with serve_api(url) as base, httpx.Client(base_url=base, timeout=30) as http:
+            for n in range(decisions + 5):
+                start = time.perf_counter()
+                decided = ask(http, caller, "staging")
+                took_rule = (time.perf_counter() - start) * 1000
+                assert decided["status"] == "approved" and decided["decided_by"].startswith("rule:"), decided
+                waiting = ask(http, caller, "production")
+                assert waiting["status"] == "pending", waiting
+                start = time.perf_counter()
+                answer = http.post(f"/api/reviews/{waiting['review_id']}/decision",
+                                   json={"action": "approve", "reason": "looks right"},
+                                   headers={"Authorization": f"Bearer {approver}", "Idempotency-Key": uuid.uuid4().hex})
+                took_person = (time.perf_counter() - start) * 1000
+                answer.raise_for_status()
+                if n >= 5:  # warm-up
+                    by_rule.append(took_rule)
+                    by_person.append(took_person)
+    print(f"\n{backend}: decision time through the API ({decisions} of each, interleaved)")
+    print(f"  {'':58} {'p50 ms':>8} {'p95 ms':>8}")
+    for name, values in (("a rule: the request's POST, answered `approved`", by_rule),
+                         ("a person: the decision's POST (reading time not counted)", by_person)):
+        print(f"  {name:58} {statistics.median(values):8.2f} {p95(values):8.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--backend", choices=BACKENDS, action="append")
     parser.add_argument("--samples", type=int, default=400)
     parser.add_argument("--calls", type=int, default=2400)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--decisions", type=int, default=100)
     args = parser.parse_args()
     for backend in args.backend or BACKENDS:
         overhead(backend, args.samples)
     replay(args.calls, args.seed)
+    for backend in args.backend or BACKENDS:
+        decision_time(backend, args.decisions)
 
 
 if __name__ == "__main__":
