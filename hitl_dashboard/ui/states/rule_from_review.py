@@ -54,7 +54,7 @@ class RuleFromReviewState(RuleTermsForm, AppState):
             return
         self.sending, self.error, self.error_field = True, "", ""
         yield
-        origin: list[int] = []
+        origin = list[int]()
         rid = str(self.review_id)
         card = await self.get_state(DecisionState)
         try:
