@@ -57,13 +57,14 @@ def test_a_rule_made_from_a_card_and_made_active_by_another_decides_the_next_mat
     starter = make_user(app_server, "final_approver", prefix="ops-dev", workspace_id=workspace_id)
     maker = make_user(app_server, "security_reviewer", prefix="rule-maker", workspace_id=workspace_id)
     second = make_user(app_server, "security_reviewer", prefix="rule-second", workspace_id=workspace_id)
+    manager = make_user(app_server, "manager", prefix="rule-audit", workspace_id=workspace_id)
 
     def deploy(task: str) -> int:
         return start(app_server, starter, task, task_type="ops", workspace=slug, title=task)
 
     def new_page(username: str) -> Page:
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        sign_in(page, app_server, username)
+        sign_in(page, app_server, username, lands_on="**/*")
         return page
 
     # 1. The maker approves a waiting call from its card and makes the rule, widened.
@@ -116,6 +117,15 @@ def test_a_rule_made_from_a_card_and_made_active_by_another_decides_the_next_mat
                                                             AuditEvent.action == "decision.recorded")).all()
         assert event.actor == f"rule:{rule.id}"
         assert (event.details["rule_id"], event.details["rule_version"]) == (rule.id, decision.rule_version)
+    # What a manager reads in the audit trail: the decision recorded by the rule, not by a person.
+    manager_page = new_page(manager)
+    manager_page.goto(f"{app_server.base_url}/audit")
+    manager_page.fill("#filter-conversation", str(matching))
+    manager_page.click("#apply-filters")
+    by_rule = manager_page.locator(".audit-row").filter(has_text="decision.recorded")
+    expect(by_rule).to_have_count(1)
+    expect(by_rule.locator(".audit-actor")).to_have_text(f"rule:{rule.id}")
+    manager_page.context.close()
 
     # 4. A call the rule does not match (another service) waits in the queue for a person.
     other = deploy("Deploy search-api v1.0.0 to production")

@@ -66,8 +66,11 @@ def rule_draft(actor: Actor, review_id: int, conversation_id: int | None = None)
         rows = []
         for name, declared in (schema.get("properties") or {}).items():
             kind = json_type(declared, arguments.get(name))
-            if kind and name in arguments and not isinstance(arguments[name], dict | list):
-                rows.append(ConditionInput(name, kind, text_of(arguments[name])))
+            value = arguments.get(name)
+            if kind and value is not None and not isinstance(value, dict | list):
+                # A text of several lines cannot be one value of the form (a line is a value): unticked.
+                multiline = isinstance(value, str) and "\n" in value
+                rows.append(ConditionInput(name, kind, text_of(value), kept=not multiline))
         return RuleDraft(request.id, team.name, call.tool_name, rows)
 
 

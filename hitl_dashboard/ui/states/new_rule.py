@@ -74,9 +74,8 @@ class NewRuleState(RuleTermsForm, AppState):
     async def save(self):
         if self.sending or not self.showing:
             return
-        self.sending, self.error, self.error_field = True, "", ""
+        origin = self._begin_sending()
         yield
-        origin = list[int]()
         try:
             when, days, cap, origin = self._terms()
             actor = await self._acting_actor()

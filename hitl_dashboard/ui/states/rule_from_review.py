@@ -52,9 +52,8 @@ class RuleFromReviewState(RuleTermsForm, AppState):
     async def save_rule(self):
         if self.sending or not self.review_id:
             return
-        self.sending, self.error, self.error_field = True, "", ""
+        origin = self._begin_sending()
         yield
-        origin = list[int]()
         rid = str(self.review_id)
         card = await self.get_state(DecisionState)
         try:
@@ -64,7 +63,7 @@ class RuleFromReviewState(RuleTermsForm, AppState):
             # Not the Approve button's key: an approval already sent by that button is no replay of this one.
             decision = replace(decision, idempotency_key=f"{decision.idempotency_key}-rule")
             _, rule = await asyncio.to_thread(approve_and_make_rule, actor, self.review_id, decision,
-                                              RuleTerms(when, days, cap), path_id(self.router.url.path))
+                                              RuleTerms(when, days, cap), path_id(self.router.url.path) or 0)
         except InvalidInput as exc:
             self._show_error(str(exc), exc.field, origin, (*FIELDS, "edited_args", "override_reason"))
         except (Conflict, NotFound) as exc:

@@ -74,6 +74,11 @@ class RuleTermsForm(rx.State, mixin=True):
             raise InvalidInput("the daily cap is a number of decisions (or empty: no cap)", "daily_cap")
         return when, int(days), int(cap) if cap else None, origin
 
+    def _begin_sending(self) -> list[int]:
+        """A save starts: the last error goes; returns the condition rows' origin, filled by _terms."""
+        self.sending, self.error, self.error_field = True, "", ""
+        return []
+
     def _show_error(self, message: str, field: str | None = None, origin: list[int] | None = None,
                     shown: tuple[str, ...] = FIELDS) -> None:
         """shown: the fields the form has a place for; an error about any other is the form's."""
