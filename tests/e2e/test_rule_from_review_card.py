@@ -2,7 +2,8 @@
 (widening it: one argument unticked, another given a second value), a second reviewer makes it active
 on the Rules page, and the next matching call is approved automatically within a second, attributed
 to the rule in the transcript and the audit trail; a call the rule does not match waits in the queue
-for a person; and once the rule is paused in another browser, the next matching call waits too.
+for a person; and once the rule is paused in another browser, the next matching call waits too. When
+the card's approval is refused (someone decided the call first), no rule is made and the page says why.
 
 Evidence: the workspace's K (shadow agreements needed) is set to 1 through the rules service's
 settings row, so the card's own approval (the call approved unchanged, and the rule matches it) is
@@ -20,7 +21,7 @@ from hitl_dashboard.db.models import AuditEvent, Decision, ReviewRequest
 from hitl_dashboard.db.rule_models import StandingRule, WorkspaceRuleSettings
 from hitl_dashboard.db.uow import UnitOfWork
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import make_user, make_workspace, open_reviews, sign_in, start, wait_for
+from tests.e2e.support import decide_as, make_user, make_workspace, open_reviews, sign_in, start, wait_for
 
 
 def one_agreement_makes_a_rule_ready(app: RunningApp, workspace_id: int) -> None:
@@ -141,3 +142,25 @@ def test_a_rule_made_from_a_card_and_made_active_by_another_decides_the_next_mat
     held = waiting_tool_call(app_server, after_pause)
     expect(maker_page.locator(f".queue-row[data-review-id='{held.id}']")).to_have_count(1, timeout=20_000)
     assert rule_decision(app_server, after_pause) is None
+
+
+def test_when_the_approval_is_refused_no_rule_is_made_and_the_reviewer_reads_why(
+        app_server: RunningApp, browser: Browser) -> None:
+    workspace_id, slug = make_workspace(app_server, "cardstale")
+    starter = make_user(app_server, "final_approver", prefix="ops-dev", workspace_id=workspace_id)
+    maker = make_user(app_server, "security_reviewer", prefix="late-maker", workspace_id=workspace_id)
+    other = make_user(app_server, "security_reviewer", prefix="first", workspace_id=workspace_id)
+    cid = start(app_server, starter, "Deploy billing-api v3.0.0 to production", task_type="ops", workspace=slug)
+    review = waiting_tool_call(app_server, cid)
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    sign_in(page, app_server, maker)
+    page.goto(f"{app_server.base_url}/conversations/{cid}")
+    page.locator(f"#approve-with-rule-{review.id}").click()
+    expect(page.locator("#card-rule-form .rule-condition")).to_have_count(3)
+
+    decide_as(app_server, other, review, "approve")  # in the database: this tab still shows the card
+    page.locator("#card-rule-save").click()
+    expect(page.locator("#decision-notice")).to_contain_text(f"Review #{review.id}")
+    expect(page.locator("#decision-notice")).to_contain_text("No rule was made")
+    with UnitOfWork(app_server.engine) as uow:
+        assert uow.session.exec(select(StandingRule).where(StandingRule.workspace_id == workspace_id)).all() == []
