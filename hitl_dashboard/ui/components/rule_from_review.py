@@ -20,6 +20,8 @@ def approve_with_rule_button(review: RowVar[ReviewRow]) -> rx.Component:
         rx.button(rx.icon("list-checks", size=14), "Approve, and approve calls like this automatically",
                   on_click=RF.open_rule_form(review.review_id, review.version, review.content_hash),
                   color_scheme="green", variant="outline", disabled=(D.submitting != "") | page_is_stale,
+                  # A long label: on a phone it wraps inside the button instead of widening the page.
+                  white_space="normal", height="auto", min_height="var(--space-6)", text_align="left",
                   id="approve-with-rule-" + review.review_id.to_string(), class_name="approve-with-rule"),
     )
 
