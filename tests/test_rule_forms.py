@@ -57,7 +57,7 @@ def test_the_form_states_handlers_are_known():
     assert handlers(NewRuleState) == TERMS | {"open_form", "close_form", "pick_team", "pick_tool", "set_effect",
                                               "set_reason", "save"}
     # Server-side only: the call's version and hash the form approves, the choices read for the workspace.
-    assert all(RuleFromReviewState.__fields__[n]._backend for n in ("_version", "_content_hash"))
+    assert all(RuleFromReviewState.__fields__[n]._backend for n in ("_review_id", "_version", "_content_hash"))
     assert NewRuleState.__fields__["_choices"]._backend
 
 

@@ -24,8 +24,9 @@ from hitl_dashboard.ui.states.rule_terms import FIELDS, RuleTermsForm, condition
 
 
 class RuleFromReviewState(RuleTermsForm, AppState):
-    review_id: rx.Field[int] = rx.field(0)  # the card whose rule form is open (0: none)
+    review_id: rx.Field[int] = rx.field(0)  # the card whose rule form is open (0: none), for the page
     tool: str = ""
+    _review_id: int = 0  # the same, as the server opened it: what is approved (a browser may set review_id)
     _version: int = 0
     _content_hash: str = ""
 
@@ -38,23 +39,25 @@ class RuleFromReviewState(RuleTermsForm, AppState):
             actor = await self._signed_in_actor()
             draft = await asyncio.to_thread(rule_draft, actor, wanted, path_id(self.router.url.path) or 0)
         except DomainError as exc:
-            self.review_id = 0
+            self.review_id = self._review_id = 0
             return rx.toast.error(str(exc))
         self._reset_terms(condition_rows(draft.conditions))
-        self.review_id, self.tool = draft.review_id, draft.tool
+        self.review_id = self._review_id = draft.review_id
+        self.tool = draft.tool
         self._version, self._content_hash = shown, content_hash[:128]
 
     @rx.event
     def close_rule_form(self):
-        self.review_id, self.conditions, self.error, self.error_field = 0, [], "", ""
+        self.review_id = self._review_id = 0
+        self.conditions, self.error, self.error_field = [], "", ""
 
     @rx.event
     async def save_rule(self):
-        if self.sending or not self.review_id:
+        if self.sending or not self._review_id:
             return
         origin = self._begin_sending()
         yield
-        rid = str(self.review_id)
+        rid = str(self._review_id)
         card = await self.get_state(DecisionState)
         try:
             when, days, cap, origin = self._terms()
@@ -62,7 +65,7 @@ class RuleFromReviewState(RuleTermsForm, AppState):
             decision = card._decision(rid, self._version, self._content_hash, Action.APPROVE)
             # Not the Approve button's key: an approval already sent by that button is no replay of this one.
             decision = replace(decision, idempotency_key=f"{decision.idempotency_key}-rule")
-            _, rule = await asyncio.to_thread(approve_and_make_rule, actor, self.review_id, decision,
+            _, rule = await asyncio.to_thread(approve_and_make_rule, actor, self._review_id, decision,
                                               RuleTerms(when, days, cap), path_id(self.router.url.path) or 0)
         except InvalidInput as exc:
             self._show_error(str(exc), exc.field, origin, (*FIELDS, "edited_args", "override_reason"))
@@ -74,7 +77,8 @@ class RuleFromReviewState(RuleTermsForm, AppState):
             self._show_error(str(exc))
         else:
             card._forget_form(rid)
-            self.review_id, self.conditions = 0, []
+            self.review_id = self._review_id = 0
+            self.conditions = []
             yield rx.toast.success(f"Approved, and rule {rule.id} made in shadow: it decides nothing until a "
                                    "second person makes it active on the Rules page")
         finally:
