@@ -16,6 +16,7 @@ from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from hitl_dashboard.domain.rule_forms import ConditionInput
 from hitl_dashboard.services.auth import users
+from hitl_dashboard.services.reviews.claims import claim
 from hitl_dashboard.services.rules.from_review import RuleTerms, approve_and_make_rule, rule_draft
 from hitl_dashboard.services.workspaces import workspaces
 from tests.support import flow
@@ -89,6 +90,9 @@ def test_no_rule_when_the_approval_is_refused(sqlite_url):
         approve_and_make_rule(flow.actor("alice"), review.id, approval(review, edited_args={"service": "x"}),
                               RuleTerms(BILLING, 30), cid)
     assert edited.value.field == "edited_args"
+    claimed = claim(flow.actor("frank"), review.id)  # another security reviewer holds it now
+    with pytest.raises(Conflict, match="claimed by another reviewer"):
+        approve_and_make_rule(flow.actor("alice"), review.id, approval(claimed), RuleTerms(BILLING, 30), cid)
     assert made() == ([], [], [])
     assert [r.id for r in flow.open_reviews(cid) if r.kind == "tool_call"] == [review.id]
 
