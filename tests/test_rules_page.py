@@ -23,5 +23,5 @@ def test_the_page_lists_the_workspaces_rules_with_their_evidence(sqlite_url):
 
 
 def test_the_states_handlers_are_known():
-    assert {name for name in RulesState.event_handlers if name != "setvar"} == {"load", "act"}
+    assert {name for name in RulesState.event_handlers if name != "setvar"} == {"load", "act", "set_override"}
     assert set(_ACTIONS) == {"promote", "pause", "revoke"}

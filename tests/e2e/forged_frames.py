@@ -89,6 +89,9 @@ class Targets:
     other_conversation: int
     victim_username: str
     victim_workspace: str = "default"  # the slug of the workspace the victim's rows belong to
+    rule: int = 0  # a standing rule of the victim's workspace: every `rule...` argument names it
+    # Sent as `action` too, beyond the variants: the Rules page's act(action, rule_id) takes these.
+    rule_actions: tuple[str, ...] = ("promote", "pause", "revoke")
     roles: tuple[str, ...] = ("security_reviewer", "product_reviewer", "final_approver", "manager", "admin")
 
     def reviews(self) -> list[tuple[int, int]]:
@@ -100,6 +103,8 @@ VARIANTS = 3  # each handler is called once per target review (other, victim's, 
 
 def _int_value(name: str, t: Targets, i: int) -> int:
     review_id, version = t.reviews()[i % VARIANTS]
+    if "rule" in name and t.rule:
+        return t.rule
     if "version" in name:
         return version
     if "conversation" in name:
@@ -193,6 +198,8 @@ def forged_calls(handler: Handler, t: Targets) -> list[dict[str, Any]]:
         return [{}]
     calls = [{p.name: forge(hints.get(p.name, Any), p.name, t, 0, items=False) for p in params}]
     calls += [{p.name: forge(hints.get(p.name, Any), p.name, t, i) for p in params} for i in range(VARIANTS)]
+    if any(p.name == "action" for p in params):
+        calls += [{**calls[-1], "action": action} for action in t.rule_actions]
     return [call for n, call in enumerate(calls) if call not in calls[:n]]
 
 

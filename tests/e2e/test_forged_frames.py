@@ -23,7 +23,12 @@ import uuid
 import pytest
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import text
+from sqlmodel import select
 
+from hitl_dashboard.db.models import User
+from hitl_dashboard.db.uow import UnitOfWork
+from hitl_dashboard.services.auth.users import actor_of
+from hitl_dashboard.services.rules.rules import RuleCommand, add_rule
 from tests.e2e.app_process import RunningApp
 from tests.e2e.forged_frames import Handler, Targets, WireTap, event_handlers, forged_calls, round_trip_all
 from tests.e2e.support import make_user, make_workspace, open_reviews, set_member, sign_in, start, wait_for
@@ -36,7 +41,8 @@ EVERY_WORKSPACE_ROLE = ("security_reviewer", "product_reviewer", "final_approver
 TABLES = {"conversations": {"lease_owner", "lease_expires_at", "updated_at"}, "messages": set(),
           "review_requests": set(), "decisions": set(), "tool_calls": set(), "code_revisions": set(),
           "users": set(), "webhooks": set(), "api_tokens": {"last_used_at"}, "workspaces": set(),
-          "workspace_members": set(), "slack_user_links": set()}
+          "workspace_members": set(), "slack_user_links": set(), "standing_rules": set(),
+          "standing_rule_observations": set()}
 PER_CONVERSATION = {"conversations", "messages", "review_requests", "decisions", "tool_calls", "code_revisions"}
 log = logging.getLogger(__name__)
 
@@ -114,6 +120,16 @@ def row_differences(before: dict, after: dict) -> list[str]:
     return out
 
 
+def alices_rule(app: RunningApp, alice: str, workspace_id: int) -> int:
+    """A standing rule of beta in shadow, made by alice: forged promotions, pauses and revocations aim at it."""
+    with UnitOfWork(app.engine) as uow:
+        user = uow.session.exec(select(User).where(User.username == alice)).one()
+        command = RuleCommand(team="ops", tool="deploy_to_prod", when={"argument": "environment", "equals": "staging"})
+        rule = add_rule(uow.session, actor_of(user), workspace_id, command)
+        uow.commit()
+        return rule.id
+
+
 def victim_taps(victims: list[tuple[Page, WireTap, object]]) -> list[WireTap]:
     return [tap for _, tap, _ in victims]
 
@@ -168,7 +184,7 @@ def test_no_forged_frame_changes_another_users_view_or_any_row(app_server: Runni
     targets = Targets(canary=f"FORGED{uuid.uuid4().hex[:8]}", victim_review=(victim_review.id, victim_review.version),
                       other_review=(other_review.id, other_review.version),
                       tool_review=(tool_review.id, tool_review.version), other_conversation=other,
-                      victim_username=alice, victim_workspace=beta_slug)
+                      victim_username=alice, victim_workspace=beta_slug, rule=alices_rule(app_server, alice, beta))
     conversation_path, queue_path = f"/conversations/{cid}", f"/queue?role={QUEUE}"
 
     def victim() -> list[tuple[Page, WireTap, object]]:

@@ -100,6 +100,39 @@ def set_settings(actor: Actor, workspace: str | None, *, min_approvals: int, win
 
 
 def create_rule(actor: Actor, command: RuleCommand) -> RuleView:
+    with transaction() as uow:
+        workspace = resolve_workspace(uow.session, actor, command.workspace, for_new_work=True)
+        return view_of(uow.session, add_rule(uow.session, actor, workspace.id, command))
+
+
+def add_rule(session: Session, actor: Actor, workspace_id: int, command: RuleCommand, **audited: Any) -> StandingRule:
+    """The rule, in shadow, in the caller's transaction (create_rule's step; a review card's rule is
+    made in the transaction of its approval). InvalidInput names the field; PermissionDenied
+    without the deciding role or workspace_admin in that workspace."""
+    _check_command(command)
+    found = versions.current(session, command.team, workspace_id)
+    if found is None:
+        raise InvalidInput(f"no team '{command.team}' in this workspace", "team")
+    team = found[1]
+    if command.tool not in team.tools:
+        raise InvalidInput(f"'{command.tool}' is not a tool of team {team.name}; its tools are "
+                           f"{', '.join(sorted(team.tools)) or 'none'}", "tool")
+    check_may_author(actor.username, actor.roles_in(workspace_id), team.tool_approver, "make a standing rule")
+    stored = rule_conditions.checked_conditions(team, command.tool, command.when)
+    rule = StandingRule(workspace_id=workspace_id, team=team.name, tool=command.tool, effect=command.effect,
+                        reason=(command.reason or "").strip() or None, conditions=stored,
+                        match_key=rule_key(stored),
+                        state=RuleState.SHADOW.value, owner_id=actor.user_id, daily_cap=command.daily_cap,
+                        expires_at=utcnow() + timedelta(days=command.expires_in_days))
+    session.add(rule)
+    session.flush()
+    audit(session, rule, "rule.created", actor=actor.username,
+          details={"conditions": stored, "reason": rule.reason, "daily_cap": rule.daily_cap,
+                   "expires_at": rule.expires_at.isoformat(), **audited})
+    return rule
+
+
+def _check_command(command: RuleCommand) -> None:
     if command.effect not in (RuleEffect.APPROVE, RuleEffect.DENY):
         raise InvalidInput(f"effect must be 'approve' or 'deny', not {command.effect!r}", "effect")
     if not 1 <= command.expires_in_days <= MAX_EXPIRY_DAYS:
@@ -108,29 +141,6 @@ def create_rule(actor: Actor, command: RuleCommand) -> RuleView:
         raise InvalidInput("daily_cap must be between 1 and 100000", "daily_cap")
     if command.effect == RuleEffect.DENY and not (command.reason or "").strip():
         raise InvalidInput("a deny rule needs the reason the agent reads", "reason")
-    with transaction() as uow:
-        session = uow.session
-        workspace = resolve_workspace(session, actor, command.workspace, for_new_work=True)
-        found = versions.current(session, command.team, workspace.id)
-        if found is None:
-            raise InvalidInput(f"no team '{command.team}' in this workspace", "team")
-        team = found[1]
-        if command.tool not in team.tools:
-            raise InvalidInput(f"'{command.tool}' is not a tool of team {team.name}; its tools are "
-                               f"{', '.join(sorted(team.tools)) or 'none'}", "tool")
-        check_may_author(actor.username, actor.roles_in(workspace.id), team.tool_approver, "make a standing rule")
-        stored = rule_conditions.checked_conditions(team, command.tool, command.when)
-        rule = StandingRule(workspace_id=workspace.id, team=team.name, tool=command.tool, effect=command.effect,
-                            reason=(command.reason or "").strip() or None, conditions=stored,
-                            match_key=rule_key(stored),
-                            state=RuleState.SHADOW.value, owner_id=actor.user_id, daily_cap=command.daily_cap,
-                            expires_at=utcnow() + timedelta(days=command.expires_in_days))
-        session.add(rule)
-        session.flush()
-        audit(session, rule, "rule.created", actor=actor.username,
-              details={"conditions": stored, "reason": rule.reason, "daily_cap": rule.daily_cap,
-                       "expires_at": rule.expires_at.isoformat()})
-        return _view(session, rule)
 
 
 def list_rules(actor: Actor, *, workspace: str | None = None, state: str | None = None) -> list[RuleView]:
@@ -142,14 +152,14 @@ def list_rules(actor: Actor, *, workspace: str | None = None, state: str | None 
         if state:
             query = query.where(StandingRule.state == state)
         rows = list(uow.session.exec(query.order_by(col(StandingRule.id))))
-        return [_view(uow.session, r) for r in rows]
+        return [view_of(uow.session, r) for r in rows]
 
 
 def show_rule(actor: Actor, rule_id: int) -> RuleView:
     with transaction() as uow:
         rule = _own(uow.session, actor, rule_id)
         expire_rules(uow.session, frozenset({rule.workspace_id}))
-        return _view(uow.session, rule, evidence=True)
+        return view_of(uow.session, rule, evidence=True)
 
 
 def promote_rule(actor: Actor, rule_id: int, *, override_reason: str | None = None) -> RuleView:
@@ -169,7 +179,7 @@ def promote_rule(actor: Actor, rule_id: int, *, override_reason: str | None = No
         change_state(session, rule, RuleState.ACTIVE, actor=actor.username, why=rule.override_reason,
                      agreements=rule.agreements, disagreements=rule.disagreements, needed=needed,
                      override=overridden)
-        return _view(session, rule)
+        return view_of(session, rule)
 
 
 def pause_rule(actor: Actor, rule_id: int, *, reason: str | None = None) -> RuleView:
@@ -189,7 +199,7 @@ def _stop(actor: Actor, rule_id: int, to: RuleState, reason: str | None) -> Rule
                              f"{'pause' if to == RuleState.PAUSED else 'revoke'} a standing rule")
         check_transition(rule.state, to)
         change_state(session, rule, to, actor=actor.username, why=(reason or "").strip() or None)
-        return _view(session, rule)
+        return view_of(session, rule)
 
 
 def _own(session: Session, actor: Actor, rule_id: int, *, lock: bool = False) -> StandingRule:
@@ -204,7 +214,7 @@ def _deciding_role(session: Session, rule: StandingRule) -> str:
     return found[1].tool_approver if found else "admin"  # a team since removed: only admins act on its rules
 
 
-def _view(session: Session, rule: StandingRule, *, evidence: bool = False) -> RuleView:
+def view_of(session: Session, rule: StandingRule, *, evidence: bool = False) -> RuleView:
     names = dict(session.exec(select(User.id, User.username).where(
         col(User.id).in_([i for i in (rule.owner_id, rule.promoted_by_id) if i is not None]))).all())
     seen = []

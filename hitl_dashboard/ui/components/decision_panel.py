@@ -14,6 +14,7 @@ from hitl_dashboard.ui.components.connection import page_is_stale
 from hitl_dashboard.ui.components.edit_review import edit_button, editor_section
 from hitl_dashboard.ui.components.questions import question_thread
 from hitl_dashboard.ui.components.row_var import RowVar
+from hitl_dashboard.ui.components.rule_from_review import approve_with_rule_button, rule_form
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.decision import DecisionState as D
 from hitl_dashboard.ui.states.feeds import ConversationFeed as Feed
@@ -159,6 +160,7 @@ def decision_form(review: RowVar[ReviewRow]) -> rx.Component:
             rx.cond(~is_initiator(), action_button(review, "Skip", "skip", "gray", variant="soft")),
             spacing="2", wrap="wrap",
         ),
+        rx.cond(~is_initiator(), rx.fragment(approve_with_rule_button(review), rule_form(review))),
         rx.cond(is_initiator(), rx.text("You started this conversation, so you cannot approve it.", size="1",
                                         color_scheme="gray")),
         # D.error_fields: a dict state var, an ObjectVar when read on the class; mypy sees a dict.

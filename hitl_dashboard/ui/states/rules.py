@@ -41,16 +41,26 @@ def rule_rows(actor: Actor) -> list[RuleRow]:
     return [rule_row(v) for v in rules.list_rules(actor)]
 
 
-_ACTIONS = {
-    "promote": lambda actor, rule_id: rules.promote_rule(actor, rule_id),
-    "pause": lambda actor, rule_id: rules.pause_rule(actor, rule_id, reason="paused on the Rules page"),
-    "revoke": lambda actor, rule_id: rules.revoke_rule(actor, rule_id, reason="revoked on the Rules page"),
+_ACTIONS = {  # (actor, rule id, the override reason typed beside the rule)
+    "promote": lambda actor, rule_id, why: rules.promote_rule(actor, rule_id, override_reason=why or None),
+    "pause": lambda actor, rule_id, _: rules.pause_rule(actor, rule_id, reason="paused on the Rules page"),
+    "revoke": lambda actor, rule_id, _: rules.revoke_rule(actor, rule_id, reason="revoked on the Rules page"),
 }
+MAX_OVERRIDE_REASON = 1000
 
 
 class RulesState(AppState):
     rows: rx.Field[list[RuleRow]] = rx.field(default_factory=list)
     error: str = ""
+    # A workspace admin's reason to make a rule active before its evidence is in, per rule id.
+    overrides: dict[str, str] = {}
+
+    @rx.event
+    def set_override(self, rule_id: int, reason: str):
+        """Only this browser's own draft changes; the service checks who may override."""
+        wanted = row_id(rule_id)
+        if wanted is not None and isinstance(reason, str):
+            self.overrides = {**self.overrides, str(wanted): reason[:MAX_OVERRIDE_REASON]}
 
     @rx.event
     async def load(self):
@@ -70,7 +80,8 @@ class RulesState(AppState):
             return
         try:
             actor = await self._acting_actor()
-            view = await asyncio.to_thread(_ACTIONS[action], actor, wanted)
+            why = self.overrides.get(str(wanted), "").strip()
+            view = await asyncio.to_thread(_ACTIONS[action], actor, wanted, why)
         except DomainError as exc:
             self.error = str(exc)
             return
