@@ -143,6 +143,7 @@ def test_a_cancelled_call_withdraws_its_review(gateway: str, tmp_path: Path):
         async with mcp_client(f"{gateway}/mcp/{team}", token) as session:
             call = asyncio.create_task(session.call_tool("deploy", {"service": "search", "version": "1.0.0"}))
             await _review_of(agent)
+            assert not call.done()
             request_id = session._request_id - 1  # noqa: SLF001 - the id the client gave the call
             await session.send_notification(types.ClientNotification(types.CancelledNotification(
                 params=types.CancelledNotificationParams(requestId=request_id, reason="user pressed Esc"))))
@@ -157,7 +158,8 @@ def test_a_cancelled_call_withdraws_its_review(gateway: str, tmp_path: Path):
 
     row = asyncio.run(scenario())
     with UnitOfWork() as uow:
-        review = uow.session.exec(select(ReviewRequest).where(ReviewRequest.conversation_id == row.conversation_id)).one()
+        review = uow.session.exec(select(ReviewRequest).where(
+            ReviewRequest.conversation_id == row.conversation_id)).one()
         actions = uow.session.exec(select(AuditEvent.action).where(
             AuditEvent.conversation_id == row.conversation_id)).all()
     assert review.status == "dismissed"
@@ -168,7 +170,8 @@ def test_tokens_missing_wrong_and_full_scope_are_refused(gateway: str, tmp_path:
     team = save_gateway_team({"deploys": stdio_upstream(tmp_path / "ran.jsonl")})
     _, full = person(["manager"])
     body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}}
     headers = {"Accept": "application/json, text/event-stream"}
     url = f"{gateway}/mcp/{team}"
     missing = httpx.post(url, json=body, headers=headers)

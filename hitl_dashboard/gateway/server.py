@@ -68,7 +68,8 @@ class Gateway:
                      for name, server in team.gateway.servers.items()}
         listed = {name: {tool.name: tool for tool in await upstream.tools()} for name, upstream in upstreams.items()}
         names = public_names({name: list(tools) for name, tools in listed.items()})
-        return team, {public: Route(upstreams[server], listed[server][tool]) for public, (server, tool) in names.items()}
+        return team, {public: Route(upstreams[server], listed[server][tool])
+                      for public, (server, tool) in names.items()}
 
     async def _list_tools(self) -> list[types.Tool]:
         _, routes = await self._routes(self._binding())

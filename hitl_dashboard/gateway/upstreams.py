@@ -61,7 +61,7 @@ class Upstream:
                 try:
                     with anyio.fail_after(CONNECT_TIMEOUT_S):
                         await self._group.start(self._hold)
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - any failure to start or reach it is the upstream's
                     where = self.server.command if self.server.transport == "stdio" else self.server.url
                     raise UpstreamUnavailable(f"upstream server '{self.name}' ({self.server.transport} {where}): "
                                               f"{type(exc).__name__}: {exc}") from None

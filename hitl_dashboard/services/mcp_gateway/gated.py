@@ -11,6 +11,7 @@ client a progress notification), and then:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -78,10 +79,8 @@ async def run_gated(call: GatedCall, upstream: UpstreamCall, progress: Progress,
 
 
 def _withdraw(actor: Actor, approval_id: int) -> None:
-    try:
+    with contextlib.suppress(Conflict):  # decided in the meantime: the decision stands
         withdraw_request(actor, approval_id, "the MCP client cancelled the call")
-    except Conflict:
-        pass  # decided in the meantime: the decision stands
 
 
 async def _forward(call: GatedCall, approval_id: int, upstream: UpstreamCall) -> Answer:
