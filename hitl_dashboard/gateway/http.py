@@ -22,10 +22,10 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import Receive, Scope, Send
 
 from hitl_dashboard.domain.errors import PermissionDenied
+from hitl_dashboard.gateway.running import running
 from hitl_dashboard.gateway.server import BINDING_KEY, Binding, Gateway
 from hitl_dashboard.services.auth.tokens import hash_token
 from hitl_dashboard.services.mcp_gateway.callers import FullScopeToken, gateway_caller
-from hitl_dashboard.services.mcp_gateway.records import FLUSH_S, call_log
 
 logger = logging.getLogger(__name__)
 MOUNT = "/mcp"
@@ -45,15 +45,8 @@ class GatewayHttp:
             yield
             return
         self._running = True
-        async with anyio.create_task_group() as group, self.manager.run():
-            self.gateway.start(group)
-            group.start_soon(_write_records)
-            try:
-                yield
-            finally:
-                self.gateway.stop()
-                group.cancel_scope.cancel()
-                await anyio.to_thread.run_sync(call_log.write)
+        async with running(self.gateway), self.manager.run():
+            yield
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -83,15 +76,6 @@ class GatewayHttp:
                  "user": AuthenticatedUser(AccessToken(token=hash_token(token.strip()), client_id=str(actor.user_id),
                                                        scopes=[actor.scope]))}
         await self.manager.handle_request(scope, receive, send)
-
-
-async def _write_records() -> None:
-    while True:
-        await anyio.sleep(FLUSH_S)
-        try:
-            await anyio.to_thread.run_sync(call_log.write)
-        except Exception:  # noqa: BLE001 - a failed write is logged; the loop keeps the gateway's records going
-            logger.exception("mcp gateway: could not record the forwarded calls")
 
 
 async def _refuse(send: Send, status: int, message: str) -> None:

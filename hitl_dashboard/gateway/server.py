@@ -6,6 +6,7 @@ for each request; stdio: the one of the process)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +42,7 @@ class Route:
 
 
 class Gateway:
-    def __init__(self, default: Binding | None = None) -> None:
+    def __init__(self, default: Callable[[], Binding] | None = None) -> None:
         self.default = default  # stdio: the process's one caller and team
         self.server: Server = Server("hitl-dashboard-gateway")
         self.pool: UpstreamPool | None = None
@@ -57,9 +58,10 @@ class Gateway:
 
     def _binding(self) -> Binding:
         request = self.server.request_context.request
-        found = request.scope.get(BINDING_KEY) if request is not None else self.default
-        assert found is not None, "a gateway request without its caller"
-        return found
+        if request is not None:
+            return request.scope[BINDING_KEY]
+        assert self.default is not None, "a gateway request without its caller"
+        return self.default()
 
     async def _routes(self, binding: Binding) -> tuple[GatewayTeam, dict[str, Route]]:
         team = await anyio.to_thread.run_sync(gateway_team, binding.actor, binding.team, binding.workspace)
