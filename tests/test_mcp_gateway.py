@@ -20,6 +20,9 @@ from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import NotFound
 from hitl_dashboard.services.auth.users import find_actor
+from hitl_dashboard.services.external.forwarding import start_forwarding
+from hitl_dashboard.services.mcp_gateway.asking import ask
+from hitl_dashboard.services.mcp_gateway.catalog import gateway_team
 from hitl_dashboard.services.mcp_gateway.records import call_log
 from hitl_dashboard.services.reviews.decide import decide
 from hitl_dashboard.services.workspaces import workspaces
@@ -203,3 +206,25 @@ def test_a_member_of_another_workspace_cannot_decide_the_review(gateway: str, tm
             call.cancel()
 
     asyncio.run(scenario())
+
+
+def test_a_call_whose_forwarding_started_before_a_crash_is_not_run_again(gateway: str, tmp_path: Path):
+    """A gateway killed after it recorded "forwarding started" and before the result: the repeat is told
+    the outcome is unknown, and upstream does not run a second time (at most once)."""
+    log = tmp_path / "ran.jsonl"
+    team = save_gateway_team({"deploys": stdio_upstream(log)})
+    agent, token = caller()
+    reviewer, _ = person(["security_reviewer"])
+    arguments = {"service": "billing", "version": "2.4.1"}
+    actor = find_actor(agent)
+    asked = ask(actor, gateway_team(actor, team), "deploys", "deploy", arguments, None, "crashed client")
+    _decide(reviewer, asked.review_id, Action.APPROVE)
+    assert start_forwarding(actor, asked.id, by="the gateway that was killed").run
+
+    async def repeat() -> types.CallToolResult:
+        async with mcp_client(f"{gateway}/mcp/{team}", token) as session:
+            return await session.call_tool("deploy", arguments)
+
+    result = asyncio.run(repeat())
+    assert result.isError and "not run again" in result.content[0].text
+    assert ran(log) == [] and len(requests_of(agent)) == 1
