@@ -31,8 +31,8 @@ from tests.support.mcp_gateway_setup import (
     caller,
     http_upstream,
     mcp_client,
-    open_review,
     requests_of,
+    review_of,
     save_gateway_team,
     serving_gateway,
     stdio_upstream,
@@ -46,16 +46,6 @@ EDITED = {"service": "billing", "version": "2.4.2", "replicas": 1}
 def gateway(sqlite_url: str):
     with serving_gateway() as base_url:
         yield base_url
-
-
-async def _review_of(username: str) -> int:
-    """The caller's review, once the gateway has asked for it (polled: the call is in flight)."""
-    for _ in range(2000):
-        review_id = await asyncio.to_thread(open_review, username)
-        if review_id is not None:
-            return review_id
-        await asyncio.sleep(0.01)
-    raise AssertionError("the gated call never became a review")
 
 
 def _decide(reviewer: str, review_id: int, action: Action, **kw) -> None:
@@ -101,7 +91,7 @@ def test_a_gated_call_waits_and_runs_once_with_the_reviewers_edited_arguments(ga
                 call = asyncio.create_task(session.call_tool(
                     "deploy", {"service": "billing", "version": "2.4.1", "replicas": 2},
                     progress_callback=on_progress))
-                review_id = await _review_of(agent)
+                review_id = await review_of(agent)
                 assert not call.done() and ran(log) == []
                 await asyncio.to_thread(_decide, reviewer, review_id, Action.APPROVE, edited_args=EDITED)
                 return await asyncio.wait_for(call, 30)
@@ -123,11 +113,9 @@ def test_a_denial_and_a_revise_are_tool_errors_carrying_the_reason(gateway: str,
 
     async def answer(action: Action, version: str, **kw) -> types.CallToolResult:
         async with mcp_client(f"{gateway}/mcp/{team}", token) as session:
+            asked_before = max((row.id for row in await asyncio.to_thread(requests_of, agent)), default=0)
             call = asyncio.create_task(session.call_tool("deploy", {"service": "billing", "version": version}))
-            before = len(await asyncio.to_thread(requests_of, agent))
-            while len(await asyncio.to_thread(requests_of, agent)) == before and not call.done():
-                await asyncio.sleep(0.01)
-            review_id = await _review_of(agent)
+            review_id = await review_of(agent, newer_than=asked_before)
             await asyncio.to_thread(_decide, reviewer, review_id, action, **kw)
             return await asyncio.wait_for(call, 30)
 
@@ -145,7 +133,7 @@ def test_a_cancelled_call_withdraws_its_review(gateway: str, tmp_path: Path):
     async def scenario():
         async with mcp_client(f"{gateway}/mcp/{team}", token) as session:
             call = asyncio.create_task(session.call_tool("deploy", {"service": "search", "version": "1.0.0"}))
-            await _review_of(agent)
+            await review_of(agent)
             assert not call.done()
             request_id = session._request_id - 1  # noqa: SLF001 - the id the client gave the call
             await session.send_notification(types.ClientNotification(types.CancelledNotification(
@@ -199,7 +187,7 @@ def test_a_member_of_another_workspace_cannot_decide_the_review(gateway: str, tm
     async def scenario():
         async with mcp_client(f"{gateway}/mcp/{team}", token) as session:
             call = asyncio.create_task(session.call_tool("deploy", {"service": "billing", "version": "1.2.3"}))
-            review_id = await _review_of(agent)
+            review_id = await review_of(agent)
             with pytest.raises(NotFound):
                 await asyncio.to_thread(_decide, stranger, review_id, Action.APPROVE)
             assert not call.done()

@@ -17,7 +17,7 @@ from hitl_dashboard.services.auth.users import find_actor
 from hitl_dashboard.services.reviews.decide import decide
 from tests.e2e.app_process import ROOT
 from tests.support.external_api import person
-from tests.support.mcp_gateway_setup import caller, open_review, save_gateway_team, serving_gateway, stdio_upstream
+from tests.support.mcp_gateway_setup import caller, review_of, save_gateway_team, serving_gateway, stdio_upstream
 from tests.support.mcp_upstream import ran
 
 MARK = "<!-- mcp-gateway-autogen-example -->"
@@ -53,12 +53,7 @@ def test_the_docs_autogen_workbench_example_runs_against_the_gateway(sqlite_url:
         thread.start()
 
         async def approve_when_asked() -> None:
-            for _ in range(3000):
-                review_id = await asyncio.to_thread(open_review, agent)
-                if review_id is not None or not thread.is_alive():
-                    break
-                await asyncio.sleep(0.01)
-            assert review_id is not None, failed
+            review_id = await review_of(agent)
             decide(find_actor(reviewer), review_id, DecisionInput(Action.APPROVE))
 
         asyncio.run(approve_when_asked())

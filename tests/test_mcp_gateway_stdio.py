@@ -25,7 +25,7 @@ from hitl_dashboard.services.auth.users import find_actor
 from hitl_dashboard.services.reviews.decide import decide
 from tests.e2e.app_process import ROOT
 from tests.support.external_api import person
-from tests.support.mcp_gateway_setup import caller, open_review, requests_of, save_gateway_team, stdio_upstream
+from tests.support.mcp_gateway_setup import caller, requests_of, review_of, save_gateway_team, stdio_upstream
 from tests.support.mcp_upstream import ran
 
 EDITED = {"service": "billing", "version": "2.4.2", "replicas": 1}
@@ -57,15 +57,6 @@ def _gateway_pid(team: str) -> int:
     raise AssertionError("the gateway process is not running")
 
 
-async def _review_of(username: str) -> int:
-    for _ in range(3000):
-        review_id = await asyncio.to_thread(open_review, username)
-        if review_id is not None:
-            return review_id
-        await asyncio.sleep(0.01)
-    raise AssertionError("the gated call never became a review")
-
-
 def _approve(reviewer: str, review_id: int) -> None:
     decide(find_actor(reviewer), review_id, DecisionInput(Action.APPROVE, edited_args=EDITED))
 
@@ -81,7 +72,7 @@ def test_a_gated_call_over_stdio_runs_once_with_the_edited_arguments(sqlite_url:
             assert {tool.name for tool in (await session.list_tools()).tools} == {"deploy", "status"}
             status = await session.call_tool("status", {"service": "search"})
             call = asyncio.create_task(session.call_tool("deploy", {"service": "billing", "version": "2.4.1"}))
-            await asyncio.to_thread(_approve, reviewer, await _review_of(agent))
+            await asyncio.to_thread(_approve, reviewer, await review_of(agent))
             return status, await asyncio.wait_for(call, 30)
 
     status, deployed = asyncio.run(scenario())
@@ -120,7 +111,7 @@ def test_killed_while_a_call_waits_then_repeated_after_a_restart_gives_one_revie
         with contextlib.suppress(Exception):  # the client sees its server die
             async with _gateway(team, token) as session:
                 call = asyncio.create_task(session.call_tool("deploy", arguments))
-                await _review_of(agent)
+                await review_of(agent)
                 assert not call.done()
                 killed.append(_gateway_pid(team))
                 os.kill(killed[0], signal.SIGKILL)
@@ -129,7 +120,7 @@ def test_killed_while_a_call_waits_then_repeated_after_a_restart_gives_one_revie
     async def repeated_and_approved():
         async with _gateway(team, token) as session:
             call = asyncio.create_task(session.call_tool("deploy", arguments))
-            review_id = await _review_of(agent)
+            review_id = await review_of(agent)
             await asyncio.to_thread(_approve, reviewer, review_id)
             first = await asyncio.wait_for(call, 30)
             again = await session.call_tool("deploy", arguments)  # after it ran: its recorded result

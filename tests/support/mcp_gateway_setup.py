@@ -4,12 +4,11 @@ streamable HTTP), a caller with an approvals token, reviewers, the gateway serve
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sys
-import threading
-import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -17,16 +16,16 @@ import yaml
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from sqlmodel import select
+from sqlmodel import col, select
 
 from hitl_dashboard.db.external_models import ExternalRequest
 from hitl_dashboard.db.models import ReviewRequest
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.services.auth.users import create_user, find_actor
 from hitl_dashboard.services.teams import team_queries
-from hitl_dashboard.settings import reset_settings_cache
-from tests.e2e.app_process import ROOT, free_port
+from tests.e2e.app_process import ROOT
 from tests.support.external_api import person
+from tests.support.served_asgi import served_api
 
 UPSTREAM = ROOT / "tests" / "support" / "mcp_upstream.py"
 
@@ -67,27 +66,9 @@ def caller() -> tuple[str, str]:
     return person(["manager"], scope="approvals", name="agent")
 
 
-@contextlib.contextmanager
-def serving_gateway() -> Iterator[str]:
+def serving_gateway() -> contextlib.AbstractContextManager[str]:
     """The real API app (and its gateway) over real HTTP in this process, lifespan on; its base URL."""
-    import uvicorn
-
-    reset_settings_cache()
-    from hitl_dashboard.api.app import create_api
-
-    server = uvicorn.Server(uvicorn.Config(create_api(), host="127.0.0.1", port=free_port(), log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not server.started:
-            assert time.monotonic() < deadline and thread.is_alive(), "the gateway did not start"
-            time.sleep(0.01)
-        yield f"http://127.0.0.1:{server.config.port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        reset_settings_cache()
+    return served_api(lifespan="on")
 
 
 @contextlib.asynccontextmanager
@@ -103,14 +84,25 @@ async def mcp_client(url: str, token: str | None) -> AsyncIterator[ClientSession
 def requests_of(username: str) -> list[ExternalRequest]:
     actor = find_actor(username)
     with UnitOfWork() as uow:
-        return list(uow.session.exec(select(ExternalRequest).where(ExternalRequest.caller_id == actor.user_id)))
+        return list(uow.session.exec(select(ExternalRequest).where(ExternalRequest.caller_id == actor.user_id)
+                                     .order_by(col(ExternalRequest.id))))
 
 
-def open_review(username: str) -> int | None:
-    """The review of the caller's newest request, once it exists."""
+def open_review(username: str, newer_than: int = 0) -> int | None:
+    """The review of the caller's newest request, once one newer than request `newer_than` exists."""
     rows = requests_of(username)
-    if not rows:
+    if not rows or rows[-1].id <= newer_than:
         return None
     with UnitOfWork() as uow:
         return uow.session.exec(select(ReviewRequest.id).where(
             ReviewRequest.conversation_id == rows[-1].conversation_id)).first()
+
+
+async def review_of(username: str, newer_than: int = 0) -> int:
+    """The caller's newest review, once the gateway has asked for it (polled: the call is in flight)."""
+    for _ in range(3000):
+        review_id = await asyncio.to_thread(open_review, username, newer_than)
+        if review_id is not None:
+            return review_id
+        await asyncio.sleep(0.01)
+    raise AssertionError("the gated call never became a review")

@@ -11,8 +11,6 @@ import contextlib
 import json
 import os
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,23 +46,10 @@ def ran(log: Path) -> list[dict]:
 @contextlib.contextmanager
 def serving_http(log: Path) -> Iterator[str]:
     """The upstream over streamable HTTP on a free port; its URL."""
-    import uvicorn
+    from tests.support.served_asgi import serving_asgi
 
-    from tests.e2e.app_process import free_port
-
-    app = build(str(log)).streamable_http_app()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the upstream did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{server.config.port}/mcp"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serving_asgi(build(str(log)).streamable_http_app()) as base_url:
+        yield f"{base_url}/mcp"
 
 
 def _log_path() -> str:
