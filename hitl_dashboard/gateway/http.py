@@ -26,6 +26,7 @@ from hitl_dashboard.gateway.running import running
 from hitl_dashboard.gateway.server import BINDING_KEY, Binding, Gateway
 from hitl_dashboard.services.auth.tokens import hash_token
 from hitl_dashboard.services.mcp_gateway.callers import FullScopeToken, gateway_caller
+from hitl_dashboard.services.mcp_gateway.gated import THREADS
 
 logger = logging.getLogger(__name__)
 MOUNT = "/mcp"
@@ -63,7 +64,7 @@ class GatewayHttp:
             await _refuse(send, 401, "send an approvals-scope API token as 'Authorization: Bearer <token>'")
             return
         try:
-            actor = await anyio.to_thread.run_sync(gateway_caller, token.strip())
+            actor = await anyio.to_thread.run_sync(gateway_caller, token.strip(), limiter=THREADS)
         except FullScopeToken as exc:
             await _refuse(send, 403, str(exc))
             return

@@ -19,8 +19,8 @@ from mcp.server.lowlevel import Server
 from hitl_dashboard.domain.errors import DomainError
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.gateway.upstreams import Upstream, UpstreamPool, UpstreamUnavailable
-from hitl_dashboard.services.mcp_gateway.catalog import GatewayTeam, gateway_team
-from hitl_dashboard.services.mcp_gateway.gated import Answer, GatedCall, run_gated
+from hitl_dashboard.services.mcp_gateway.catalog import GatewayTeam, gateway_team, known_gateway_team
+from hitl_dashboard.services.mcp_gateway.gated import THREADS, Answer, GatedCall, run_gated
 from hitl_dashboard.services.mcp_gateway.names import public_names
 from hitl_dashboard.services.mcp_gateway.records import ForwardedCall, call_log
 
@@ -64,7 +64,10 @@ class Gateway:
         return self.default()
 
     async def _routes(self, binding: Binding) -> tuple[GatewayTeam, dict[str, Route]]:
-        team = await anyio.to_thread.run_sync(gateway_team, binding.actor, binding.team, binding.workspace)
+        team = known_gateway_team(binding.actor, binding.team, binding.workspace)
+        if team is None:
+            team = await anyio.to_thread.run_sync(gateway_team, binding.actor, binding.team, binding.workspace,
+                                                  limiter=THREADS)
         assert self.pool is not None, "the gateway was not started"
         upstreams = {name: self.pool.get(team.workspace_id, team.name, name, server)
                      for name, server in team.gateway.servers.items()}

@@ -50,14 +50,16 @@ def get_approval(actor: Actor, approval_id: int) -> ApprovalView:
 
 
 async def wait_for_outcome(actor: Actor, approval_id: int, wait_s: float,
-                           on_pending: Callable[[ApprovalView], Awaitable[None]] | None = None) -> ApprovalView:
+                           on_pending: Callable[[ApprovalView], Awaitable[None]] | None = None,
+                           limiter: anyio.CapacityLimiter | None = None) -> ApprovalView:
     """The view as soon as it is decided, or once `wait_s` (at most EXTERNAL_MAX_WAIT_S) has passed
     with it still pending. Holds no thread and no connection between its reads. on_pending: called
-    after each read that found it still pending (the MCP gateway's progress notifications)."""
+    after each read that found it still pending (the MCP gateway's progress notifications); limiter:
+    the threads its reads run on (default: anyio's)."""
     deadline = time.monotonic() + min(max(wait_s, 0.0), get_settings().external_max_wait_s)
     pause = FIRST_PAUSE_S
     while True:
-        view = await anyio.to_thread.run_sync(get_approval, actor, approval_id)
+        view = await anyio.to_thread.run_sync(get_approval, actor, approval_id, limiter=limiter)
         left = deadline - time.monotonic()
         if view.outcome.decided or left <= 0:
             return view

@@ -28,14 +28,19 @@ class GatewayTeam:
 _cache: dict[tuple[int, str, str | None], tuple[float, GatewayTeam]] = {}
 
 
+def known_gateway_team(actor: Actor, team: str, workspace: str | None = None) -> GatewayTeam | None:
+    """gateway_team, if it was read less than FRESH_S ago (no database, so no thread needed)."""
+    cached = _cache.get((actor.user_id, team, workspace))
+    return cached[1] if cached is not None and time.monotonic() - cached[0] < FRESH_S else None
+
+
 def gateway_team(actor: Actor, team: str, workspace: str | None = None) -> GatewayTeam:
     """The team (NotFound, as any team the caller cannot see) and its gateway section (InvalidInput
     when it has none)."""
-    key = (actor.user_id, team, workspace)
+    known = known_gateway_team(actor, team, workspace)
+    if known is not None:
+        return known
     now = time.monotonic()
-    cached = _cache.get(key)
-    if cached is not None and now - cached[0] < FRESH_S:
-        return cached[1]
     with reading() as uow:
         found_in = resolve_workspace(uow.session, actor, workspace)
         found = versions.current(uow.session, team, found_in.id)
@@ -47,5 +52,5 @@ def gateway_team(actor: Actor, team: str, workspace: str | None = None) -> Gatew
                            "(docs/mcp-gateway.md)", "team")
     assert version.id is not None and found_in.id is not None
     result = GatewayTeam(team, version.id, found_in.id, found_in.slug, definition.gateway)
-    _cache[key] = (now, result)
+    _cache[(actor.user_id, team, workspace)] = (now, result)
     return result

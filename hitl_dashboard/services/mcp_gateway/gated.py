@@ -30,6 +30,9 @@ from hitl_dashboard.services.external.withdraw import withdraw_request
 from hitl_dashboard.services.mcp_gateway.asking import ask
 from hitl_dashboard.services.mcp_gateway.catalog import GatewayTeam
 
+# The threads the gateway's database work runs on, whatever the number of waiting calls: each
+# waiting call reads its review every 2 s at most, a millisecond's work.
+THREADS = anyio.CapacityLimiter(4)
 WAIT_S = 3600.0  # one long poll's length (capped by EXTERNAL_MAX_WAIT_S); the wait itself has no limit
 NOT_RUN_AGAIN = ("this call was approved and the gateway started forwarding it, but it stopped before the "
                  "upstream server answered: whether it ran is unknown, so it is not run again (at most once). "
@@ -61,14 +64,15 @@ Progress = Callable[[ApprovalView], Awaitable[None]]
 async def run_gated(call: GatedCall, upstream: UpstreamCall, progress: Progress,
                     client_cancelled: Callable[[], bool]) -> Answer:
     view = await anyio.to_thread.run_sync(lambda: ask(call.actor, call.team, call.server, call.tool,
-                                                      call.arguments, call.args_schema, call.client))
+                                                      call.arguments, call.args_schema, call.client),
+                                          limiter=THREADS)
     try:
         while not view.outcome.decided:
-            view = await wait_for_outcome(call.actor, view.id, WAIT_S, on_pending=progress)
+            view = await wait_for_outcome(call.actor, view.id, WAIT_S, on_pending=progress, limiter=THREADS)
     except anyio.get_cancelled_exc_class():
         if client_cancelled():
             with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(_withdraw, call.actor, view.id)
+                await anyio.to_thread.run_sync(_withdraw, call.actor, view.id, limiter=THREADS)
         raise
     outcome = view.outcome
     if outcome.status == DENIED:
@@ -85,7 +89,7 @@ def _withdraw(actor: Actor, approval_id: int) -> None:
 
 async def _forward(call: GatedCall, approval_id: int, upstream: UpstreamCall) -> Answer:
     forwarding = await anyio.to_thread.run_sync(
-        lambda: start_forwarding(call.actor, approval_id, by="mcp gateway"))
+        lambda: start_forwarding(call.actor, approval_id, by="mcp gateway"), limiter=THREADS)
     if forwarding.reported is not None:
         status, text = forwarding.reported
         return Answer(text, status != "ok")
@@ -97,5 +101,6 @@ async def _forward(call: GatedCall, approval_id: int, upstream: UpstreamCall) ->
         except Exception as exc:  # noqa: BLE001 - the upstream's failure is this call's answer
             result, text, is_error = None, f"the upstream server failed: {type(exc).__name__}: {exc}", True
         await anyio.to_thread.run_sync(lambda: report_result(call.actor, approval_id, ok=not is_error,
-                                                             text=cut_visibly(text, MAX_RESULT - 100)))
+                                                             text=cut_visibly(text, MAX_RESULT - 100)),
+                                       limiter=THREADS)
     return Answer(text, is_error, result)
