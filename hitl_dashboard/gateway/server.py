@@ -5,6 +5,7 @@ for each request; stdio: the one of the process)."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from hitl_dashboard.services.mcp_gateway.gated import THREADS, Answer, GatedCall
 from hitl_dashboard.services.mcp_gateway.names import public_names
 from hitl_dashboard.services.mcp_gateway.records import ForwardedCall, call_log
 
+logger = logging.getLogger(__name__)
 BINDING_KEY = "hitl.gateway"  # where http.py leaves the request's Binding in the ASGI scope
 PROGRESS_EVERY_S = 5.0
 
@@ -71,7 +73,14 @@ class Gateway:
         assert self.pool is not None, "the gateway was not started"
         upstreams = {name: self.pool.get(team.workspace_id, team.name, name, server)
                      for name, server in team.gateway.servers.items()}
-        listed = {name: {tool.name: tool for tool in await upstream.tools()} for name, upstream in upstreams.items()}
+        listed: dict[str, dict[str, types.Tool]] = {}
+        for name, upstream in upstreams.items():
+            try:
+                listed[name] = {tool.name: tool for tool in await upstream.tools()}
+            except UpstreamUnavailable as exc:  # the other servers' tools are still offered
+                logger.warning("mcp gateway: %s", exc)
+                if len(upstreams) == 1:
+                    raise
         names = public_names({name: list(tools) for name, tools in listed.items()})
         return team, {public: Route(upstreams[server], listed[server][tool])
                       for public, (server, tool) in names.items()}
@@ -123,9 +132,12 @@ class Gateway:
                 return
             sent["count"] += 1
             sent["at"] = now
-            await context.session.send_progress_notification(
-                token, progress=sent["count"], message=f"waiting for a reviewer: {view.url}",
-                related_request_id=str(context.request_id))
+            try:
+                await context.session.send_progress_notification(
+                    token, progress=sent["count"], message=f"waiting for a reviewer: {view.url}",
+                    related_request_id=str(context.request_id))
+            except Exception:  # noqa: BLE001 - a client gone quiet still gets its review; the wait goes on
+                logger.debug("mcp gateway: a progress notification was not sent", exc_info=True)
 
         async def upstream(approved: dict[str, Any]) -> tuple[Any, str, bool]:
             result = await route.upstream.call(route.tool.name, approved)
