@@ -216,3 +216,7 @@ def test_a_call_whose_forwarding_started_before_a_crash_is_not_run_again(gateway
     result = asyncio.run(repeat())
     assert result.isError and "not run again" in result.content[0].text
     assert ran(log) == [] and len(requests_of(agent)) == 1
+    [row] = requests_of(agent)
+    assert row.result_status == "error" and "not run again" in row.result  # in the transcript, as failed
+    again = asyncio.run(repeat())  # and a further repeat is told the same, from the record
+    assert again.isError and again.content[0].text == row.result and ran(log) == []

@@ -93,7 +93,9 @@ async def _forward(call: GatedCall, approval_id: int, upstream: UpstreamCall) ->
     if forwarding.reported is not None:
         status, text = forwarding.reported
         return Answer(text, status != "ok")
-    if forwarding.interrupted:
+    if forwarding.interrupted:  # recorded as failed, as the runner does with a call a restart interrupted
+        await anyio.to_thread.run_sync(lambda: report_result(call.actor, approval_id, ok=False, text=NOT_RUN_AGAIN),
+                                       limiter=THREADS)
         return Answer(NOT_RUN_AGAIN, True)
     with anyio.CancelScope(shield=True):  # started: it runs to its end and is reported, once
         try:
