@@ -48,6 +48,14 @@ def gateway(sqlite_url: str):
         yield base_url
 
 
+@pytest.fixture
+def gateway_any_db(db_url: str):
+    """The gateway on SQLite and PostgreSQL: for the tests whose subject includes the database (the
+    request id's lookup, the locks of forwarding and withdrawing)."""
+    with serving_gateway() as base_url:
+        yield base_url
+
+
 def _decide(reviewer: str, review_id: int, action: Action, **kw) -> None:
     decide(find_actor(reviewer), review_id, DecisionInput(action, **kw))
 
@@ -75,7 +83,7 @@ def test_an_ungated_call_answers_at_once_and_is_recorded(gateway: str, tmp_path:
     assert event.details["tool"] == "status" and event.details["arguments"] == {"service": "billing"}
 
 
-def test_a_gated_call_waits_and_runs_once_with_the_reviewers_edited_arguments(gateway: str, tmp_path: Path):
+def test_a_gated_call_waits_and_runs_once_with_the_reviewers_edited_arguments(gateway_any_db: str, tmp_path: Path):
     log = tmp_path / "ran.jsonl"
     with serving_http(log) as upstream_url:
         team = save_gateway_team({"deploys": http_upstream(upstream_url)})
@@ -87,7 +95,7 @@ def test_a_gated_call_waits_and_runs_once_with_the_reviewers_edited_arguments(ga
             progress.append(message)
 
         async def scenario():
-            async with mcp_client(f"{gateway}/mcp/{team}", token) as session:
+            async with mcp_client(f"{gateway_any_db}/mcp/{team}", token) as session:
                 call = asyncio.create_task(session.call_tool(
                     "deploy", {"service": "billing", "version": "2.4.1", "replicas": 2},
                     progress_callback=on_progress))
@@ -126,12 +134,12 @@ def test_a_denial_and_a_revise_are_tool_errors_carrying_the_reason(gateway: str,
     assert ran(log) == []
 
 
-def test_a_cancelled_call_withdraws_its_review(gateway: str, tmp_path: Path):
+def test_a_cancelled_call_withdraws_its_review(gateway_any_db: str, tmp_path: Path):
     team = save_gateway_team({"deploys": stdio_upstream(tmp_path / "ran.jsonl")})
     agent, token = caller()
 
     async def scenario():
-        async with mcp_client(f"{gateway}/mcp/{team}", token) as session:
+        async with mcp_client(f"{gateway_any_db}/mcp/{team}", token) as session:
             call = asyncio.create_task(session.call_tool("deploy", {"service": "search", "version": "1.0.0"}))
             await review_of(agent)
             assert not call.done()
@@ -196,7 +204,7 @@ def test_a_member_of_another_workspace_cannot_decide_the_review(gateway: str, tm
     asyncio.run(scenario())
 
 
-def test_a_call_whose_forwarding_started_before_a_crash_is_not_run_again(gateway: str, tmp_path: Path):
+def test_a_call_whose_forwarding_started_before_a_crash_is_not_run_again(gateway_any_db: str, tmp_path: Path):
     """A gateway killed after it recorded "forwarding started" and before the result: the repeat is told
     the outcome is unknown, and upstream does not run a second time (at most once)."""
     log = tmp_path / "ran.jsonl"
@@ -210,7 +218,7 @@ def test_a_call_whose_forwarding_started_before_a_crash_is_not_run_again(gateway
     assert start_forwarding(actor, asked.id, by="the gateway that was killed").run
 
     async def repeat() -> types.CallToolResult:
-        async with mcp_client(f"{gateway}/mcp/{team}", token) as session:
+        async with mcp_client(f"{gateway_any_db}/mcp/{team}", token) as session:
             return await session.call_tool("deploy", arguments)
 
     result = asyncio.run(repeat())
