@@ -19,7 +19,7 @@ def serving_asgi(app: Any, *, lifespan: str = "auto") -> Iterator[str]:
     import uvicorn
 
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning",
-                                           lifespan=lifespan))
+                                           lifespan=lifespan, timeout_graceful_shutdown=2))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
