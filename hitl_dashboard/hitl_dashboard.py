@@ -1,7 +1,9 @@
 """The Reflex app: pages, theme, the HTTP API and the in-process agent runner."""
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import reflex as rx
@@ -56,6 +58,14 @@ async def run_agent_runner() -> None:
         await asyncio.sleep(RUNNER_RESTART_DELAY_S)
 
 
+@contextlib.asynccontextmanager
+async def run_mcp_gateway() -> AsyncIterator[None]:
+    """The MCP gateway's sessions and upstream connections (hitl_dashboard/gateway/http.py), for the
+    life of this worker: Reflex runs the API app's routes but not its lifespan."""
+    async with api.state.mcp_gateway.lifespan():
+        yield
+
+
 # The Radix theme is set in rxconfig.py (RadixThemesPlugin); App(theme=...) is deprecated in 0.10.
 async def install_live_updates() -> None:
     """Runner turns, decisions and claims in this worker push to the linked browsers."""
@@ -101,3 +111,4 @@ add_pages(app)
 app.register_lifespan_task(limit_api_threads)
 app.register_lifespan_task(install_live_updates)
 app.register_lifespan_task(run_agent_runner)
+app.register_lifespan_task(run_mcp_gateway)

@@ -14,10 +14,11 @@ variable."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
@@ -31,6 +32,9 @@ class McpSettings(BaseSettings):
     # A string parsed by parse_stdio_commands (a clear error, not pydantic-settings' JSON decoding).
     mcp_stdio_commands: str = "{}"
     mcp_allowed_env: str = ""
+    # The MCP gateway (docs/mcp-gateway.md): the same call (team, server, tool, arguments) from the same
+    # caller finds the same review while it waits, and for this long after it was last decided or reported.
+    mcp_gateway_repeat_window_s: float = Field(default=600.0, ge=0, le=7 * 24 * 3600)
 
     @field_validator("mcp_stdio_commands")
     @classmethod
@@ -65,6 +69,19 @@ def parse_stdio_commands(text: str) -> dict[str, list[str]]:
     if bad:
         raise ValueError(f"has {len(bad)} bad server name(s); a name is 1-40 letters, digits, '_', '.' or '-'")
     return {name: list(line) for name, line in data.items()}
+
+
+class MissingVariables(LookupError):
+    """An MCP server's definition passes variables this process does not have."""
+
+
+def passed_variables(mapping: dict[str, str]) -> dict[str, str]:
+    """{name in the server: value}, read from this process's variables named in `mapping` (env_from,
+    headers_env): the values never sit in a team file."""
+    missing = sorted(source for source in mapping.values() if source not in os.environ)
+    if missing:
+        raise MissingVariables(f"the MCP server needs the environment variable(s) {', '.join(missing)}")
+    return {target: os.environ[source] for target, source in mapping.items()}
 
 
 def comma_list(text: str, fits: Callable[[str], object], what: str, advice: str) -> list[str]:

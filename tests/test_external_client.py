@@ -8,7 +8,6 @@ import asyncio
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 
 import httpx
@@ -31,10 +30,10 @@ from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.services.auth.users import find_actor
 from hitl_dashboard.services.reviews.decide import decide
-from hitl_dashboard.settings import reset_settings_cache
-from tests.e2e.app_process import ROOT, free_port
+from tests.e2e.app_process import ROOT
 from tests.support.external_api import person
 from tests.support.in_process_api import in_process_api
+from tests.support.served_asgi import served_api
 
 
 def test_the_client_loads_nothing_of_the_server():
@@ -171,25 +170,8 @@ def test_a_denial_or_a_revision_raises_with_its_text_and_runs_nothing(asgi, acti
 @pytest.fixture
 def served(sqlite_url: str) -> Iterator[str]:
     """The real FastAPI app over real HTTP, served in this process (a thread) on a free port."""
-    import uvicorn
-
-    reset_settings_cache()
-    from hitl_dashboard.api.app import create_api  # on the test's database
-
-    server = uvicorn.Server(uvicorn.Config(create_api(), host="127.0.0.1", port=free_port(), log_level="warning",
-                                           lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not server.started:
-            assert time.monotonic() < deadline and thread.is_alive(), "the API did not start"
-            time.sleep(0.02)
-        yield f"http://127.0.0.1:{server.config.port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        reset_settings_cache()
+    with served_api(lifespan="off") as base_url:
+        yield base_url
 
 
 def test_the_plain_call_blocks_until_approved_and_reports_what_ran(served, monkeypatch):

@@ -99,3 +99,21 @@ def test_a_web_saved_version_the_rule_refuses_fails_before_its_command_runs(sqli
     assert failed.status == "failed", failed.status_reason
     assert "the team was saved from the web and names what the operator does not allow" in failed.status_reason
     assert f"/bin/sh -c 'touch {marker}'" in failed.status_reason and not marker.exists()
+
+
+def test_the_gateways_upstream_servers_are_held_to_the_same_list(sqlite_url, monkeypatch) -> None:
+    """The MCP gateway's section (issue 43) names stdio servers too: a web-saved one runs only what is listed."""
+    from tests.support.mcp_gateway_setup import gateway_team
+
+    def gateway(command: list[str]) -> str:
+        return gateway_team("gw", {"deploys": {"transport": "stdio", "command": command[0], "args": command[1:]}})
+
+    with in_process_api(monkeypatch, ALLOWED) as api:
+        headers = _token(["admin"])
+        refused = api.put("/api/teams/gw", json={"yaml": gateway(["/bin/sh", "-c", "id"])}, headers=headers)
+        assert refused.status_code == 422, refused.text
+        [problem] = refused.json()["detail"]
+        assert problem["loc"][1] == "gateway.servers.deploys.command"
+        assert "is not one the operator allows" in problem["msg"]
+        saved = api.put("/api/teams/gw", json={"yaml": gateway([sys.executable, SERVER])}, headers=headers)
+        assert saved.status_code == 200, saved.text

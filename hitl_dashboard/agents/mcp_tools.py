@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
-import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +31,7 @@ from pydantic import BaseModel
 from hitl_dashboard.domain.bounded_input import MAX_DEPTH, check_depth
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.text_cuts import cut_visibly
+from hitl_dashboard.settings_mcp import MissingVariables, passed_variables
 from hitl_dashboard.teams.model import McpServerDef, ToolDef
 
 if TYPE_CHECKING:  # the three adapters' common base; autogen_ext does not export it
@@ -50,10 +50,10 @@ def _key(name: str, definition: McpServerDef) -> str:
 
 
 def _variables(mapping: dict[str, str]) -> dict[str, str]:
-    missing = sorted(source for source in mapping.values() if source not in os.environ)
-    if missing:
-        raise McpToolUnavailable(f"the MCP server needs the environment variable(s) {', '.join(missing)}")
-    return {target: os.environ[source] for target, source in mapping.items()}
+    try:
+        return passed_variables(mapping)
+    except MissingVariables as exc:
+        raise McpToolUnavailable(str(exc)) from None
 
 
 def _params(server: McpServerDef):

@@ -11,6 +11,8 @@ from hitl_dashboard.api import health, metrics
 from hitl_dashboard.api.request_context import RequestContextMiddleware, traced
 from hitl_dashboard.api.routes import sign_in
 from hitl_dashboard.api.wiring import mount_api
+from hitl_dashboard.gateway.http import MOUNT as MCP_MOUNT
+from hitl_dashboard.gateway.http import GatewayHttp
 
 API_PREFIX = "/api"
 DOCS_URL = f"{API_PREFIX}/docs"
@@ -23,8 +25,11 @@ def create_api() -> FastAPI:
     # serves Swagger UI's script, stylesheet and icon from the app (a pinned package) instead of
     # a CDN, so /api/docs works on a machine with no internet access.
     # FastAPI's own lifespan does not run under Reflex: background work is
-    # registered with app.register_lifespan_task in the app module instead.
+    # registered with app.register_lifespan_task in the app module instead (the MCP gateway's too; under
+    # uvicorn and in the tests this lifespan runs it).
+    gateway = GatewayHttp()
     api = FastAPIOffline(
+        lifespan=lambda _app: gateway.lifespan(),
         title="HITL Dashboard API",
         version=hitl_dashboard.__version__,
         docs_url=DOCS_URL,
@@ -42,6 +47,8 @@ def create_api() -> FastAPI:
     api.include_router(metrics.router)  # /metrics, where Prometheus looks by default
     api.include_router(sign_in.router)  # /auth/...: the browser's sign-in cookie (HTML forms, redirects)
     mount_api(api, API_PREFIX)  # conversations, reviews, audit: routers, errors, body limit
+    api.state.mcp_gateway = gateway
+    api.mount(MCP_MOUNT, gateway)  # the MCP gateway (docs/mcp-gateway.md): /mcp/<team>, streamable HTTP
     api.add_middleware(RequestContextMiddleware, prefix=API_PREFIX)  # request ids for logs, a span per request
     return api
 

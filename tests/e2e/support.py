@@ -82,11 +82,12 @@ def decide_as(app: RunningApp, username: str, review: ReviewRequest, action: str
         uow.commit()
 
 
-def api_token(app: RunningApp, username: str) -> str:
-    """A fresh API token of `username`, issued in the app's database."""
+def api_token(app: RunningApp, username: str, *, name: str = "e2e", scope: str = "full") -> str:
+    """A fresh API token of `username` (scope "approvals": one that may only ask for approvals), issued in
+    the app's database."""
     with UnitOfWork(app.engine) as uow:
         user = uow.session.exec(select(User).where(User.username == username)).one()
-        _, token = issue_token(uow, user_id=user.id, name="e2e")
+        _, token = issue_token(uow, user_id=user.id, name=name, scope=scope)
         uow.commit()
     return token
 

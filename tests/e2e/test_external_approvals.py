@@ -17,22 +17,13 @@ from playwright.sync_api import Browser, expect
 from sqlmodel import func, select
 
 from hitl_dashboard.db.external_models import ExternalRequest
-from hitl_dashboard.db.models import ReviewRequest, User
+from hitl_dashboard.db.models import ReviewRequest
 from hitl_dashboard.db.uow import UnitOfWork
-from hitl_dashboard.services.auth.tokens import issue_token
 from tests.e2e.app_process import ROOT, RunningApp
 from tests.e2e.support import api_token, make_user, sign_in, wait_for
 
 CALLER = ROOT / "tests" / "support" / "external_caller.py"
 EDITED = {"service": "billing", "version": "2.4.2", "replicas": 1}
-
-
-def _approvals_token(app: RunningApp, username: str) -> str:
-    with UnitOfWork(app.engine) as uow:
-        user = uow.session.exec(select(User).where(User.username == username)).one()
-        _, token = issue_token(uow, user_id=user.id, name="nightly-release", scope="approvals")
-        uow.commit()
-    return token
 
 
 def _caller(app: RunningApp, token: str, request_id: str) -> subprocess.Popen:
@@ -91,7 +82,7 @@ def _asked_from_outside(app: RunningApp, prefix: str) -> Asked:
     """A caller with an approvals token, a security reviewer, and the caller's process started: it
     has asked (its request is stored) and now waits."""
     caller = make_user(app, "manager", prefix="ci")
-    token = _approvals_token(app, caller)
+    token = api_token(app, caller, name="nightly-release", scope="approvals")
     reviewer = make_user(app, "security_reviewer", prefix="sec")
     request_id = f"{prefix}-{caller}"
     process = _caller(app, token, request_id)

@@ -11,6 +11,7 @@ from hitl_dashboard.cli.commands import (
     database,
     exports,
     forks,
+    mcp,
     reviews,
     rules,
     runner,
@@ -23,7 +24,7 @@ from hitl_dashboard.cli.commands import (
 )
 
 GROUPS = (database, users, workspaces, conversations, forks, exports, reviews, rules, runner, teams, tokens, webhooks,
-          slack, audit)
+          slack, mcp, audit)
 
 
 def register_all(sub: Any) -> None:

@@ -7,6 +7,7 @@ not exist" as for an unknown id, so ids cannot be probed."""
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 
 import anyio
 import anyio.to_thread
@@ -32,7 +33,8 @@ from hitl_dashboard.settings import get_settings
 FIRST_PAUSE_S, LONGEST_PAUSE_S = 0.25, 2.0
 
 
-def _own(session, actor: Actor, approval_id: int, *, lock: bool = False) -> tuple[ExternalRequest, Conversation]:
+def own_request(session, actor: Actor, approval_id: int, *,
+                lock: bool = False) -> tuple[ExternalRequest, Conversation]:
     row = session.get(ExternalRequest, approval_id)
     if row is None or row.caller_id != actor.user_id:
         raise NotFound(f"approval {approval_id} does not exist")
@@ -43,20 +45,26 @@ def _own(session, actor: Actor, approval_id: int, *, lock: bool = False) -> tupl
 
 def get_approval(actor: Actor, approval_id: int) -> ApprovalView:
     with reading() as uow:
-        row, conversation = _own(uow.session, actor, approval_id)
+        row, conversation = own_request(uow.session, actor, approval_id)
         return approval_view(uow.session, row, conversation)
 
 
-async def wait_for_outcome(actor: Actor, approval_id: int, wait_s: float) -> ApprovalView:
+async def wait_for_outcome(actor: Actor, approval_id: int, wait_s: float,
+                           on_pending: Callable[[ApprovalView], Awaitable[None]] | None = None,
+                           limiter: anyio.CapacityLimiter | None = None) -> ApprovalView:
     """The view as soon as it is decided, or once `wait_s` (at most EXTERNAL_MAX_WAIT_S) has passed
-    with it still pending. Holds no thread and no connection between its reads."""
+    with it still pending. Holds no thread and no connection between its reads. on_pending: called
+    after each read that found it still pending (the MCP gateway's progress notifications); limiter:
+    the threads its reads run on (default: anyio's)."""
     deadline = time.monotonic() + min(max(wait_s, 0.0), get_settings().external_max_wait_s)
     pause = FIRST_PAUSE_S
     while True:
-        view = await anyio.to_thread.run_sync(get_approval, actor, approval_id)
+        view = await anyio.to_thread.run_sync(get_approval, actor, approval_id, limiter=limiter)
         left = deadline - time.monotonic()
         if view.outcome.decided or left <= 0:
             return view
+        if on_pending is not None:
+            await on_pending(view)
         await anyio.sleep(min(pause, left))
         pause = min(pause * 1.5, LONGEST_PAUSE_S)
 
@@ -69,7 +77,7 @@ def report_result(actor: Actor, approval_id: int, *, ok: bool, text: str) -> App
     status = "ok" if ok else "error"
     with transaction() as uow:
         session = uow.session
-        row, conversation = _own(session, actor, approval_id, lock=True)
+        row, conversation = own_request(session, actor, approval_id, lock=True)
         if row.reported_at is not None:
             if (row.result_status, row.result) != (status, text):
                 raise Conflict(f"approval {approval_id} already has a different report; a result is reported once")

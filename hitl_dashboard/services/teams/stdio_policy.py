@@ -35,6 +35,8 @@ def mcp_problems(team: TeamDefinition) -> list[str]:
     for name, tool in team.tools.items():
         if tool.mcp is not None:
             problems += _server_problems(f"tools.{name}.mcp", tool.mcp)
+    for name, server in (team.gateway.servers.items() if team.gateway else ()):
+        problems += _server_problems(f"gateway.servers.{name}", server)  # the MCP gateway's upstreams
     return problems
 
 
