@@ -172,8 +172,12 @@ def test_a_rule_whose_allowance_was_removed_decides_nothing(db_url):
     flow.make_people()
     allow("security_reviewer")
     rule = active_gate_rule(RATE_LIMITER)
+    cid = flow.start(TASK)  # pinned to the version that allows the gate
     allow()  # the team's current version no longer lets rules sign off
-    security_sign_off_waits(rule)
+    flow.work()
+    (waiting,) = open_sign_offs(cid)
+    assert waiting.required_role == "security_reviewer"
+    security_sign_off_waits(rule)  # nor a conversation started on the new version
 
 
 def test_content_the_rule_does_not_match_waits_for_a_person(db_url):

@@ -1,9 +1,9 @@
 """The standing rules of a content sign-off gate that apply to a request (issue 42): those of its
 workspace, team, task type and role in the given states, not past their expiry, whose conditions hold
-for every file it covers; none when the team's current version does not allow the gate, when the
-files cannot be found under the request's hash, or when the gates flagged the content as risky
-(fail closed: a person looks). Read where a rule would decide and where people's decisions are
-observed as evidence."""
+for every file it covers; none when the conversation's team version or the team's current version
+does not allow the gate, or the gates flagged the content as risky; a `file` condition never holds
+when the files cannot be found under the request's hash (fail closed: a person looks). Read where a
+rule would decide and where people's decisions are observed as evidence."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from hitl_dashboard.domain.enums import SubjectType
 from hitl_dashboard.domain.external import EXTERNAL
 from hitl_dashboard.services.audit.audit_context import revisions_under_review
 from hitl_dashboard.services.rules import conditions as rule_conditions
-from hitl_dashboard.services.rules.allowance import allows
+from hitl_dashboard.services.rules.allowance import allows, gate_problem
+from hitl_dashboard.services.teams.versions import pinned
 
 _RULES = table_of(StandingRule)
 # Built once (issue 33's lesson). A gate's rules have no tool (""), so tool rules are never read here
@@ -39,9 +40,13 @@ _AT_GATE = (
 def matching_gate_rules(session: Session, conversation: Conversation, request: ReviewRequest,
                         states: tuple[str, ...]) -> list[Any]:
     """The rules of the request's gate in these states (not past expiry) whose conditions hold for
-    its content; none when the team's current version does not allow the gate (fail closed)."""
+    its content; none unless both the version the conversation runs on and the team's current
+    version allow the gate (fail closed). The pinned version is read first, in memory: a team that
+    allows no gate (the default) costs a sign-off no query here."""
     if set(request.risk_flags or ()) - {EXTERNAL}:
         return []  # the gates flagged this content as risky: a person looks
+    if gate_problem(pinned(conversation), conversation.task_type, request.required_role) is not None:
+        return []
     rows = list(session.connection().execute(_AT_GATE, {
         "workspace_id": conversation.workspace_id, "team": conversation.template,
         "task_type": conversation.task_type, "role": request.required_role, "states": list(states),
