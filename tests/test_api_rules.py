@@ -73,3 +73,29 @@ def test_rules_over_http(api: TestClient) -> None:
 
     paused = api.post(f"/api/rules/{rule['id']}/pause", json={"reason": "release week"}, headers=bearer(owner))
     assert paused.status_code == 200 and paused.json()["state"] == "paused"
+
+
+def test_a_rule_on_a_sign_off_gate_over_http(api: TestClient) -> None:
+    from pathlib import Path
+
+    from hitl_dashboard.services.auth.users import find_actor
+    from hitl_dashboard.services.teams import team_queries
+
+    admin_name, _ = person(["workspace_admin"])
+    _, security = person(["security_reviewer"])
+    gate = {"team": "code", "task_type": "code", "role": "security_reviewer",
+            "when": [{"argument": "file", "equals": "app/rate_limiter.py"}]}
+    refused = api.post("/api/rules", json=gate, headers=bearer(security))
+    assert refused.status_code == 422 and refused.json()["detail"][0]["loc"] == ["body", "role"], refused.text
+    assert "rules_may_sign_off" in refused.text
+    code = (Path(__file__).resolve().parents[1] / "hitl_dashboard" / "teams" / "code.yaml").read_text()
+    team_queries.save_team(find_actor(admin_name), code.replace(
+        "sign_off: [security_reviewer, final_approver]",
+        "sign_off: [security_reviewer, final_approver]\n    rules_may_sign_off: [security_reviewer]"), origin="import")
+    bad = api.post("/api/rules", json={**gate, "when": [{"argument": "files", "equals": "a.py"}]},
+                   headers=bearer(security))
+    assert bad.status_code == 422 and bad.json()["detail"][0]["loc"] == ["body", "when.0.argument"], bad.text
+    made = api.post("/api/rules", json=gate, headers=bearer(security))
+    assert made.status_code == 201, made.text
+    assert {k: made.json()[k] for k in ("tool", "task_type", "role", "state")} == {
+        "tool": "", "task_type": "code", "role": "security_reviewer", "state": "shadow"}

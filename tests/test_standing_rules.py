@@ -18,9 +18,11 @@ from hitl_dashboard.db.rule_models import StandingRule
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from hitl_dashboard.services.auth import users
+from hitl_dashboard.services.reviews.rule_decisions import RuleDecider, record_rule_decision
 from hitl_dashboard.services.rules import rules
 from hitl_dashboard.services.rules.gate import decide_by_rules
 from hitl_dashboard.services.rules.rules import RuleCommand
+from hitl_dashboard.services.rules.sign_off_gate import decide_sign_off_by_rules
 from hitl_dashboard.services.workspaces import workspaces
 from tests.support import flow
 
@@ -257,6 +259,13 @@ def test_content_sign_offs_are_never_decided_by_a_rule(db_url):
         request = uow.session.get(ReviewRequest, review.id)
         conversation = flow.conversation(cid)
         assert decide_by_rules(uow.session, uow.session.merge(conversation), [request]) == 0
+        # The team does not allow rules at this gate (task_types.code.rules_may_sign_off): the
+        # sign-off gate leaves it to a person, and the decision step itself refuses it.
+        merged = uow.session.merge(conversation)
+        assert decide_sign_off_by_rules(uow.session, merged, request) is request
+        decider = RuleDecider(1, 1, "approve", "alice", "erin", None, "file == 'x'")
+        with pytest.raises(Conflict, match="does not allow standing rules to sign off"):
+            record_rule_decision(uow.session, merged, request, decider)
     assert flow.only_open_review(cid).id == review.id
 
 

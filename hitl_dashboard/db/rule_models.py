@@ -14,14 +14,17 @@ from hitl_dashboard.db.models import utcnow
 
 class StandingRule(SQLModel, table=True):
     __tablename__ = "standing_rules"
-    # Read at every tool-call request: the live rules of one team's tool in one workspace.
     # Read at every tool-call request: the live rules of one team's tool in one workspace that may
     # match the call (match_key: domain/standing_rules.rule_key), so 1,000 rules cost one index range.
     __table_args__ = (Index("ix_standing_rules_scope", "workspace_id", "team", "tool", "state", "match_key"),)
     id: int = Field(default=None, primary_key=True)
     workspace_id: int = Field(foreign_key="workspaces.id")
     team: str = Field(max_length=40)
-    tool: str = Field(max_length=64)
+    tool: str = Field(max_length=64)  # "" for a rule on a sign-off gate
+    # A rule on a content sign-off gate (the team file must allow it): the task type and the role
+    # whose step it takes. NULL for a tool rule.
+    task_type: str | None = Field(default=None, max_length=16)
+    sign_off_role: str | None = Field(default=None, max_length=32)
     effect: str = Field(max_length=16)  # approve | deny
     reason: str | None = Field(default=None, sa_column=Column(Text))  # what the agent reads on a denial
     conditions: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
@@ -54,7 +57,7 @@ class RuleObservation(SQLModel, table=True):
     workspace_id: int
     conversation_id: int
     review_request_id: int
-    tool_call_id: int
+    tool_call_id: int | None = None  # None: a sign-off's observation
     mode: str = Field(max_length=16)  # shadow | active
     would: str = Field(max_length=16)  # approve | deny
     human_action: str | None = Field(default=None, max_length=16)

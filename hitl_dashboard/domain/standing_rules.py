@@ -38,8 +38,9 @@ LIVE_STATES: Final = (RuleState.SHADOW, RuleState.ACTIVE)  # the states read at 
 FINAL_STATES: Final = (RuleState.EXPIRED, RuleState.REVOKED)
 DEFAULT_EXPIRY_DAYS: Final = 30
 MAX_EXPIRY_DAYS: Final = 365
-# Only tool-call approvals may be decided by a rule: content sign-offs bound to a hash stay with people.
-DECIDABLE_KINDS: Final = ("tool_call",)
+# Tool-call approvals, and content sign-offs bound to a hash only where the team file allows the gate
+# (TaskTypeDef.rules_may_sign_off, checked where the rule decides).
+DECIDABLE_KINDS: Final = ("tool_call", "signoff")
 RULE_ACTOR_PREFIX: Final = "rule:"  # never a username (usernames take no ':')
 
 

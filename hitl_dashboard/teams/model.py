@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import Field, StringConstraints, field_validator, model_validator
+from pydantic import Field, StringConstraints, field_validator, model_serializer, model_validator
 
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.findings import DEFAULT_PYTHON_VERSION, PYTHON_VERSIONS, SEVERITIES
+from hitl_dashboard.domain.names import listed
 from hitl_dashboard.domain.policies import GatePolicy
 from hitl_dashboard.domain.revisions import CodeAuthors
 from hitl_dashboard.teams.gateway_model import GatewayDef
@@ -107,6 +108,31 @@ class SpeakerOrder(_Strict):
 class TaskTypeDef(_Strict):
     producer: AgentName = Field(description="the agent whose work is reviewed")
     sign_off: list[ReviewRole] = Field(min_length=1, description="roles that approve, in order")
+    # Issue 42: content sign-offs stay with people unless listed here, per gate (docs/standing-rules.md).
+    rules_may_sign_off: list[ReviewRole] = Field(
+        default_factory=list, description="sign-off roles whose step an active standing rule may take "
+                                          "(none by default: every sign-off waits for a person)")
+
+    @field_validator("rules_may_sign_off")
+    @classmethod
+    def _roles_of_the_chain(cls, roles: list[str], info: Any) -> list[str]:
+        chain = info.data.get("sign_off") or []
+        for role in roles:
+            if role not in chain:
+                raise ValueError(f"'{role}' is not one of this task type's sign_off roles ({listed(chain)}): "
+                                 "a rule may only take a step of the chain")
+        return roles
+
+    @model_serializer(mode="wrap")
+    def _without_an_empty_allowance(self, handler: Any) -> Any:
+        """Left out when empty (the default), so shown and exported teams read as they did before it existed."""
+        data = handler(self)
+        if isinstance(data, dict) and not self.rules_may_sign_off:
+            data.pop("rules_may_sign_off", None)
+        return data
+
+    def rule_may_sign_off(self, role: str) -> bool:
+        return role in self.rules_may_sign_off
 
 
 class GatesDef(_Strict):

@@ -46,7 +46,8 @@ def show_rule(actor: CurrentActor, rule_id: IdPath) -> RulePublic:
 def create_rule(body: RuleIn, actor: CurrentActor) -> RulePublic:
     """A new rule starts in shadow: it decides nothing until a second person makes it active."""
     command = rules.RuleCommand(team=body.team, tool=body.tool, when=body.when, effect=body.effect,
-                                reason=body.reason, expires_in_days=body.expires_in_days, daily_cap=body.daily_cap)
+                                reason=body.reason, expires_in_days=body.expires_in_days, daily_cap=body.daily_cap,
+                                task_type=body.task_type, role=body.role)
     return _public(rules.create_rule(actor, command))
 
 

@@ -18,7 +18,12 @@ class Condition(BaseModel):
 class RuleIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     team: str = Field(min_length=1, max_length=40)
-    tool: str = Field(min_length=1, max_length=64)
+    tool: str = Field(default="", max_length=64, description="the tool whose calls it decides; empty for a "
+                                                            "rule on a sign-off gate (task_type and role)")
+    task_type: str | None = Field(default=None, max_length=16,
+                                  description="a sign-off gate's rule: the task type whose chain it is part of")
+    role: str | None = Field(default=None, max_length=32, description="a sign-off gate's rule: the sign-off role "
+                             "whose step it takes (the team file must list it under rules_may_sign_off)")
     when: list[dict[str, Any]] = Field(min_length=1, max_length=8, description="conditions; every one must hold")
     effect: Literal["approve", "deny"] = "approve"
     reason: str | None = Field(default=None, max_length=2000, description="a deny rule's: what the agent reads")
@@ -59,6 +64,8 @@ class RulePublic(BaseModel):
     decided: int
     created_at: str
     evidence: list[dict[str, Any]]
+    task_type: str | None = None  # a sign-off gate's rule (tool ""): its gate
+    role: str | None = None
 
 
 class CandidatePublic(BaseModel):

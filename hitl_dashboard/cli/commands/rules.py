@@ -23,7 +23,9 @@ def register(sub: Any) -> None:
     p.add_argument("--team")
     p = leaf(commands, "create", "make a rule (it starts in shadow)", handler="rules create")
     p.add_argument("--team", required=True)
-    p.add_argument("--tool", required=True)
+    p.add_argument("--tool", default="", help="the tool whose calls it decides (or --task-type and --role)")
+    p.add_argument("--task-type", help="a sign-off gate's rule: the task type (the team file must allow the gate)")
+    p.add_argument("--role", help="a sign-off gate's rule: the sign-off role whose step it takes")
     p.add_argument("--when", required=True, help='JSON: {"argument": "environment", "equals": "staging"} or a list')
     p.add_argument("--effect", choices=["approve", "deny"], default="approve")
     p.add_argument("--reason", help="a deny rule's: what the agent reads")
@@ -53,11 +55,11 @@ def _actor(args):  # noqa: ANN001, ANN202
 
 
 def _line(view: rules.RuleView) -> list[Any]:
-    return [view.id, view.state, view.effect, view.team, view.tool, view.when, view.owner,
+    return [view.id, view.state, view.effect, view.team, view.scope, view.when, view.owner,
             f"{view.agreements}/{view.disagreements}", view.decided]
 
 
-_HEADERS = ["id", "state", "effect", "team", "tool", "when", "owner", "agree/disagree", "decided"]
+_HEADERS = ["id", "state", "effect", "team", "tool or gate", "when", "owner", "agree/disagree", "decided"]
 
 
 @command("rules list")
@@ -88,9 +90,9 @@ def _candidates(args) -> int:
 def _create(args) -> int:
     view = rules.create_rule(_actor(args), rules.RuleCommand(
         team=args.team, tool=args.tool, when=json_arg(args.when, "when"), effect=args.effect, reason=args.reason,
-        expires_in_days=args.expires_in_days, daily_cap=args.daily_cap))
+        expires_in_days=args.expires_in_days, daily_cap=args.daily_cap, task_type=args.task_type, role=args.role))
     emit(args, asdict(view),
-         f"rule {view.id} made, in shadow: {view.effect} {view.tool} of {view.team} when {view.when}")
+         f"rule {view.id} made, in shadow: {view.effect} {view.scope} of {view.team} when {view.when}")
     return 0
 
 

@@ -33,6 +33,7 @@ from hitl_dashboard.services.findings import queue as findings_queue
 from hitl_dashboard.services.live import live
 from hitl_dashboard.services.reviews.review_requests import Subject, open_request, touched_queues
 from hitl_dashboard.services.rules.gate import decide_by_rules
+from hitl_dashboard.services.rules.sign_off_gate import decide_sign_off_by_rules
 from hitl_dashboard.services.teams import versions
 from hitl_dashboard.services.transactions import reading, transaction
 from hitl_dashboard.teams.model import TeamDefinition
@@ -234,7 +235,9 @@ def _ask_content(session: Session, conversation: Conversation, actor: Actor, tea
     assert revision.id is not None
     findings_queue.enqueue(session, [revision])  # Python content is analysed as agents' code is
     combined = content_hash(sorted([[revision.key, revision.content_hash]]))
-    open_request(session, conversation, kind=ReviewKind.SIGNOFF, role=team.sign_off(task_type)[0], rule="external",
-                 reason=f"{actor.username} (external) asks for sign-off",
-                 subject=Subject(SubjectType.CODE_REVISION, revision.id, f"{key} r1", combined),
-                 risk_flags=[rules.EXTERNAL], actor=actor.username)
+    request = open_request(
+        session, conversation, kind=ReviewKind.SIGNOFF, role=team.sign_off(task_type)[0], rule="external",
+        reason=f"{actor.username} (external) asks for sign-off",
+        subject=Subject(SubjectType.CODE_REVISION, revision.id, f"{key} r1", combined),
+        risk_flags=[rules.EXTERNAL], actor=actor.username)
+    decide_sign_off_by_rules(session, conversation, request)  # where the team allows it, a rule may sign off

@@ -221,7 +221,8 @@ def _record(uow: UnitOfWork, actor: Actor, request: ReviewRequest, conversation:
                Subject(request.subject_type, request.subject_id, request.subject_label, request.content_hash))
     webhooks.review_decided(uow.session, decision_id, row, request, conversation, actor.username)
     next_review = _apply(uow, actor, conversation, request, decision, edited, subject)
-    observe_human_decision(uow.session, conversation, request, decision.action, edited)  # standing rules' evidence
+    observe_human_decision(uow.session, conversation, request, decision.action, edited,  # standing rules' evidence
+                           content_edited=planned is not None)
     conversation.updated_at = utcnow()
     write_changes(uow.session, conversation)
     touch_queue(uow.session, request.required_role)
@@ -324,6 +325,19 @@ def _apply(uow, actor: Actor, conversation: Conversation, request: ReviewRequest
         return None
     if decision.action == Action.SKIP:  # a sign-off skip put the request back in the queue
         return None
+    following = advance_sign_off(session, conversation, request, subject, actor)
+    if following is None:
+        return None
+    # Imported here: the rules' gate records its decisions through this module's steps.
+    from hitl_dashboard.services.rules.sign_off_gate import decide_sign_off_by_rules
+    return decide_sign_off_by_rules(session, conversation, following)  # the team may let a rule take it
+
+
+def advance_sign_off(session, conversation: Conversation, request: ReviewRequest, subject: Subject,
+                     actor: Actor) -> ReviewRequest | None:
+    """A sign-off step was approved (by a person, or by a standing rule the team allows): the chain's
+    next role's request opens, bound to the approved content; or, every role having approved it,
+    the conversation is approved. The new request, or None."""
     approvals = signoff_approvals(session, conversation.id)
     role = next_role(pinned(conversation).sign_off(conversation.task_type), approvals, subject.content_hash)
     if role is None:

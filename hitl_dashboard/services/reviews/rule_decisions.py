@@ -1,9 +1,10 @@
-"""A standing rule's decision of a tool-call request: the decide path's own steps (services/reviews/
-decide.py: close the request, the decision row, the audit event, the transcript note, the webhook,
-then the tool call's decision and, for an external request, its outcome), with the rule as the
-decider: no person, no queue. Called in the transaction that opened the request, so the request is
-never seen open by anyone; that transaction holds the conversation (the runner's lease and lock, or
-the new external conversation)."""
+"""A standing rule's decision of a tool-call request, or of a content sign-off whose gate the team
+file allows (issue 42): the decide path's own steps (services/reviews/decide.py: close the request,
+the decision row bound to the request's content hash, the audit event, the transcript note, the
+webhook, then the tool call's decision and, for an external request, its outcome; or the sign-off
+chain's next step), with the rule as the decider: no person, no queue. Called in the transaction
+that opened the request, so the request is never seen open by anyone; that transaction holds the
+conversation (the runner's lease and lock, or the new external conversation)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ from hitl_dashboard.domain.errors import Conflict
 from hitl_dashboard.domain.permissions import Actor
 from hitl_dashboard.domain.standing_rules import DECIDABLE_KINDS, RuleEffect, rule_actor_name
 from hitl_dashboard.services.external_outcomes.outcomes import end_status, is_external
-from hitl_dashboard.services.reviews.decide import CLOSE_REQUEST, set_conversation_status
-from hitl_dashboard.services.reviews.review_requests import touch_queue
+from hitl_dashboard.services.reviews.decide import CLOSE_REQUEST, advance_sign_off, set_conversation_status
+from hitl_dashboard.services.reviews.review_requests import Subject, touch_queue
 from hitl_dashboard.services.reviews.tool_decisions import describe_call, record_tool_decision
+from hitl_dashboard.services.rules.allowance import check_rule_may_sign_off
 from hitl_dashboard.services.webhooks import webhooks
 
 
@@ -43,9 +45,13 @@ class RuleDecider:
 
 
 def record_rule_decision(session, conversation: Conversation, request: ReviewRequest, rule: RuleDecider) -> int:
-    """The decision's id. Only a tool-call request: a content sign-off bound to a hash is never a rule's."""
+    """The decision's id. A tool-call request, or a sign-off the team's current version lets rules
+    take (TaskTypeDef.rules_may_sign_off), which a rule only approves; anything else is refused."""
     if request.kind not in DECIDABLE_KINDS:
-        raise Conflict(f"a standing rule decides tool-call approvals only, not a {request.kind} review")
+        raise Conflict(f"a standing rule decides tool-call approvals and allowed sign-offs only, not a "
+                       f"{request.kind} review")
+    if request.kind == ReviewKind.SIGNOFF:
+        check_rule_may_sign_off(session, conversation, request.required_role, rule.effect)
     action = Action.APPROVE if rule.effect == RuleEffect.APPROVE else Action.REVISE  # a tool call's denial
     closed = {"status": ReviewStatus.DECIDED, "version": request.version + 1, "assignee_id": None,
               "closed_at": utcnow()}
@@ -77,6 +83,11 @@ def record_rule_decision(session, conversation: Conversation, request: ReviewReq
     session.execute(delete(WebhookDelivery).where(col(WebhookDelivery.event_id) == f"review.requested:{request.id}"))
     webhooks.review_decided(session, decision_id, row, request, conversation, rule.name)
     actor = Actor(user_id=0, username=rule.name, roles=frozenset(), workspace_id=conversation.workspace_id)
+    if request.kind == ReviewKind.SIGNOFF:  # the next role's step opens (and waits for a person, unless allowed)
+        advance_sign_off(session, conversation, request, Subject(request.subject_type, request.subject_id,
+                                                                 request.subject_label, request.content_hash), actor)
+        touch_queue(session, request.required_role)
+        return decision_id
     why = f"denied automatically by standing rule {rule.rule_id}: {rule.reason or 'no reason given'}"
     record_tool_decision(session, actor, conversation, request, action, why, None)
     if action != Action.APPROVE:
@@ -92,6 +103,8 @@ def record_rule_decision(session, conversation: Conversation, request: ReviewReq
 
 def _note(session, conversation: Conversation, request: ReviewRequest, rule: RuleDecider, action: str) -> None:
     verb = "APPROVED" if action == Action.APPROVE else "DENIED"
+    if request.kind == ReviewKind.SIGNOFF:
+        verb = f"SIGNED OFF as {request.required_role} ({request.subject_label})"
     text = (f"{verb} automatically by rule {rule.rule_id} (version {rule.rule_version}), made by {rule.made_by}"
             + (f", made active by {rule.promoted_by}" if rule.promoted_by else "") + f": when {rule.conditions}")
     if request.kind == ReviewKind.TOOL_CALL:

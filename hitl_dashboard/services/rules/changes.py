@@ -26,7 +26,9 @@ def change_state(session: Session, rule: StandingRule, to: RuleState, *, actor: 
 def audit(session: Session, rule: StandingRule, action: str, *, actor: str, details: dict[str, Any]) -> None:
     append_audit(session, actor=actor, action=action, workspace_id=rule.workspace_id,
                  details={"rule_id": rule.id, "rule_version": rule.version, "team": rule.team, "tool": rule.tool,
-                          "effect": rule.effect, "state": rule.state, **details})
+                          "effect": rule.effect, "state": rule.state,
+                          **({"task_type": rule.task_type, "role": rule.sign_off_role} if rule.sign_off_role else {}),
+                          **details})
 
 
 def pause_itself(session: Session, rule_id: int, why: str, **details: Any) -> None:

@@ -1,4 +1,5 @@
-"""Where standing rules decide (issue 42): right after tool-call requests are opened (the runner's
+"""Where standing rules decide tool calls (issue 42; sign-offs a team allows: sign_off_gate.py): right
+after tool-call requests are opened (the runner's
 turn, an external request), in that transaction, an active rule whose conditions hold decides the
 request through services/reviews/rule_decisions.py (the decide path's steps, the rule as the
 decider); a deny rule wins over an approve rule. The rule's state is read in this transaction
@@ -35,14 +36,16 @@ def decide_by_rules(session: Session, conversation: Conversation, requests: list
             continue
         for row in matching_rules(session, conversation.workspace_id, conversation.template, call.tool_name,
                                   call.arguments, (RuleState.ACTIVE.value,)):
-            if _decide_with(session, conversation, request, call, row.id):
+            if decide_with(session, conversation, request, row.id, call.id):
                 decided += 1
                 break
     return decided
 
 
-def _decide_with(session: Session, conversation: Conversation, request: ReviewRequest, call: ToolCall,
-                 rule_id: int) -> bool:
+def decide_with(session: Session, conversation: Conversation, request: ReviewRequest, rule_id: int,
+                tool_call_id: int | None) -> bool:
+    """The rule decides the request if it is still active and under its daily cap (a tool call, or
+    a sign-off: tool_call_id None); whether it did."""
     rule = session.get(StandingRule, rule_id, with_for_update=True, populate_existing=True)
     if rule is None or rule.state != RuleState.ACTIVE:
         return False  # paused or revoked a moment ago, on another worker: its state now holds
@@ -57,8 +60,8 @@ def _decide_with(session: Session, conversation: Conversation, request: ReviewRe
                           rule_conditions.describe(rule.conditions))
     record_rule_decision(session, conversation, request, decider)
     session.add(RuleObservation(rule_id=rule.id, rule_version=rule.version, workspace_id=rule.workspace_id,
-                                conversation_id=conversation.id, review_request_id=request.id, tool_call_id=call.id,
-                                mode=RuleState.ACTIVE.value, would=rule.effect))
+                                conversation_id=conversation.id, review_request_id=request.id,
+                                tool_call_id=tool_call_id, mode=RuleState.ACTIVE.value, would=rule.effect))
     rule.decided += 1
     session.add(rule)
     return True

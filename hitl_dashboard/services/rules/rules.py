@@ -18,6 +18,7 @@ from hitl_dashboard.db.memberships import resolve_workspace
 from hitl_dashboard.db.models import User, utcnow
 from hitl_dashboard.db.rows import in_workspaces
 from hitl_dashboard.db.rule_models import RuleObservation, StandingRule, WorkspaceRuleSettings
+from hitl_dashboard.domain.content_rules import gate_label
 from hitl_dashboard.domain.errors import InvalidInput, NotFound
 from hitl_dashboard.domain.permissions import Actor, check_can_manage_workspace
 from hitl_dashboard.domain.standing_rules import (
@@ -34,6 +35,7 @@ from hitl_dashboard.domain.standing_rules import (
 from hitl_dashboard.services.rules import conditions as rule_conditions
 from hitl_dashboard.services.rules.changes import audit, change_state
 from hitl_dashboard.services.rules.gate import expire_rules
+from hitl_dashboard.services.rules.gate_rules import checked_gate_rule
 from hitl_dashboard.services.teams import versions
 from hitl_dashboard.services.transactions import transaction
 
@@ -48,6 +50,9 @@ class RuleCommand:
     expires_in_days: int = DEFAULT_EXPIRY_DAYS
     daily_cap: int | None = None
     workspace: str | None = None
+    # A rule on a content sign-off gate instead of a tool (tool ""): the gate's task type and role.
+    task_type: str | None = None
+    role: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,13 @@ class RuleView:
     decided: int
     created_at: str
     evidence: list[dict[str, Any]] = field(default_factory=list)
+    task_type: str | None = None  # a sign-off gate's rule: its gate (tool "")
+    role: str | None = None
+
+    @property
+    def scope(self) -> str:
+        """What it decides, as a reader says it: a tool, or `sign-off code/security_reviewer`."""
+        return self.tool or f"sign-off {gate_label(self.task_type or '?', self.role or '?')}"
 
 
 def settings_of(session: Session, workspace_id: int) -> RuleSettings:
@@ -114,14 +126,24 @@ def add_rule(session: Session, actor: Actor, workspace_id: int, command: RuleCom
     if found is None:
         raise InvalidInput(f"no team '{command.team}' in this workspace", "team")
     team = found[1]
-    if command.tool not in team.tools:
-        raise InvalidInput(f"'{command.tool}' is not a tool of team {team.name}; its tools are "
-                           f"{', '.join(sorted(team.tools)) or 'none'}", "tool")
-    check_may_author(actor.username, actor.roles_in(workspace_id), team.tool_approver, "make a standing rule")
-    stored = rule_conditions.checked_conditions(team, command.tool, command.when)
-    rule = StandingRule(workspace_id=workspace_id, team=team.name, tool=command.tool, effect=command.effect,
-                        reason=(command.reason or "").strip() or None, conditions=stored,
-                        match_key=rule_key(stored),
+    gate = command.task_type is not None or command.role is not None
+    if gate:
+        stored = checked_gate_rule(team, tool=command.tool, task_type=command.task_type, role=command.role,
+                                   effect=command.effect, when=command.when, username=actor.username,
+                                   roles=actor.roles_in(workspace_id))
+    else:
+        if not command.tool:
+            raise InvalidInput("name the tool whose calls the rule decides (or a sign-off gate: task_type and "
+                               "role)", "tool")
+        if command.tool not in team.tools:
+            raise InvalidInput(f"'{command.tool}' is not a tool of team {team.name}; its tools are "
+                               f"{', '.join(sorted(team.tools)) or 'none'}", "tool")
+        check_may_author(actor.username, actor.roles_in(workspace_id), team.tool_approver, "make a standing rule")
+        stored = rule_conditions.checked_conditions(team, command.tool, command.when)
+    rule = StandingRule(workspace_id=workspace_id, team=team.name, tool="" if gate else command.tool,
+                        task_type=command.task_type if gate else None, sign_off_role=command.role if gate else None,
+                        effect=command.effect, reason=(command.reason or "").strip() or None, conditions=stored,
+                        match_key="" if gate else rule_key(stored),
                         state=RuleState.SHADOW.value, owner_id=actor.user_id, daily_cap=command.daily_cap,
                         expires_at=utcnow() + timedelta(days=command.expires_in_days))
     session.add(rule)
@@ -210,6 +232,8 @@ def _own(session: Session, actor: Actor, rule_id: int, *, lock: bool = False) ->
 
 
 def _deciding_role(session: Session, rule: StandingRule) -> str:
+    if rule.sign_off_role:  # a sign-off gate's rule: the role whose step it takes
+        return rule.sign_off_role
     found = versions.current(session, rule.team, rule.workspace_id)
     return found[1].tool_approver if found else "admin"  # a team since removed: only admins act on its rules
 
@@ -233,4 +257,4 @@ def view_of(session: Session, rule: StandingRule, *, evidence: bool = False) -> 
         promoted_by=names.get(rule.promoted_by_id) if rule.promoted_by_id else None,
         override_reason=rule.override_reason, daily_cap=rule.daily_cap, expires_at=rule.expires_at.isoformat(),
         agreements=rule.agreements, disagreements=rule.disagreements, decided=rule.decided,
-        created_at=rule.created_at.isoformat(), evidence=seen)
+        created_at=rule.created_at.isoformat(), evidence=seen, task_type=rule.task_type, role=rule.sign_off_role)

@@ -24,6 +24,7 @@ from hitl_dashboard.observability.on_commit import on_commit
 from hitl_dashboard.services.findings.queue import enqueue as enqueue_analysis
 from hitl_dashboard.services.reviews.review_requests import Subject, dismiss_open_requests, open_request
 from hitl_dashboard.services.rules.gate import decide_by_rules
+from hitl_dashboard.services.rules.sign_off_gate import decide_sign_off_by_rules
 from hitl_dashboard.services.runner.checkpoints import store_turn_checkpoint
 from hitl_dashboard.services.teams.versions import pinned
 from hitl_dashboard.services.webhooks import webhooks
@@ -75,7 +76,7 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult,
         session.flush()  # the subject names the rows by id
         subject = _subject_for(conversation, revisions, last_text)
         dismiss_open_requests(session, conversation.id, actor="runner", why="new content to review")
-        open_request(
+        request = open_request(
             session, conversation,
             kind=ReviewKind.SIGNOFF if decision.is_signoff else ReviewKind.GATE,
             role=Role.SECURITY_REVIEWER.value if decision.to_security else first_role(_sign_off_chain(conversation)),
@@ -84,6 +85,9 @@ def apply_turn(session: Session, conversation: Conversation, turn: TurnResult,
             subject=subject,
             risk_flags=list(decision.risk_flags),
         )
+        # A sign-off gate the team lets standing rules take: an active rule may sign off at once.
+        if decision.is_signoff and decide_sign_off_by_rules(session, conversation, request) is None:
+            return FINISHED  # rules took every step of the chain: the conversation is approved
         return _pause(conversation)
     if decision.outcome == "done":
         conversation.status = ConversationStatus.APPROVED
