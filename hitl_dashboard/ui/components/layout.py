@@ -31,6 +31,9 @@ NAV_ITEMS = (  # label, route, icon, element id, shown when
     ("Queues", routes.QUEUE, "inbox", "nav-queue", AppState.review_roles.length() > 0),
     ("Conversations", routes.CONVERSATIONS, "messages-square", "nav-conversations", None),
     ("New", routes.NEW_CONVERSATION, "circle-plus", "nav-new", None),
+    # Standing rules: made and read by the deciding roles and workspace admins (the services check).
+    ("Rules", routes.RULES, "list-checks", "nav-rules", (AppState.review_roles.length() > 0)
+     | AppState.can_manage_workspace),
     ("Audit", routes.AUDIT, "scroll-text", "nav-audit", AppState.can_read_audit),
     ("Analytics", routes.ANALYTICS, "chart-column", "nav-analytics", AppState.can_read_audit),
     ("Users", routes.ADMIN_USERS, "users", "nav-users", AppState.is_admin),
