@@ -132,7 +132,10 @@ def test_a_candidate_from_the_history_becomes_a_rule_whose_evidence_shows_a_disa
     expect(admin_page.locator(".rule-candidate").first).to_be_visible(timeout=20_000)
     admin_page.context.close()
 
-    page = signed_in(reviewer)
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    sign_in(page, app_server, reviewer, lands_on="**/*")
+    page.click("#nav-rules")  # a reviewer's header has room for the link
+    page.wait_for_url("**/rules*")
     expect(page.locator("#rule-setting-min_approvals")).to_have_text("2")  # shown, not editable
     candidate = page.locator(".rule-candidate[data-argument='environment']")
     expect(candidate).to_contain_text("environment == 'staging'")
