@@ -70,8 +70,9 @@ def proposals_for(actor: Actor, workspace: str | None = None) -> Proposals:
         history = human_tool_decisions(session, found.id, utcnow() - timedelta(days=settings.window_days))
         kept = [c for c in candidates_from(history, settings) if c.team in teams]
         calls = {e["tool_call_id"] for c in kept for e in c.examples}
-        where = dict(session.execute(select(ToolCall.id, ToolCall.conversation_id)
-                                     .where(col(ToolCall.id).in_(calls))).all()) if calls else {}
+        where: dict[int, int] = dict(session.execute(
+            select(col(ToolCall.id), col(ToolCall.conversation_id)).where(col(ToolCall.id).in_(calls))
+        ).tuples().all()) if calls else {}
         for candidate in kept:  # each example links to its conversation
             candidate.examples = [{**e, "conversation_id": where.get(e["tool_call_id"])} for e in candidate.examples]
         return Proposals(settings, True, kept)

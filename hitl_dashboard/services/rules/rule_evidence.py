@@ -64,6 +64,6 @@ def _observed(session: Session, rows: list[RuleObservation]) -> list[Observed]:
         select(Decision.review_request_id, User.username).join(User, col(User.id) == Decision.reviewer_id)
         .where(col(Decision.review_request_id).in_({o.review_request_id for o in rows}))
         .order_by(col(Decision.id)))} if rows else {}
-    return [Observed(o.conversation_id, o.tool_call_id, o.review_request_id, calls.get(o.tool_call_id) or {},
+    return [Observed(o.conversation_id, o.tool_call_id, o.review_request_id, dict(calls.get(o.tool_call_id) or {}),
                      o.would, o.human_action or "", o.human_edited, people.get(o.review_request_id, "?"),
                      o.created_at.isoformat(timespec="seconds"), o.rule_version, o.mode) for o in rows]

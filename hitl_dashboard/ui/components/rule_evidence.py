@@ -49,5 +49,6 @@ def evidence_panel() -> rx.Component:
             _table("Every disagreement", E.disagreement_rows, "rule-disagreement", "No disagreement."),
             _table("Latest agreements", E.agreement_rows, "rule-agreement", "No agreement yet."),
             spacing="3", width="100%",
-        ), width="100%", id="rule-evidence", data_rule_id=E.evidence_of.to_string())),
+        ), width="100%", id="rule-evidence",
+            data_rule_id=E.evidence_of.to_string())),  # type: ignore[attr-defined]
     )

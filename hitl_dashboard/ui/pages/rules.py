@@ -9,9 +9,9 @@ import reflex as rx
 
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.components.new_rule_form import new_rule_form
+from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.components.rule_candidates import candidates_section
 from hitl_dashboard.ui.components.rule_evidence import evidence_panel
-from hitl_dashboard.ui.components.row_var import RowVar
 from hitl_dashboard.ui.states.app_state import AppState
 from hitl_dashboard.ui.states.rule_evidence import RuleEvidenceState
 from hitl_dashboard.ui.states.rules import RuleRow

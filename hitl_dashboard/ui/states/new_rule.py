@@ -15,8 +15,8 @@ from hitl_dashboard.domain.standing_rules import RuleEffect
 from hitl_dashboard.services.rules import rules
 from hitl_dashboard.services.rules.form_choices import rule_form_choices
 from hitl_dashboard.ui.states.app_state import AppState
-from hitl_dashboard.ui.states.rule_terms import FIELDS, MAX_VALUES_TEXT, RuleTermsForm, condition_rows
 from hitl_dashboard.ui.states.rule_candidates import RuleCandidatesState
+from hitl_dashboard.ui.states.rule_terms import FIELDS, MAX_VALUES_TEXT, RuleTermsForm, condition_rows
 from hitl_dashboard.ui.states.rules import RulesState
 
 NEW_RULE_FIELDS = (*FIELDS, "team", "tool", "effect", "reason")
