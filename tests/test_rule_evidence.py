@@ -13,11 +13,9 @@ from hitl_dashboard.db.models import utcnow
 from hitl_dashboard.db.rule_models import RuleObservation
 from hitl_dashboard.db.uow import UnitOfWork
 from hitl_dashboard.domain.errors import NotFound
-from hitl_dashboard.services.auth import users
 from hitl_dashboard.services.rules import candidates, rule_evidence, rules
-from hitl_dashboard.services.workspaces import workspaces
 from tests.support import flow
-from tests.test_standing_rules import new_rule, open_tool_reviews, start_deploy
+from tests.test_standing_rules import admin_of_another_workspace, new_rule, open_tool_reviews, start_deploy
 
 
 def test_every_disagreement_is_listed_and_only_the_latest_agreements(db_url):
@@ -46,12 +44,9 @@ def test_every_disagreement_is_listed_and_only_the_latest_agreements(db_url):
 def test_another_workspaces_rule_evidence_is_not_found(db_url):
     flow.make_people()
     rule = new_rule()
-    workspaces.create_workspace(None, slug="payments", name="Payments")
-    users.create_user(username="zoe", password="pw-zoe", roles=["security_reviewer"])
-    workspaces.set_member(None, "payments", username="zoe", roles=["security_reviewer", "workspace_admin"])
-    workspaces.remove_member(None, "default", username="zoe")
+    zoe = admin_of_another_workspace()
     with pytest.raises(NotFound, match=f"standing rule {rule.id} does not exist"):
-        rule_evidence.rule_evidence(flow.actor("zoe"), rule.id)
+        rule_evidence.rule_evidence(zoe, rule.id)
 
 
 def test_the_pages_candidates_are_offered_to_who_may_make_the_rule_with_their_conversations(db_url):
