@@ -10,6 +10,8 @@ import pytest
 from hitl_dashboard.domain.errors import InvalidInput
 from hitl_dashboard.domain.rule_forms import ConditionInput, condition_of, conditions_of, json_type, row_field
 from hitl_dashboard.ui.states.new_rule import NewRuleState
+from hitl_dashboard.ui.states.rule_candidates import RuleCandidatesState
+from hitl_dashboard.ui.states.rule_evidence import RuleEvidenceState
 from hitl_dashboard.ui.states.rule_from_review import RuleFromReviewState
 from hitl_dashboard.ui.states.rule_terms import ConditionRow
 
@@ -54,8 +56,10 @@ def test_the_form_states_handlers_are_known():
         return {name for name in state.event_handlers if name != "setvar"}
 
     assert handlers(RuleFromReviewState) == TERMS | {"open_rule_form", "close_rule_form", "save_rule"}
-    assert handlers(NewRuleState) == TERMS | {"open_form", "close_form", "pick_team", "pick_tool", "set_effect",
-                                              "set_reason", "save"}
+    assert handlers(NewRuleState) == TERMS | {"open_form", "open_from_candidate", "close_form", "pick_team",
+                                              "pick_tool", "set_effect", "set_reason", "save"}
+    assert handlers(RuleCandidatesState) == {"load_candidates", "set_setting", "save_settings"}
+    assert handlers(RuleEvidenceState) == {"open_evidence", "close_evidence"}
     # Server-side only: the call's version and hash the form approves, the choices read for the workspace.
     assert all(RuleFromReviewState.__fields__[n]._backend for n in ("_review_id", "_version", "_content_hash"))
     assert NewRuleState.__fields__["_choices"]._backend
@@ -85,3 +89,13 @@ def test_a_row_the_form_does_not_have_changes_nothing():
     assert state._terms() == ([{"argument": "environment", "one_of": ["staging", "production"]}], 30, 10, [0])
     NewRuleState.event_handlers["pick_team"].fn(state, "no-such-team")  # not among the choices read: nothing
     assert state.team == "" and state.conditions[0].text == "staging\nproduction"
+
+
+def test_the_settings_draft_takes_only_its_own_fields():
+    state = RuleCandidatesState(_reflex_internal_init=True)
+    set_setting = RuleCandidatesState.event_handlers["set_setting"].fn
+    for name, value in (("user_id", "5"), ("roles", "admin"), ("min_approvals", 3), ("settings_error", "x")):
+        set_setting(state, name, value)
+    assert (state.user_id, state.roles, state.min_approvals, state.settings_error) == (0, [], "", "")
+    set_setting(state, "min_approvals", "2")
+    assert state.min_approvals == "2"

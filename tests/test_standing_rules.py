@@ -233,14 +233,19 @@ def test_an_expired_or_revoked_rule_decides_nothing(db_url):
         rules.promote_rule(flow.actor("erin"), revoked.id, override_reason="again")
 
 
-def test_another_workspaces_rule_is_not_found(db_url):
-    flow.make_people()
-    rule = new_rule()
+def admin_of_another_workspace():
+    """zoe: reviewer and workspace admin of "payments" only."""
     workspaces.create_workspace(None, slug="payments", name="Payments")
     users.create_user(username="zoe", password="pw-zoe", roles=["security_reviewer"])
     workspaces.set_member(None, "payments", username="zoe", roles=["security_reviewer", "workspace_admin"])
     workspaces.remove_member(None, "default", username="zoe")
-    zoe = flow.actor("zoe")
+    return flow.actor("zoe")
+
+
+def test_another_workspaces_rule_is_not_found(db_url):
+    flow.make_people()
+    rule = new_rule()
+    zoe = admin_of_another_workspace()
     for act in (lambda: rules.show_rule(zoe, rule.id), lambda: rules.promote_rule(zoe, rule.id, override_reason="x"),
                 lambda: rules.pause_rule(zoe, rule.id), lambda: rules.revoke_rule(zoe, rule.id)):
         with pytest.raises(NotFound, match=f"standing rule {rule.id} does not exist"):

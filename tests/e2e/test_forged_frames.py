@@ -42,7 +42,7 @@ TABLES = {"conversations": {"lease_owner", "lease_expires_at", "updated_at"}, "m
           "review_requests": set(), "decisions": set(), "tool_calls": set(), "code_revisions": set(),
           "users": set(), "webhooks": set(), "api_tokens": {"last_used_at"}, "workspaces": set(),
           "workspace_members": set(), "slack_user_links": set(), "standing_rules": set(),
-          "standing_rule_observations": set()}
+          "standing_rule_observations": set(), "workspace_rule_settings": set()}
 PER_CONVERSATION = {"conversations", "messages", "review_requests", "decisions", "tool_calls", "code_revisions"}
 log = logging.getLogger(__name__)
 
@@ -65,13 +65,14 @@ def business_rows(app: RunningApp, skip_conversations: set[int], attackers: set[
         skip_conversations = set(skip_conversations) | own
         for table, volatile in TABLES.items():
             rows = []
-            for row in db.execute(text(f"SELECT * FROM {table} ORDER BY id")).mappings():
+            key = "workspace_id" if table == "workspace_rule_settings" else "id"  # one row per workspace
+            for row in db.execute(text(f"SELECT * FROM {table} ORDER BY {key}")).mappings():
                 cid = row["id"] if table == "conversations" else row.get("conversation_id")
                 if table in PER_CONVERSATION and cid in skip_conversations:
                     continue
                 if table == "api_tokens" and row["user_id"] in attackers:
                     continue
-                if attackers_workspace in (row.get("workspace_id"), row["id"] if table == "workspaces" else None):
+                if attackers_workspace in (row.get("workspace_id"), row.get("id") if table == "workspaces" else None):
                     continue
                 rows.append({k: str(v) for k, v in row.items() if k not in volatile})
             snapshot[table] = rows

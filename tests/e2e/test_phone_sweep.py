@@ -193,6 +193,7 @@ SCREENS = [
     Screen("admin: team editor, YAML", "admin", lambda w: "/admin/teams?team=code", "#team-title",
            lambda page, w: page.get_by_role("radio", name="YAML").click()),
     Screen("tokens", "reviewer", lambda w: "/tokens", "#create-token"),
+    Screen("rules: candidates and thresholds", "admin", lambda w: "/rules", "#rule-settings-save"),
     Screen("webhooks", "admin", lambda w: "/webhooks", "#add-webhook", _webhook_listed),
     Screen("dialog: remove webhook", "admin", lambda w: "/webhooks", "#add-webhook", _remove_webhook),
 ]

@@ -1,16 +1,29 @@
 """The Rules page (issue 42), reached from the queue: a reviewer's rule, made over the API, is listed
 with its state and evidence; its owner pauses it in the browser and the page says so; a reviewer of
 another workspace sees none of it. A rule made with the page's "New rule" form, each error the
-services name shown beside its field."""
+services name shown beside its field. A candidate from the history made a rule, and its evidence."""
 
 from __future__ import annotations
 
+import re
+
 import httpx
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import text
 
+from hitl_dashboard.db.models import ReviewRequest
 from tests.e2e.app_process import RunningApp
-from tests.e2e.support import api_token, make_user, make_workspace, sign_in
+from tests.e2e.support import (
+    api_token,
+    decide_as,
+    make_user,
+    make_workspace,
+    open_reviews,
+    set_member,
+    sign_in,
+    start,
+    wait_for,
+)
 
 
 def test_a_rule_made_over_the_api_is_read_and_paused_on_the_rules_page(app_server: RunningApp, page: Page) -> None:
@@ -80,3 +93,79 @@ def test_a_rule_is_made_on_the_rules_page_and_each_error_shows_beside_its_field(
         reason = db.execute(text("SELECT reason FROM standing_rules WHERE workspace_id = :w"),
                             {"w": workspace_id}).scalar_one()
     assert reason == "staging is frozen this week"
+
+
+def test_a_candidate_from_the_history_becomes_a_rule_whose_evidence_shows_a_disagreement(
+        app_server: RunningApp, browser: Browser) -> None:
+    """Issue 42, evidence first, in the browser: a workspace admin lowers N to 2 on the page; two
+    deploys to staging approved unchanged make a candidate, shown to a reviewer with its count and
+    examples; "Make this rule" pre-fills the New rule form; saved, the rule is in shadow; a person's
+    contrary decision on the next matching call shows in the rule's evidence as a disagreement."""
+    workspace_id, slug = make_workspace(app_server, "candidates")
+    starter = make_user(app_server, "final_approver", prefix="cand-dev", workspace_id=workspace_id)
+    reviewer = make_user(app_server, "security_reviewer", prefix="cand-rev", workspace_id=workspace_id)
+    admin = make_user(app_server, "security_reviewer", prefix="cand-admin", workspace_id=workspace_id)
+    set_member(app_server, workspace_id, admin, ["workspace_admin"])
+
+    def deploy_decided(task: str, action: str) -> ReviewRequest:
+        cid = start(app_server, starter, task, task_type="ops", workspace=slug, title=task)
+        [review] = wait_for(lambda: [r for r in open_reviews(app_server, cid) if r.kind == "tool_call"],
+                            timeout=120, what=f"conversation {cid}'s deploy call waiting for a person")
+        decide_as(app_server, reviewer, review, action)
+        return review
+
+    approved = [deploy_decided(f"Deploy billing-api v2.4.{n} to staging", "approve") for n in (1, 2)]
+
+    def signed_in(username: str) -> Page:
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        sign_in(page, app_server, username, lands_on="**/*")
+        page.goto(f"{app_server.base_url}/rules")
+        return page
+
+    # A workspace admin sets N = 2 (a bad value first: the error is beside its field).
+    admin_page = signed_in(admin)
+    admin_page.fill("#rule-setting-min_approvals", "0")
+    admin_page.click("#rule-settings-save")
+    expect(admin_page.locator("#rule-settings .setting-error")).to_contain_text("min_approvals must be between")
+    admin_page.fill("#rule-setting-min_approvals", "2")
+    admin_page.click("#rule-settings-save")
+    expect(admin_page.locator(".rule-candidate").first).to_be_visible(timeout=20_000)
+    admin_page.context.close()
+
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    sign_in(page, app_server, reviewer, lands_on="**/*")
+    page.click("#nav-rules")  # a reviewer's header has room for the link
+    page.wait_for_url("**/rules*")
+    expect(page.locator("#rule-setting-min_approvals")).to_have_text("2")  # shown, not editable
+    candidate = page.locator(".rule-candidate[data-argument='environment']")
+    expect(candidate).to_contain_text("environment == 'staging'")
+    expect(candidate).to_contain_text("deploy_to_prod")
+    expect(candidate.locator(".candidate-count")).to_contain_text("2 approved unchanged")
+    expect(candidate.locator(".candidate-count")).to_contain_text("over the last 14 days")
+    expect(candidate.locator(".candidate-example")).to_have_count(2)
+    expect(candidate.locator(".candidate-example").first).to_contain_text('"environment": "staging"')
+    expect(candidate.get_by_role("link").first).to_have_attribute(
+        "href", re.compile(rf"/conversations/({approved[0].conversation_id}|{approved[1].conversation_id})$"))
+
+    candidate.get_by_role("button", name="Make this rule").click()
+    form = page.locator("#new-rule-form")
+    expect(page.locator("#new-rule-tool")).to_contain_text("deploy_to_prod")
+    environment = form.locator(".rule-condition[data-argument='environment']")
+    expect(environment.locator("textarea")).to_have_value("staging")
+    expect(form.locator(".rule-condition[data-argument='service'] textarea")).to_have_value("")
+    form.locator("#new-rule-save").click()
+    expect(form).to_have_count(0)
+    row = page.locator(".rule-row").filter(has_text="environment == 'staging'")
+    expect(row.locator(".rule-state")).to_have_text("shadow")
+    rule_id = int(row.get_attribute("data-rule-id") or 0)
+
+    contrary = deploy_decided("Deploy billing-api v2.5.0 to staging", "revise")  # the rule would have approved
+    row.get_by_role("button", name="Evidence").click()
+    evidence = page.locator(f"#rule-evidence[data-rule-id='{rule_id}']")
+    disagreement = evidence.locator(".rule-disagreement")
+    expect(disagreement).to_have_count(1)
+    expect(disagreement).to_contain_text(f"call #{contrary.subject_id}")
+    expect(disagreement).to_contain_text("revise")
+    expect(disagreement).to_contain_text(reviewer)
+    expect(disagreement).to_contain_text('"version": "2.5.0"')
+    expect(evidence.locator(".rule-agreement")).to_have_count(0)

@@ -17,9 +17,10 @@ from hitl_dashboard.db.memberships import resolve_workspace
 from hitl_dashboard.db.models import Conversation, Decision, ReviewRequest, ToolCall, utcnow
 from hitl_dashboard.domain.enums import Action, ReviewKind
 from hitl_dashboard.domain.permissions import Actor
-from hitl_dashboard.domain.standing_rules import RuleSettings
+from hitl_dashboard.domain.standing_rules import RuleSettings, may_author
 from hitl_dashboard.services.rules.rules import settings_of
-from hitl_dashboard.services.transactions import reading
+from hitl_dashboard.services.teams import versions
+from hitl_dashboard.services.transactions import reading, transaction
 
 MAX_EXAMPLES = 3
 
@@ -45,6 +46,36 @@ def propose(actor: Actor, workspace: str | None = None, *, team: str | None = No
         settings = settings_of(uow.session, found.id)
         history = human_tool_decisions(uow.session, found.id, utcnow() - timedelta(days=settings.window_days), team)
         return candidates_from(history, settings)
+
+
+@dataclass(frozen=True)
+class Proposals:
+    """What the Rules page offers: the workspace's N, T, K, and the candidates of the teams whose
+    rules the caller may make (the team's tool_approver or a workspace admin); none may_make: none."""
+    settings: RuleSettings
+    may_make: bool
+    candidates: list[Candidate]
+
+
+def proposals_for(actor: Actor, workspace: str | None = None) -> Proposals:
+    with transaction() as uow:  # versions.current_teams may record the team files' versions
+        session = uow.session
+        found = resolve_workspace(session, actor, workspace)
+        settings = settings_of(session, found.id)
+        roles = actor.roles_in(found.id)
+        teams = {name for name, (_, team) in versions.current_teams(session, found.id).items()
+                 if may_author(roles, team.tool_approver)}
+        if not teams:
+            return Proposals(settings, False, [])
+        history = human_tool_decisions(session, found.id, utcnow() - timedelta(days=settings.window_days))
+        kept = [c for c in candidates_from(history, settings) if c.team in teams]
+        calls = {e["tool_call_id"] for c in kept for e in c.examples}
+        where: dict[int, int] = dict(session.execute(
+            select(col(ToolCall.id), col(ToolCall.conversation_id)).where(col(ToolCall.id).in_(calls))
+        ).tuples().all()) if calls else {}
+        for candidate in kept:  # each example links to its conversation
+            candidate.examples = [{**e, "conversation_id": where.get(e["tool_call_id"])} for e in candidate.examples]
+        return Proposals(settings, True, kept)
 
 
 def human_tool_decisions(session: Session, workspace_id: int, since: datetime,

@@ -179,7 +179,7 @@ def list_rules(actor: Actor, *, workspace: str | None = None, state: str | None 
 
 def show_rule(actor: Actor, rule_id: int) -> RuleView:
     with transaction() as uow:
-        rule = _own(uow.session, actor, rule_id)
+        rule = own_rule(uow.session, actor, rule_id)
         expire_rules(uow.session, frozenset({rule.workspace_id}))
         return view_of(uow.session, rule, evidence=True)
 
@@ -187,7 +187,7 @@ def show_rule(actor: Actor, rule_id: int) -> RuleView:
 def promote_rule(actor: Actor, rule_id: int, *, override_reason: str | None = None) -> RuleView:
     with transaction() as uow:
         session = uow.session
-        rule = _own(session, actor, rule_id, lock=True)
+        rule = own_rule(session, actor, rule_id, lock=True)
         expire_rules(session, frozenset({rule.workspace_id}))
         check_transition(rule.state, RuleState.ACTIVE)
         needed = settings_of(session, rule.workspace_id).min_agreements
@@ -215,7 +215,7 @@ def revoke_rule(actor: Actor, rule_id: int, *, reason: str | None = None) -> Rul
 def _stop(actor: Actor, rule_id: int, to: RuleState, reason: str | None) -> RuleView:
     with transaction() as uow:
         session = uow.session
-        rule = _own(session, actor, rule_id, lock=True)
+        rule = own_rule(session, actor, rule_id, lock=True)
         if actor.user_id != rule.owner_id:
             check_may_author(actor.username, actor.roles_in(rule.workspace_id), _deciding_role(session, rule),
                              f"{'pause' if to == RuleState.PAUSED else 'revoke'} a standing rule")
@@ -224,7 +224,8 @@ def _stop(actor: Actor, rule_id: int, to: RuleState, reason: str | None) -> Rule
         return view_of(session, rule)
 
 
-def _own(session: Session, actor: Actor, rule_id: int, *, lock: bool = False) -> StandingRule:
+def own_rule(session: Session, actor: Actor, rule_id: int, *, lock: bool = False) -> StandingRule:
+    """The rule, if the caller is in its workspace; NotFound otherwise (as if it did not exist)."""
     rule = session.get(StandingRule, rule_id, with_for_update=lock)
     if rule is None or not actor.sees(rule.workspace_id):
         raise NotFound(f"standing rule {rule_id} does not exist")

@@ -31,6 +31,9 @@ NAV_ITEMS = (  # label, route, icon, element id, shown when
     ("Queues", routes.QUEUE, "inbox", "nav-queue", AppState.review_roles.length() > 0),
     ("Conversations", routes.CONVERSATIONS, "messages-square", "nav-conversations", None),
     ("New", routes.NEW_CONVERSATION, "circle-plus", "nav-new", None),
+    # Standing rules: made and read by the deciding roles and workspace admins (the services check).
+    ("Rules", routes.RULES, "list-checks", "nav-rules", (AppState.review_roles.length() > 0)
+     | AppState.can_manage_workspace),
     ("Audit", routes.AUDIT, "scroll-text", "nav-audit", AppState.can_read_audit),
     ("Analytics", routes.ANALYTICS, "chart-column", "nav-analytics", AppState.can_read_audit),
     ("Users", routes.ADMIN_USERS, "users", "nav-users", AppState.is_admin),
@@ -46,9 +49,22 @@ def _when(condition, component: rx.Component) -> rx.Component:
     return component if condition is None else rx.cond(condition, component)
 
 
+# An admin's header (the instance admin's or a workspace admin's) is full at 1280 px (every link, the
+# switcher, a long name): these show there from 1640 px ("xl") only; between, the queue page links
+# them, and below 1280 px the menu has them. Everybody else's header has room.
+ADMIN_XL_ONLY = {"nav-rules"}
+
+
+def _nav_entry(label: str, href: str, icon: str, id_: str) -> rx.Component:
+    link = nav_link(label, href, icon, id_)
+    if id_ not in ADMIN_XL_ONLY:
+        return link
+    return rx.cond(AppState.can_manage_workspace, rx.box(link, display=rx.breakpoints(initial="none", xl="flex")), link)
+
+
 def navigation() -> rx.Component:
     return rx.el.nav(rx.hstack(
-        *[_when(shown, nav_link(label, href, icon, id_)) for label, href, icon, id_, shown in NAV_ITEMS],
+        *[_when(shown, _nav_entry(label, href, icon, id_)) for label, href, icon, id_, shown in NAV_ITEMS],
         spacing=rx.breakpoints(initial="3", xl="4"),
         align="center",
     ), aria_label="Main")

@@ -1,6 +1,7 @@
 """/rules: the workspace's standing rules (docs/standing-rules.md). Here people make rules ("New
 rule"; also from a tool call's review card, the API and the CLI), read them with their evidence and
-promote (a workspace admin with an override reason), pause or revoke them."""
+promote (a workspace admin with an override reason), pause or revoke them; the candidates the history
+supports (each one a pre-filled New rule) and the workspace's N, T, K."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ import reflex as rx
 from hitl_dashboard.ui.components.layout import page_layout
 from hitl_dashboard.ui.components.new_rule_form import new_rule_form
 from hitl_dashboard.ui.components.row_var import RowVar
+from hitl_dashboard.ui.components.rule_candidates import candidates_section
+from hitl_dashboard.ui.components.rule_evidence import evidence_panel
 from hitl_dashboard.ui.states.app_state import AppState
+from hitl_dashboard.ui.states.rule_evidence import RuleEvidenceState
 from hitl_dashboard.ui.states.rules import RuleRow
 from hitl_dashboard.ui.states.rules import RulesState as Rules
 
@@ -41,6 +45,8 @@ def rule_row(row: RowVar[RuleRow]) -> rx.Component:
         rx.table.cell(rx.text(row.evidence, size="1")),
         rx.table.cell(rx.text(row.expires, size="1")),
         rx.table.cell(rx.hstack(
+            rx.button("Evidence", size="1", variant="soft", color_scheme="gray", class_name="rule-evidence-open",
+                      on_click=RuleEvidenceState.open_evidence(row.rule_id)),
             rx.cond((row.state == "shadow") | (row.state == "paused"), promote_controls(row)),
             rx.cond((row.state == "shadow") | (row.state == "active"),
                     rx.button("Pause", size="1", variant="soft", color_scheme="amber",
@@ -75,6 +81,8 @@ def rules_page() -> rx.Component:
                     ),
                     rx.text("No standing rules in this workspace.", size="2", color_scheme="gray", id="no-rules"),
                 ),
+                evidence_panel(),
+                candidates_section(),
                 spacing="4", width="100%",
             ),
             rx.text("Loading…", color_scheme="gray", size="2"),

@@ -13,6 +13,7 @@ from hitl_dashboard.ui.pages.tokens import tokens_page
 from hitl_dashboard.ui.pages.webhooks import webhooks_page
 from hitl_dashboard.ui.states.admin_workspaces import AdminWorkspacesState
 from hitl_dashboard.ui.states.app_state import AppState
+from hitl_dashboard.ui.states.rule_candidates import RuleCandidatesState
 from hitl_dashboard.ui.states.rules import RulesState
 from hitl_dashboard.ui.states.slack_links import SlackLinksState
 from hitl_dashboard.ui.states.tokens import TokensState
@@ -26,6 +27,6 @@ def add_settings_pages(app: rx.App) -> None:
     app.add_page(webhooks_page, route=routes.WEBHOOKS, title=f"Webhooks · {APP_TITLE}",
                  on_load=[AppState.require_login, WebhooksState.load, SlackLinksState.load])
     app.add_page(rules_page, route=routes.RULES, title=f"Standing rules · {APP_TITLE}",
-                 on_load=[AppState.require_login, RulesState.load])
+                 on_load=[AppState.require_login, RulesState.load, RuleCandidatesState.load_candidates])
     app.add_page(admin_workspaces_page, route=routes.ADMIN_WORKSPACES, title=f"Workspace · {APP_TITLE}",
                  on_load=[AppState.require_login, AdminWorkspacesState.load])

@@ -6,6 +6,7 @@ which checks the rights and the conditions and names the field of any error, sho
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import reflex as rx
 
@@ -14,7 +15,8 @@ from hitl_dashboard.domain.standing_rules import RuleEffect
 from hitl_dashboard.services.rules import rules
 from hitl_dashboard.services.rules.form_choices import rule_form_choices
 from hitl_dashboard.ui.states.app_state import AppState
-from hitl_dashboard.ui.states.rule_terms import FIELDS, RuleTermsForm, condition_rows
+from hitl_dashboard.ui.states.rule_candidates import RuleCandidatesState
+from hitl_dashboard.ui.states.rule_terms import FIELDS, MAX_VALUES_TEXT, RuleTermsForm, condition_rows
 from hitl_dashboard.ui.states.rules import RulesState
 
 NEW_RULE_FIELDS = (*FIELDS, "team", "tool", "effect", "reason")
@@ -34,12 +36,31 @@ class NewRuleState(RuleTermsForm, AppState):
     @rx.event
     async def open_form(self):
         try:
-            actor = await self._acting_actor()
-            self._choices = await asyncio.to_thread(rule_form_choices, actor)
+            await self._open()
         except (PermissionDenied, DomainError) as exc:
             return rx.toast.error(str(exc))
-        self.showing, self.teams, self.effect, self.reason = True, list(self._choices), RuleEffect.APPROVE.value, ""
         self._pick(self.teams[0] if self.teams else "", "")
+
+    @rx.event
+    async def open_from_candidate(self, team: str, tool: str, argument: str, value: str):
+        """A candidate's "Make this rule": the form with that team and tool, the argument's row holding
+        the value (the person may widen or narrow it before saving). Whatever a browser sends fills
+        only its own form: saving checks it all (create_rule)."""
+        try:
+            await self._open()
+        except (PermissionDenied, DomainError) as exc:
+            return rx.toast.error(str(exc))
+        known = isinstance(team, str) and isinstance(tool, str) and tool in self._choices.get(team, {})
+        self._pick(team if known else (self.teams[0] if self.teams else ""), tool if known else "")
+        if known and isinstance(argument, str) and isinstance(value, str):
+            self.conditions = [replace(row, text=value[:MAX_VALUES_TEXT], kept=True) if row.argument == argument
+                               else row for row in self.conditions]
+            return rx.scroll_to("new-rule-form")
+
+    async def _open(self) -> None:
+        actor = await self._acting_actor()
+        self._choices = await asyncio.to_thread(rule_form_choices, actor)
+        self.showing, self.teams, self.effect, self.reason = True, list(self._choices), RuleEffect.APPROVE.value, ""
 
     @rx.event
     def close_form(self):
@@ -89,6 +110,7 @@ class NewRuleState(RuleTermsForm, AppState):
         else:
             self.showing, self._choices = False, {}
             yield RulesState.load
+            yield RuleCandidatesState.load_candidates
             yield rx.toast.success(f"Rule {made.id} made in shadow: a second person makes it active")
         finally:
             self.sending = False
