@@ -6,7 +6,8 @@ in turn, as a round-robin proxy does.
 Stateless: initialize, the tool list, an ungated call and a gated call that waits (progress
 notifications on its own stream) and is approved, all on alternating workers, upstream run once; the
 client's cancel cannot reach the waiting call; a dropped request ends its waiting handler, leaves the
-review open, and the approved call runs once, when the client repeats it. Stateful: the same
+review open, and the approved call runs once, when the client repeats it; dropped while the approved
+call runs upstream, the call still ends and is recorded, once. Stateful: the same
 alternation is answered 404 "Session not found", which is why the setting exists. And its default."""
 
 from __future__ import annotations
@@ -14,14 +15,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+import anyio
+import anyio.to_thread
 import httpx
 import pytest
 from mcp import ClientSession, types
 from mcp.client.streamable_http import streamable_http_client
+from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.shared.exceptions import McpError
 from sqlmodel import select
 
@@ -31,6 +36,7 @@ from hitl_dashboard.domain.decisions import DecisionInput
 from hitl_dashboard.domain.enums import Action
 from hitl_dashboard.domain.errors import ConfigurationError
 from hitl_dashboard.gateway.http import GatewayHttp
+from hitl_dashboard.gateway.upstreams import Upstream
 from hitl_dashboard.services.auth.users import find_actor
 from hitl_dashboard.services.reviews.decide import decide
 from hitl_dashboard.settings import get_settings, reset_settings_cache
@@ -201,6 +207,51 @@ def test_stateless_a_dropped_request_ends_the_wait_and_a_repeat_runs_the_approve
         first = asyncio.run(repeat())
         # The upstream's own result (with its structured content): this repeat ran it.
         assert not first.isError and first.content[0].text == DEPLOYED and first.structuredContent is not None
+        again = asyncio.run(repeat())
+    assert not again.isError and again.content[0].text == DEPLOYED and again.structuredContent is None  # recorded
+    assert ran(log) == [{"tool": "deploy", **ARGUMENTS}]  # once
+    [row] = requests_of(world.agent)
+    assert (row.result_status, row.result) == ("ok", DEPLOYED)
+
+
+def test_stateless_a_request_dropped_while_its_approved_call_runs_upstream_still_records_it(
+        stateless_workers_sqlite: list[str], tmp_path: Path, monkeypatch):
+    """Dropped after the forwarding started: the handler is cancelled, but the upstream call (shielded)
+    runs to its end and its result is recorded, so the repeat gets that record and nothing runs twice."""
+    forwarding, release, terminated = threading.Event(), threading.Event(), threading.Event()
+    call_upstream, terminate = Upstream.call, StreamableHTTPServerTransport.terminate
+
+    async def held_call(self, tool: str, arguments: dict):
+        if tool == "deploy":
+            forwarding.set()
+            await anyio.to_thread.run_sync(release.wait)  # until the test lets it go on
+        return await call_upstream(self, tool, arguments)
+
+    async def noted_terminate(self) -> None:
+        if forwarding.is_set():  # the only request then in flight is the call's
+            terminated.set()
+        await terminate(self)
+
+    monkeypatch.setattr(Upstream, "call", held_call)
+    monkeypatch.setattr(StreamableHTTPServerTransport, "terminate", noted_terminate)
+    log = tmp_path / "ran.jsonl"
+    with gated_world(log) as world:
+
+        async def approve_then_drop() -> None:
+            async with round_robin_session(stateless_workers_sqlite, world.team, world.token) as (session, _):
+                call = asyncio.create_task(session.call_tool("deploy", ARGUMENTS))
+                await asyncio.to_thread(_approve, world.reviewer, await review_of(world.agent))
+                await until(forwarding.is_set, "the approved call went upstream")
+                call.cancel()
+            await until(terminated.is_set, "the worker closed the dropped request")
+
+        async def repeat() -> types.CallToolResult:
+            async with round_robin_session(stateless_workers_sqlite, world.team, world.token) as (session, _):
+                return await session.call_tool("deploy", ARGUMENTS)
+
+        asyncio.run(approve_then_drop())
+        release.set()
+        asyncio.run(until(lambda: requests_of(world.agent)[0].result_status, "the result was recorded"))
         again = asyncio.run(repeat())
     assert not again.isError and again.content[0].text == DEPLOYED and again.structuredContent is None  # recorded
     assert ran(log) == [{"tool": "deploy", **ARGUMENTS}]  # once
