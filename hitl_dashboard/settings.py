@@ -239,6 +239,18 @@ class Settings(SignInSettings, McpSettings, WebTeamSettings):
                              "(or OPENAI_BASE_URL for a local endpoint that needs no key)")
         return self
 
+    @model_validator(mode="after")
+    def _gateway_sessions(self) -> Settings:
+        # A stateful MCP session lives in one web process's memory, so it needs every request of the
+        # session to reach that process. Several processes serve the deployment when WEB_WORKERS is
+        # above 1, and whenever Redis is configured: scripts/common.sh then starts 2 x CPUs + 1 workers
+        # unless WEB_WORKERS says otherwise, and Redis is what lets several web containers behind a proxy
+        # share the UI state (compose.yaml: two containers of the default count each).
+        if self.mcp_gateway_sessions is None:
+            several = self.web_workers > 1 or self.redis_url is not None
+            self.mcp_gateway_sessions = "stateless" if several else "stateful"
+        return self
+
     def anchor_sinks(self) -> frozenset[str]:
         return frozenset(_split(self.audit_anchor_sinks))
 

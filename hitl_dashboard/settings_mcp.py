@@ -17,6 +17,7 @@ import json
 import os
 import re
 from collections.abc import Callable
+from typing import Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -35,6 +36,11 @@ class McpSettings(BaseSettings):
     # The MCP gateway (docs/mcp-gateway.md): the same call (team, server, tool, arguments) from the same
     # caller finds the same review while it waits, and for this long after it was last decided or reported.
     mcp_gateway_repeat_window_s: float = Field(default=600.0, ge=0, le=7 * 24 * 3600)
+    # The HTTP gateway's sessions: "stateful" keeps each MCP session in the memory of the web worker that
+    # opened it (a client's next request must reach that worker); "stateless" answers every request on
+    # its own, so any worker serves any request. Unset: Settings picks (stateless when several web
+    # processes may serve the deployment: see Settings._gateway_sessions).
+    mcp_gateway_sessions: Literal["stateful", "stateless"] | None = None
 
     @field_validator("mcp_stdio_commands")
     @classmethod

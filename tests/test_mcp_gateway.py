@@ -29,7 +29,7 @@ from hitl_dashboard.services.workspaces import workspaces
 from tests.support.external_api import person
 from tests.support.mcp_gateway_setup import (
     caller,
-    http_upstream,
+    gated_world,
     mcp_client,
     requests_of,
     review_of,
@@ -37,7 +37,7 @@ from tests.support.mcp_gateway_setup import (
     serving_gateway,
     stdio_upstream,
 )
-from tests.support.mcp_upstream import ran, serving_http
+from tests.support.mcp_upstream import ran
 
 EDITED = {"service": "billing", "version": "2.4.2", "replicas": 1}
 
@@ -85,31 +85,24 @@ def test_an_ungated_call_answers_at_once_and_is_recorded(gateway: str, tmp_path:
 
 def test_a_gated_call_waits_and_runs_once_with_the_reviewers_edited_arguments(gateway_any_db: str, tmp_path: Path):
     log = tmp_path / "ran.jsonl"
-    with serving_http(log) as upstream_url:
-        team = save_gateway_team({"deploys": http_upstream(upstream_url)})
-        agent, token = caller()
-        reviewer, _ = person(["security_reviewer"])
-        progress: list[str | None] = []
-
-        async def on_progress(done: float, total: float | None, message: str | None) -> None:
-            progress.append(message)
+    with gated_world(log) as world:
 
         async def scenario():
-            async with mcp_client(f"{gateway_any_db}/mcp/{team}", token) as session:
+            async with mcp_client(f"{gateway_any_db}/mcp/{world.team}", world.token) as session:
                 call = asyncio.create_task(session.call_tool(
                     "deploy", {"service": "billing", "version": "2.4.1", "replicas": 2},
-                    progress_callback=on_progress))
-                review_id = await review_of(agent)
+                    progress_callback=world.on_progress))
+                review_id = await review_of(world.agent)
                 assert not call.done() and ran(log) == []
-                await asyncio.to_thread(_decide, reviewer, review_id, Action.APPROVE, edited_args=EDITED)
+                await asyncio.to_thread(_decide, world.reviewer, review_id, Action.APPROVE, edited_args=EDITED)
                 return await asyncio.wait_for(call, 30)
 
         result = asyncio.run(scenario())
     assert not result.isError, result
     assert result.content[0].text == "deployed billing 2.4.2 x1"
     assert ran(log) == [{"tool": "deploy", **EDITED}]  # the edited arguments, once
-    assert progress and "waiting for a reviewer" in (progress[0] or "")
-    [row] = requests_of(agent)
+    assert world.progress and "waiting for a reviewer" in (world.progress[0] or "")
+    [row] = requests_of(world.agent)
     assert (row.result_status, row.result) == ("ok", "deployed billing 2.4.2 x1")  # in the transcript
 
 

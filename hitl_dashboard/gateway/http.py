@@ -3,6 +3,13 @@
 without a valid one, 403 for a full-scope token). Sessions are the MCP package's
 (StreamableHTTPSessionManager), each bound to the token's user, so another token cannot use it.
 
+MCP_GATEWAY_SESSIONS picks the manager's mode. Stateful: a session lives in this process's memory, so
+its requests must all reach this web worker (another answers 404 "Session not found"). Stateless: each
+request is served by a server session of its own and forgotten after it, so any worker serves any
+request (progress notifications still travel on the tools/call request's own SSE stream); the price is
+that a client's notifications/cancelled, a request of its own, cannot reach the call it names
+(docs/mcp-gateway.md, "Several web workers").
+
 The session manager runs in `lifespan()`: the API app's own lifespan (uvicorn, the tests) and the
 Reflex app's lifespan task (hitl_dashboard.py) both enter it; only the first one starts it."""
 
@@ -27,6 +34,7 @@ from hitl_dashboard.gateway.server import BINDING_KEY, Binding, Gateway
 from hitl_dashboard.services.auth.tokens import hash_token
 from hitl_dashboard.services.mcp_gateway.callers import FullScopeToken, gateway_caller
 from hitl_dashboard.services.mcp_gateway.gated import THREADS
+from hitl_dashboard.settings import get_settings
 
 logger = logging.getLogger(__name__)
 MOUNT = "/mcp"
@@ -35,9 +43,12 @@ _WORKSPACE = re.compile(r"(?:^|&)workspace=([a-z0-9][a-z0-9-]{1,39})(?:&|$)")
 
 
 class GatewayHttp:
-    def __init__(self) -> None:
+    def __init__(self, *, stateless: bool | None = None) -> None:
         self.gateway = Gateway()
-        self.manager = StreamableHTTPSessionManager(self.gateway.server)
+        if stateless is None:
+            stateless = get_settings().mcp_gateway_sessions == "stateless"
+        self.stateless = stateless
+        self.manager = StreamableHTTPSessionManager(self.gateway.server, stateless=stateless)
         self._running = False
 
     @contextlib.asynccontextmanager
@@ -46,6 +57,7 @@ class GatewayHttp:
             yield
             return
         self._running = True
+        logger.info("mcp gateway: %s sessions (MCP_GATEWAY_SESSIONS)", "stateless" if self.stateless else "stateful")
         async with running(self.gateway), self.manager.run():
             yield
 

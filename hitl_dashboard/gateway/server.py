@@ -122,7 +122,9 @@ class Gateway:
         context = self.server.request_context
         token = context.meta.progressToken if context.meta is not None else None
         # The session's own record of this request: it says whether the client cancelled it (a
-        # notifications/cancelled), which a dropped connection or the gateway stopping does not.
+        # notifications/cancelled), which a dropped connection or the gateway stopping does not. With
+        # stateless sessions the session serves this request alone, so a cancel (a request of its own)
+        # never reaches it.
         responder = context.session._in_flight.get(context.request_id)  # noqa: SLF001
         sent = {"count": 0, "at": 0.0}
 

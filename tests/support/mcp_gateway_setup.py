@@ -8,7 +8,8 @@ import asyncio
 import contextlib
 import sys
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from hitl_dashboard.services.auth.users import create_user, find_actor
 from hitl_dashboard.services.teams import team_queries
 from tests.e2e.app_process import ROOT
 from tests.support.external_api import person
+from tests.support.mcp_upstream import serving_http
 from tests.support.served_asgi import served_api
 
 UPSTREAM = ROOT / "tests" / "support" / "mcp_upstream.py"
@@ -64,6 +66,30 @@ def save_gateway_team(servers: dict[str, Any], *, admin: str | None = None) -> s
 
 def caller() -> tuple[str, str]:
     return person(["manager"], scope="approvals", name="agent")
+
+
+@dataclass
+class GatedWorld:
+    """A team whose gateway fronts an upstream over streamable HTTP (it records what ran in `log`), the
+    caller with its approvals token, a reviewer who may approve, and the progress messages received."""
+    log: Path
+    team: str
+    agent: str
+    token: str
+    reviewer: str
+    progress: list[str | None] = field(default_factory=list)
+
+    async def on_progress(self, done: float, total: float | None, message: str | None) -> None:
+        self.progress.append(message)
+
+
+@contextlib.contextmanager
+def gated_world(log: Path) -> Iterator[GatedWorld]:
+    with serving_http(log) as upstream_url:
+        team = save_gateway_team({"deploys": http_upstream(upstream_url)})
+        agent, token = caller()
+        reviewer, _ = person(["security_reviewer"])
+        yield GatedWorld(log, team, agent, token, reviewer)
 
 
 def serving_gateway() -> contextlib.AbstractContextManager[str]:

@@ -7,11 +7,15 @@ client a progress notification), and then:
   reported (transcript, audit);
 - denied: a tool error carrying the reviewer's reason; revise: a tool error with the instructions;
 - cancelled by the client while it waits: the review is withdrawn (audited). A dropped connection
-  or a gateway stopping is not a cancellation: the review stays, and a repeat finds it."""
+  or a gateway stopping is not a cancellation: the review stays, and a repeat finds it. With stateless
+  sessions (MCP_GATEWAY_SESSIONS) a dropped request ends its waiting call here too (the MCP package
+  cancels the handler when the request's stream closes): nothing is left waiting, so an approval given
+  afterwards runs nothing until the client repeats the call (it then runs once, as above)."""
 
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +34,7 @@ from hitl_dashboard.services.external.withdraw import withdraw_request
 from hitl_dashboard.services.mcp_gateway.asking import ask
 from hitl_dashboard.services.mcp_gateway.catalog import GatewayTeam
 
+logger = logging.getLogger(__name__)
 # The threads the gateway's database work runs on, whatever the number of waiting calls: each
 # waiting call reads its review every 2 s at most, a millisecond's work.
 THREADS = anyio.CapacityLimiter(4)
@@ -73,6 +78,9 @@ async def run_gated(call: GatedCall, upstream: UpstreamCall, progress: Progress,
         if client_cancelled():
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(_withdraw, call.actor, view.id, limiter=THREADS)
+        else:
+            logger.info("mcp gateway: stopped waiting for approval %s (the client's request ended or the gateway "
+                        "stops); the review stays open and a repeat of the call finds it", view.id)
         raise
     outcome = view.outcome
     if outcome.status == DENIED:
