@@ -25,3 +25,13 @@ def test_the_page_lists_the_workspaces_rules_with_their_evidence(sqlite_url):
 def test_the_states_handlers_are_known():
     assert {name for name in RulesState.event_handlers if name != "setvar"} == {"load", "act", "set_override"}
     assert set(_ACTIONS) == {"promote", "pause", "revoke"}
+
+
+def test_a_sign_off_gate_rule_says_which_gate_it_decides(sqlite_url):
+    from tests.test_content_gate_rules import allow, gate_rule
+
+    flow.make_people()
+    allow("security_reviewer")
+    made = gate_rule({"argument": "file", "equals": "README.md"})
+    (row,) = [r for r in rule_rows(flow.actor("frank")) if r.rule_id == made.id]
+    assert row.tool == made.scope and row.tool.startswith("sign-off ") and "security_reviewer" in row.tool

@@ -21,7 +21,7 @@ from hitl_dashboard.ui.states.browser_input import row_id
 class RuleRow:
     rule_id: int = 0
     team: str = ""
-    tool: str = ""
+    tool: str = ""  # what it decides: a tool, or a sign-off gate (`sign-off copy/product_reviewer`)
     effect: str = ""
     when: str = ""
     state: str = ""
@@ -32,7 +32,7 @@ class RuleRow:
 
 
 def rule_row(view: rules.RuleView) -> RuleRow:
-    return RuleRow(view.id, view.team, view.tool, view.effect, view.when, view.state, view.state_reason or "",
+    return RuleRow(view.id, view.team, view.scope, view.effect, view.when, view.state, view.state_reason or "",
                    view.owner, f"{view.agreements} agreed · {view.disagreements} disagreed · {view.decided} decided",
                    view.expires_at[:10])
 
