@@ -198,6 +198,12 @@ def test_people_s_sign_offs_are_shadow_evidence_and_a_contrary_one_pauses_an_act
     assert (seen.agreements, seen.disagreements, seen.decided) == (1, 1, 0)
     assert [(e["mode"], e["human_action"], e["agreed"], e["tool_call_id"]) for e in seen.evidence] == [
         ("shadow", "revise", False, None), ("shadow", "approve", True, None)]
+    from hitl_dashboard.services.rules.rule_evidence import rule_evidence
+    from hitl_dashboard.ui.states.rule_evidence import observed_row
+
+    evidence = rule_evidence(flow.actor("alice"), shadow.id)  # the Rules page's panel: sign-offs, not calls
+    assert [(o.human_action, o.tool_call_id, o.arguments) for o in evidence.disagreements] == [("revise", None, {})]
+    assert observed_row(evidence.disagreements[0]).call.startswith("sign-off #")
     cid = start_code()  # asked before the active rule existed: a person decides it
     (review,) = open_sign_offs(cid)
     active = active_gate_rule(RATE_LIMITER)

@@ -23,7 +23,7 @@ RECENT_AGREEMENTS = 20
 class Observed:
     """One person's decision on a call the rule matched, beside what the rule would have done."""
     conversation_id: int
-    tool_call_id: int
+    tool_call_id: int | None  # None: a sign-off gate's rule observed a sign-off, not a call
     review_request_id: int
     arguments: dict
     would: str  # approve | deny
@@ -58,12 +58,13 @@ def rule_evidence(actor: Actor, rule_id: int, *, recent: int = RECENT_AGREEMENTS
 
 def _observed(session: Session, rows: list[RuleObservation]) -> list[Observed]:
     """Each observation with its call's arguments and the person who decided: two queries, not one per row."""
+    call_ids = {o.tool_call_id for o in rows if o.tool_call_id is not None}
     calls = dict(session.exec(select(ToolCall.id, ToolCall.arguments)
-                              .where(col(ToolCall.id).in_({o.tool_call_id for o in rows}))).all()) if rows else {}
+                              .where(col(ToolCall.id).in_(call_ids))).all()) if call_ids else {}
     people = {request: name for request, name in session.exec(
         select(Decision.review_request_id, User.username).join(User, col(User.id) == Decision.reviewer_id)
         .where(col(Decision.review_request_id).in_({o.review_request_id for o in rows}))
         .order_by(col(Decision.id)))} if rows else {}
-    return [Observed(o.conversation_id, o.tool_call_id, o.review_request_id, dict(calls.get(o.tool_call_id) or {}),
+    return [Observed(o.conversation_id, o.tool_call_id, o.review_request_id, dict(calls.get(o.tool_call_id or 0) or {}),
                      o.would, o.human_action or "", o.human_edited, people.get(o.review_request_id, "?"),
                      o.created_at.isoformat(timespec="seconds"), o.rule_version, o.mode) for o in rows]

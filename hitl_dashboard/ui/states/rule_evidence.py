@@ -31,8 +31,9 @@ class ObservedRow:
 
 
 def observed_row(seen: rule_evidence.Observed) -> ObservedRow:
-    return ObservedRow(f"{seen.review_request_id}-{seen.at}", routes.conversation(seen.conversation_id),
-                       f"call #{seen.tool_call_id}", json.dumps(seen.arguments, sort_keys=True)[:500], seen.would,
+    what = f"call #{seen.tool_call_id}" if seen.tool_call_id is not None else f"sign-off #{seen.review_request_id}"
+    return ObservedRow(f"{seen.review_request_id}-{seen.at}", routes.conversation(seen.conversation_id), what,
+                       json.dumps(seen.arguments, sort_keys=True)[:500], seen.would,
                        seen.human_action + (" (edited)" if seen.human_edited else ""), seen.decided_by,
                        seen.at.replace("T", " "), seen.rule_version)
 
