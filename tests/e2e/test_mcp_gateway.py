@@ -57,7 +57,9 @@ def test_an_mcp_agents_gated_call_is_approved_in_chromium_with_edited_arguments_
         app_server: RunningApp, browser: Browser):
     team = f"gw-{uuid.uuid4().hex[:6]}"
     admin = make_user(app_server, "admin", prefix="gwadmin")
-    saved = httpx.put(f"{app_server.base_url}/api/teams/{team}",
+    # The instance admin is in every workspace: once another test of the shared app made one, a new
+    # team must name where it goes (the agent and the reviewer are the default workspace's).
+    saved = httpx.put(f"{app_server.base_url}/api/teams/{team}", params={"workspace": "default"},
                       json={"yaml": _team_yaml(team, app_server.mcp_command_line())},
                       headers={"Authorization": f"Bearer {api_token(app_server, admin)}"}, timeout=30)
     assert saved.status_code == 200, saved.text
